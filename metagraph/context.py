@@ -1,0 +1,52 @@
+"""The frame an API runs in: which state it reads and writes, and who records the calls.
+
+Components never hold arrays between calls. While a graph is traced (`mg.build`), initialised
+(`graph.init_state`) or run (`graph.pure(api)`), one `Frame` is active on this thread; the
+state accessors of `Component` and the `@api` wrapper read it. This is how imperative-looking
+`self.get_state(...)` / `self.set_state(...)` becomes a pure `(state, inputs) -> (state', outputs)`
+function, the way dm-haiku's `transform_with_state` works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+INIT, APPLY = "init", "apply"
+
+_local = threading.local()
+
+
+class Frame:
+    """The state being threaded through one run, and the stack of API nodes being executed.
+
+    In `init` mode, state is created on first read from its initialiser and writes are
+    checked but not kept (the initial value is what `init_state` returns). In `apply` mode,
+    state must exist and writes replace it.
+    """
+
+    def __init__(self, mode: str, state: dict[str, dict[str, Any]] | None = None,
+                 key: Any = None, recorder: Any = None):
+        self.mode = mode
+        self.state = {scope: dict(vars_) for scope, vars_ in (state or {}).items()}
+        self.trainable: dict[tuple[str, str], bool] = {}
+        self.key = key
+        self.recorder = recorder
+        self.stack: list[str] = []
+
+
+@contextlib.contextmanager
+def active(frame: Frame) -> Iterator[Frame]:
+    stack = _local.__dict__.setdefault("frames", [])
+    stack.append(frame)
+    try:
+        yield frame
+    finally:
+        stack.pop()
+
+
+def current() -> Frame | None:
+    stack = _local.__dict__.get("frames")
+    return stack[-1] if stack else None

@@ -1,0 +1,134 @@
+"""`MetaGraph`: what `mg.build` returns. It is inspectable (summary, networkx graph, spaces,
+state shapes) and turns each root API into a pure function for a backend to run."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import networkx as nx
+
+from metagraph import context
+from metagraph.spaces import Space
+
+State = dict[str, dict[str, Any]]
+
+
+@dataclasses.dataclass
+class ApiSignature:
+    """A root API: its arguments' spaces (in call order) and the space of its result."""
+
+    name: str
+    inputs: dict[str, Space]
+    outputs: Space | None = None
+
+    def __str__(self) -> str:
+        args = ", ".join(f"{k}: {v}" for k, v in self.inputs.items())
+        return f"{self.name}({args}) -> {self.outputs}"
+
+
+class MetaGraph:
+    """A built, checked meta-graph.
+
+    - `nx`: the networkx DiGraph (see `metagraph.recorder` for its nodes and edges);
+    - `apis`: root API name -> `ApiSignature`;
+    - `components`: scope path -> component;
+    - `state_spec`: `{scope: {name: ShapeDtypeStruct pytree}}` of all state;
+    - `pure(api)`: the API as a pure function `(state, *inputs) -> (state', outputs)`;
+    - `init_state(seed)`: concrete initial state.
+    """
+
+    def __init__(self, root: Any, graph: nx.DiGraph, components: dict[str, Any],
+                 apis: dict[str, ApiSignature], state_spec: State,
+                 trainable: set[tuple[str, str]], batch_size: int | None,
+                 time_size: int | None):
+        self.root = root
+        self.nx = graph
+        self.components = components
+        self.apis = apis
+        self.state_spec = state_spec
+        self.trainable = trainable
+        self.batch_size, self.time_size = batch_size, time_size
+
+    # ---- running ---------------------------------------------------------------------------
+    def pure(self, api: str) -> Callable[..., tuple[State, Any]]:
+        """The root API `api` as a pure function `(state, *inputs) -> (state', outputs)`."""
+        if api not in self.apis:
+            raise KeyError(f"{self.root.name} has no built API {api!r}; built: {list(self.apis)}")
+        method = getattr(self.root, api)
+
+        def run(state: State, *inputs: Any) -> tuple[State, Any]:
+            frame = context.Frame(context.APPLY, state=state)
+            with context.active(frame):
+                outputs = method(*inputs)
+            return frame.state, outputs
+
+        run.__name__ = run.__qualname__ = f"{self.root.name}_{api}"
+        return run
+
+    def init_state(self, seed: int | jax.Array = 0) -> State:
+        """Create every state variable with concrete values (one jitted init over all APIs;
+        their unused outputs are dead code that XLA drops)."""
+        key = jax.random.PRNGKey(seed) if isinstance(seed, int) else seed
+        batch, time = self.batch_size or 1, self.time_size or 1
+        inputs = {name: {arg: space.zeros(batch, time) for arg, space in sig.inputs.items()}
+                  for name, sig in self.apis.items()}
+
+        def init(key):
+            frame = context.Frame(context.INIT, key=key)
+            with context.active(frame):
+                for name, args in inputs.items():
+                    getattr(self.root, name)(**jax.tree.map(jnp.asarray, args))
+            return frame.state
+
+        return jax.jit(init)(key)
+
+    # ---- inspecting --------------------------------------------------------------------------
+    def param_count(self, path: str | None = None, recursive: bool = True) -> int:
+        """Number of trainable scalars in component `path` (and below it if `recursive`)."""
+        total = 0
+        for scope, variables in self.state_spec.items():
+            inside = path is None or scope == path or (recursive and scope.startswith(path + "/"))
+            if not inside:
+                continue
+            for name, value in variables.items():
+                if (scope, name) in self.trainable:
+                    total += sum(math.prod(leaf.shape) for leaf in jax.tree.leaves(value))
+        return total
+
+    def summary(self) -> str:
+        """A text table: components (class, parameters), root APIs with their spaces, state."""
+        lines = [f"MetaGraph of {type(self.root).__name__} '{self.root.name}': "
+                 f"{len(self.components)} components, {self.param_count():,} parameters"]
+        lines.append("Components:")
+        for path, component in self.components.items():
+            depth = path.count("/")
+            params = self.param_count(path)
+            lines.append(f"  {'  ' * depth}{path.rsplit('/', 1)[-1]:<24} "
+                         f"{type(component).__name__:<20} params={params:,}")
+        lines.append("APIs:")
+        for sig in self.apis.values():
+            lines.append(f"  {sig}")
+        calls = [(u, v) for u, v, k in self.nx.edges(data="kind") if k == "call"]
+        lines.append(f"Calls: {len(calls)}")
+        for caller, callee in calls:
+            data = self.nx.edges[caller, callee]
+            args = ", ".join(f"{k}: {v}" for k, v in data["args"].items())
+            lines.append(f"  {caller} -> {callee}({args}) -> {data['returns']}")
+        lines.append("State:")
+        for scope, variables in self.state_spec.items():
+            for name, value in variables.items():
+                leaves = jax.tree.leaves(value)
+                size = sum(math.prod(leaf.shape) for leaf in leaves)
+                kind = "param" if (scope, name) in self.trainable else "state"
+                lines.append(f"  {scope}:{name:<16} {kind:<6} {len(leaves)} arrays, {size:,} "
+                             f"scalars")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"MetaGraph(root={self.root.name!r}, apis={list(self.apis)}, "
+                f"components={len(self.components)}, params={self.param_count()})")

@@ -1,0 +1,100 @@
+"""Records the meta-graph during the one abstract trace of `mg.build`, and checks spaces.
+
+Nodes: one per component (`kind="component"`), one per API (`kind="api"`, named
+`path.api`), and `"input"` for the graph's inputs. Edges: `kind="contains"` from a component
+to its sub-components and APIs, `kind="call"` from caller API to callee API carrying `args`
+(argument name -> space that flowed) and `returns` (the space of the result).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from metagraph.api import ApiSpec
+from metagraph.errors import SpaceError
+from metagraph.spaces import abstract_of, same_signature, space_of
+
+INPUT = "input"
+
+
+class Recorder:
+    def __init__(self, components: dict[str, Any], batch_size: Any, time_size: Any):
+        self.batch_size, self.time_size = batch_size, time_size
+        self.nx = nx.DiGraph()
+        self.nx.add_node(INPUT, kind="input")
+        self._first_call: dict[str, tuple[Any, str]] = {}
+        self._open_edges: list[tuple[str, str]] = []
+        for path, component in components.items():
+            parent = path.rpartition("/")[0] or None
+            self.nx.add_node(path, kind="component", cls=type(component).__name__,
+                             depth=path.count("/"), parent=parent, params=0)
+            if parent is not None:
+                self.nx.add_edge(parent, path, kind="contains")
+
+    def space(self, value: Any):
+        return space_of(value, self.batch_size, self.time_size)
+
+    def enter(self, component: Any, spec: ApiSpec, arguments: dict[str, Any],
+              caller: str | None) -> None:
+        path = component.scope
+        node = f"{path}.{spec.name}"
+        caller = caller or INPUT
+        flowed = {}
+        for arg, value in arguments.items():
+            try:
+                flowed[arg] = self.space(value)
+            except TypeError as e:
+                raise SpaceError(f"{node}({arg}): {e}", component=path, api=spec.name,
+                                 argument=arg, expected="an array or pytree of arrays",
+                                 actual=type(value).__name__, caller=caller) from None
+        if node not in self.nx:
+            self.nx.add_node(node, kind="api", component=path, api=spec.name, inputs=flowed,
+                             outputs=None)
+            self.nx.add_edge(path, node, kind="contains")
+        edge = self.nx.get_edge_data(caller, node)
+        if edge is None:
+            self.nx.add_edge(caller, node, kind="call", args=flowed, returns=None, calls=1)
+        else:
+            edge["calls"] += 1
+        self._open_edges.append((caller, node))
+        for arg, value in arguments.items():
+            expected = spec.declared_input(component, arg)
+            if expected is not None and not same_signature(
+                    expected.to_abstract(self.batch_size, self.time_size), abstract_of(value)):
+                self._fail(SpaceError.mismatch(path, spec.name, arg, expected, flowed[arg],
+                                               caller=caller), caller, node)
+        signature = abstract_of(arguments)
+        first = self._first_call.setdefault(node, (signature, caller))
+        if not spec.polymorphic and not same_signature(first[0], signature):
+            first_spaces = self.nx.nodes[node]["inputs"]
+            for arg in arguments:
+                if first_spaces.get(arg) != flowed[arg]:
+                    self._fail(SpaceError.mismatch(
+                        path, spec.name, arg, first_spaces.get(arg), flowed[arg], caller=caller,
+                        hint=f"the same component was called with {first_spaces.get(arg)} from "
+                             f"{first[1]}; a component used in two places must see compatible "
+                             f"spaces (declare @api(polymorphic=True) if it is meant to)"),
+                        caller, node)
+
+    def exit(self, component: Any, spec: ApiSpec, result: Any) -> None:
+        caller, node = self._open_edges.pop()
+        path = component.scope
+        try:
+            returned = self.space(result)
+        except TypeError as e:
+            raise SpaceError(f"{node} -> output: {e}", component=path, api=spec.name,
+                             caller=caller) from None
+        self.nx.edges[caller, node]["returns"] = returned
+        self.nx.nodes[node]["outputs"] = returned
+        expected = spec.declared_output(component)
+        if expected is not None and not same_signature(
+                expected.to_abstract(self.batch_size, self.time_size), abstract_of(result)):
+            self._fail(SpaceError.mismatch(path, spec.name, None, expected, returned,
+                                           caller=caller), caller, node)
+
+    def _fail(self, error: SpaceError, caller: str, node: str) -> None:
+        self.nx.edges[caller, node]["error"] = error
+        error.graph = self.nx
+        raise error

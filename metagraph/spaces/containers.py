@@ -1,0 +1,148 @@
+"""Dict and Tuple: spaces whose values are dicts or tuples of other spaces' values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+from metagraph.spaces.dims import BATCH, TIME
+from metagraph.spaces.space import Space, generator
+
+
+class Container(Space):
+    """Shared behaviour: everything is done child by child. Rank flags given to a container
+    are applied to every child (`Dict({...}, batch=True)` batches all of them)."""
+
+    def _children(self) -> Iterable[tuple[Any, Space]]:
+        raise NotImplementedError
+
+    def _rebuild(self, children: list[Space]) -> Container:
+        raise NotImplementedError
+
+    def _pack(self, values: list[Any]) -> Any:
+        raise NotImplementedError
+
+    def _map(self, fn) -> Any:
+        return self._pack([fn(space) for _, space in self._children()])
+
+    @property
+    def batch(self) -> bool:  # type: ignore[override]
+        return any(s.batch for _, s in self._children())
+
+    @property
+    def time(self) -> bool:  # type: ignore[override]
+        return any(s.time for _, s in self._children())
+
+    def with_ranks(self, batch=None, time=None, time_major=None) -> Container:
+        return self._rebuild([s.with_ranks(batch, time, time_major) for _, s in self._children()])
+
+    def to_abstract(self, batch_size: Any = BATCH, time_size: Any = TIME) -> Any:
+        return self._map(lambda s: s.to_abstract(batch_size, time_size))
+
+    def zeros(self, batch_size: int = 1, time_size: int = 1) -> Any:
+        return self._map(lambda s: s.zeros(batch_size, time_size))
+
+    def sample(self, seed=None, batch_size: int = 1, time_size: int = 1) -> Any:
+        rng = generator(seed)
+        return self._map(lambda s: s.sample(rng, batch_size, time_size))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and list(self._children()) == list(other._children())
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._children()))
+
+
+def _checked(space: Any, owner: str) -> Space:
+    if isinstance(space, Mapping):
+        return Dict(space)
+    if isinstance(space, tuple):
+        return Tuple(space)
+    if not isinstance(space, Space):
+        raise TypeError(f"{owner}: every entry must be a Space, got {type(space).__name__}")
+    return space
+
+
+class Dict(Container):
+    """A dict of spaces; values are dicts with exactly these keys (nested dicts allowed)."""
+
+    def __init__(self, spaces: Mapping[str, Any] | None = None, batch: bool = False,
+                 time: bool = False, time_major: bool = False, **kwargs: Any):
+        items = dict(spaces or {}, **kwargs)
+        if not all(isinstance(k, str) for k in items):
+            raise TypeError("Dict: keys must be strings")
+        self.spaces = {k: _checked(v, f"Dict[{k!r}]") for k, v in sorted(items.items())}
+        if batch or time or time_major:
+            self.spaces = {k: v.with_ranks(batch or None, time or None, time_major or None)
+                           for k, v in self.spaces.items()}
+
+    def _children(self):
+        return self.spaces.items()
+
+    def _rebuild(self, children):
+        return Dict(dict(zip(self.spaces, children, strict=True)))
+
+    def _pack(self, values):
+        return dict(zip(self.spaces, values, strict=True))
+
+    def __getitem__(self, key: str) -> Space:
+        return self.spaces[key]
+
+    def keys(self):
+        return self.spaces.keys()
+
+    def contains(self, value: Any) -> bool:
+        return (isinstance(value, Mapping) and set(value) == set(self.spaces)
+                and all(s.contains(value[k]) for k, s in self.spaces.items()))
+
+    def __str__(self) -> str:
+        return "Dict(" + ", ".join(f"{k}={v}" for k, v in self.spaces.items()) + ")"
+
+    def __repr__(self) -> str:
+        return "Dict(" + ", ".join(f"{k}={v!r}" for k, v in self.spaces.items()) + ")"
+
+    def short(self) -> str:
+        return "{" + ", ".join(self.spaces) + "}"
+
+
+class Tuple(Container):
+    """A tuple of spaces; values are tuples (or lists) of the same length."""
+
+    def __init__(self, spaces: Iterable[Any] = (), batch: bool = False, time: bool = False,
+                 time_major: bool = False):
+        self.spaces = tuple(_checked(s, f"Tuple[{i}]") for i, s in enumerate(spaces))
+        if batch or time or time_major:
+            self.spaces = tuple(s.with_ranks(batch or None, time or None, time_major or None)
+                                for s in self.spaces)
+
+    def _children(self):
+        return enumerate(self.spaces)
+
+    def _rebuild(self, children):
+        return Tuple(children)
+
+    def _pack(self, values):
+        return tuple(values)
+
+    def __getitem__(self, index: int) -> Space:
+        return self.spaces[index]
+
+    def __len__(self) -> int:
+        return len(self.spaces)
+
+    def contains(self, value: Any) -> bool:
+        return (isinstance(value, tuple | list) and len(value) == len(self.spaces)
+                and all(s.contains(v) for s, v in zip(self.spaces, value, strict=True)))
+
+    def __str__(self) -> str:
+        return "Tuple(" + ", ".join(str(s) for s in self.spaces) + ")"
+
+    def __repr__(self) -> str:
+        return "Tuple(" + ", ".join(repr(s) for s in self.spaces) + ")"
+
+    def short(self) -> str:
+        return "(" + ", ".join(s.short() for s in self.spaces) + ")"
+
+
+__all__ = ["Container", "Dict", "Tuple"]
