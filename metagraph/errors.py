@@ -50,7 +50,7 @@ class SpaceError(MetaGraphError, ValueError):
                  actual: Any, caller: str | None = None, hint: str = "") -> SpaceError:
         where = f"{component}.{api}({argument})" if argument else f"{component}.{api} -> output"
         message = f"{where}: expected {expected}, got {actual}"
-        if caller:
+        if caller and caller != "input":
             message += f" (called from {caller})"
         if hint:
             message += f"; {hint}"

@@ -54,9 +54,13 @@ def space_of(value: Any, batch_size: Any = BATCH, time_size: Any = TIME) -> Spac
             batch, time_major, shape = True, True, shape[1:]
     if dtype == np.bool_:
         return Bool(shape, batch=batch, time=time, time_major=time_major)
-    if dtype.kind in "fiu":
-        return Box(shape, dtype, batch=batch, time=time, time_major=time_major)
-    return ArraySpace(shape, dtype, batch, time, time_major)
+    # A value may carry a dtype that no declared space allows (a NumPy float64): describe it
+    # faithfully so the error can say so.
+    canon = np.dtype(jax.dtypes.canonicalize_dtype(dtype))
+    kind = Box if dtype.kind in "fiu" else ArraySpace
+    space = kind(shape, canon, batch=batch, time=time, time_major=time_major)
+    space.dtype = dtype
+    return space
 
 
 def _child(value: Any, batch_size: Any, time_size: Any) -> Space:
@@ -66,8 +70,15 @@ def _child(value: Any, batch_size: Any, time_size: Any) -> Space:
 
 def abstract_of(value: Any) -> Any:
     """The `ShapeDtypeStruct` pytree of a (possibly traced) pytree of arrays."""
-    return jax.tree.map(lambda x: jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)),
-                        value)
+    return jax.tree.map(_abstract_leaf, value)
+
+
+def _abstract_leaf(x: Any) -> jax.ShapeDtypeStruct:
+    if hasattr(x, "dtype") and hasattr(x, "shape"):  # keep a NumPy float64 visible as such
+        return jax.ShapeDtypeStruct(tuple(x.shape), x.dtype)
+    if not isinstance(x, bool | int | float):
+        raise TypeError(f"expected an array or a pytree of arrays, got {type(x).__name__}")
+    return jax.ShapeDtypeStruct((), jax.dtypes.canonicalize_dtype(type(x)))
 
 
 def same_signature(a: Any, b: Any) -> bool:

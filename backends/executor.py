@@ -1,0 +1,93 @@
+"""The executor interface every backend shares: call root APIs by name, own the state.
+
+    exe = backends.xla.lower(graph)         # or backends.eager.lower(graph)
+    actions = exe.act(obs, key)              # == exe.call("act", obs, key)
+    exe.get_state("agent/policy")            # NumPy copy of one component's state
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+from backends.inputs import InputChecker
+from metagraph.errors import SpaceError, StateError
+from metagraph.graph import MetaGraph, State
+from metagraph.spaces import abstract_of, same_signature, space_of
+
+
+class Executor:
+    """Holds a graph's state on the device and runs its root APIs.
+
+    Subclasses implement `_run(api, state, inputs) -> (state', outputs)`.
+    """
+
+    def __init__(self, graph: MetaGraph, seed: int = 0, state: State | None = None):
+        self.graph = graph
+        self._checkers = {name: InputChecker(graph.root.name, sig)
+                          for name, sig in graph.apis.items()}
+        self.state: State = graph.init_state(seed)
+        if state is not None:
+            self.set_state(state)
+
+    # ---- calling -----------------------------------------------------------------------------
+    def call(self, api: str, *args: Any, **kwargs: Any) -> Any:
+        checker = self._checkers.get(api)
+        if checker is None:
+            raise AttributeError(f"{self.graph.root.name} has no built API {api!r}; built: "
+                                 f"{list(self.graph.apis)}")
+        inputs = checker(args, kwargs)
+        self.state, outputs = self._run(api, self.state, inputs)
+        return outputs
+
+    def __getattr__(self, name: str) -> Any:
+        graph = self.__dict__.get("graph")
+        if graph is not None and name in graph.apis:
+            def bound(*args: Any, **kwargs: Any) -> Any:
+                return self.call(name, *args, **kwargs)
+            bound.__name__ = name
+            bound.__doc__ = f"Run root API {graph.apis[name]}"
+            return bound
+        raise AttributeError(f"{type(self).__name__} has no attribute or API {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self.graph.apis))
+
+    def _run(self, api: str, state: State, inputs: tuple) -> tuple[State, Any]:
+        raise NotImplementedError
+
+    # ---- state -------------------------------------------------------------------------------
+    def get_state(self, path: str | None = None) -> Any:
+        """A NumPy copy of the whole state (`{scope: {name: value}}`) or of one component's
+        (`{name: value}`); `path` is a scope path or a component of the graph."""
+        scope = self._scope(path)
+        tree = self.state if scope is None else self.state[scope]
+        return jax.tree.map(np.array, tree)
+
+    def set_state(self, value: Any, path: str | None = None) -> None:
+        """Replace the whole state or one component's; shapes and dtypes must not change."""
+        scope = self._scope(path)
+        current = self.state if scope is None else self.state[scope]
+        if not same_signature(abstract_of(current), abstract_of(value)):
+            where = scope or self.graph.root.name
+            raise SpaceError(f"{where}.set_state: expected {space_of(abstract_of(current))}, "
+                             f"got {space_of(value)}", component=where, api="set_state",
+                             expected=space_of(abstract_of(current)), actual=space_of(value))
+        value = jax.tree.map(lambda old, new: jax.numpy.asarray(new, old.dtype), current, value)
+        if scope is None:
+            self.state = value
+        else:
+            self.state = {**self.state, scope: value}
+
+    def _scope(self, path: Any) -> str | None:
+        if path is None:
+            return None
+        scope = path if isinstance(path, str) else getattr(path, "scope", None)
+        if scope not in self.graph.components:
+            raise StateError(f"no component {path!r} in the graph; components: "
+                             f"{list(self.graph.components)}")
+        if scope not in self.state:
+            raise StateError(f"component {scope!r} has no state")
+        return scope

@@ -1,0 +1,33 @@
+"""The XLA backend: each root API lowered with `jax.jit(...).lower(...)`, compiled with the
+caller's XLA compiler options, state donated, one executable per input signature.
+
+    exe = backends.xla.lower(graph, compiler_options={"xla_cpu_enable_fast_math": False})
+    actions = exe.act(obs, key)
+    exe.executables["act"].as_text()          # StableHLO
+    exe.executables["act"].cost_analysis()
+    blob = exe.export("act"); api = backends.xla.load(blob); api(obs, key)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backends.xla.executable import ApiExecutable
+from backends.xla.executor import XlaExecutor, check_compiler_options
+from backends.xla.export import LoadedApi, load
+from metagraph.graph import MetaGraph, State
+
+
+def lower(graph: MetaGraph, compiler_options: dict[str, Any] | None = None, seed: int = 0,
+          state: State | None = None, donate_state: bool = True) -> XlaExecutor:
+    """An executor running `graph`'s root APIs as XLA executables.
+
+    `compiler_options` are XLA's own (`xla_cpu_*`, `xla_gpu_*`, ...; see XLA's
+    `debug_options_flags.cc`), checked here: an option XLA rejects raises ValueError.
+    Executables compile on first call with a new input signature (or `executables[api].lower()`).
+    """
+    return XlaExecutor(graph, compiler_options, seed, state, donate_state)
+
+
+__all__ = ["ApiExecutable", "LoadedApi", "XlaExecutor", "check_compiler_options", "load",
+           "lower"]

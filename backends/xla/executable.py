@@ -1,0 +1,77 @@
+"""One root API lowered to XLA: compiled once per input signature, inspectable like JAX's own
+stages (`as_text()` for StableHLO, `cost_analysis()`, `memory_analysis()`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+
+from metagraph.graph import MetaGraph, State
+
+
+class ApiExecutable:
+    """The XLA executables of one root API, keyed by input signature.
+
+    The lowered function is `(state, *inputs) -> (state', outputs)` with the state buffers
+    donated, so XLA updates parameters and buffers in place.
+    """
+
+    def __init__(self, graph: MetaGraph, api: str, compiler_options: dict[str, Any] | None,
+                 donate_state: bool = True):
+        self.graph, self.api = graph, api
+        self.compiler_options = dict(compiler_options or {})
+        self.jitted = jax.jit(graph.pure(api), donate_argnums=(0,) if donate_state else ())
+        self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
+        self._last: tuple | None = None
+
+    def __call__(self, state: State, inputs: tuple) -> tuple[State, Any]:
+        key = tuple((x.shape, x.dtype) for x in jax.tree.leaves(inputs))
+        stages = self._stages.get(key)
+        if stages is None:
+            stages = self._compile(key, inputs)
+        self._last = key
+        return stages[1](state, *inputs)
+
+    def _compile(self, key: tuple, inputs: tuple) -> tuple:
+        abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), inputs)
+        lowered = self.jitted.lower(self.graph.state_spec, *abstract)
+        compiled = lowered.compile(self.compiler_options or None)
+        self._stages[key] = (lowered, compiled)
+        return self._stages[key]
+
+    # ---- inspecting --------------------------------------------------------------------------
+    @property
+    def signatures(self) -> list[tuple]:
+        """The input signatures compiled so far, as ((shape, dtype), ...) tuples."""
+        return list(self._stages)
+
+    def lower(self, batch_size: int = 1, time_size: int = 1) -> tuple:
+        """Lower and compile for the graph's input spaces at the given batch and time sizes,
+        without running; returns (Lowered, Compiled)."""
+        inputs = tuple(space.to_abstract(batch_size, time_size)
+                       for space in self.graph.apis[self.api].inputs.values())
+        key = tuple((x.shape, x.dtype) for x in jax.tree.leaves(inputs))
+        if key not in self._stages:
+            self._compile(key, inputs)
+        self._last = self._last or key
+        return self._stages[key]
+
+    def _current(self) -> tuple:
+        return self._stages[self._last] if self._last is not None else self.lower()
+
+    def as_text(self, dialect: str = "stablehlo") -> str:
+        """The StableHLO (or `dialect="hlo"`) text of the last executable used (or, before any
+        call, of the one for batch size 1)."""
+        return self._current()[0].as_text(dialect=dialect)
+
+    def cost_analysis(self) -> Any:
+        """XLA's cost estimate (flops, bytes accessed) of the last executable used."""
+        return self._current()[1].cost_analysis()
+
+    def memory_analysis(self) -> Any:
+        return self._current()[1].memory_analysis()
+
+    def __repr__(self) -> str:
+        return (f"ApiExecutable({self.graph.root.name}.{self.api}, "
+                f"{len(self._stages)} compiled signature(s))")

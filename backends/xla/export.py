@@ -1,0 +1,89 @@
+"""Serialized executables: a root API plus its state, runnable without the component classes.
+
+The file is a NumPy `.npz` archive: `exported` (the `jax.export` serialization of
+`(state, *inputs) -> (state', outputs)`, batch and time symbolic), `meta` (JSON: format
+version, API name, input names and spaces) and the state leaves.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+from jax import export
+
+from metagraph.errors import LoadError
+from metagraph.graph import MetaGraph, State
+from metagraph.spaces import BATCH, TIME
+
+FORMAT = "metagraph-exported/1"
+
+
+def export_api(graph: MetaGraph, api: str, state: State,
+               platforms: tuple[str, ...] | None = None) -> bytes:
+    sig = graph.apis[api]
+    batch = BATCH if graph.batch_size is None else graph.batch_size
+    time = TIME if graph.time_size is None else graph.time_size
+    inputs = [space.to_abstract(batch, time) for space in sig.inputs.values()]
+    exported = export.export(jax.jit(graph.pure(api)), platforms=platforms)(
+        graph.state_spec, *inputs)
+    leaves = jax.tree.leaves(state)
+    meta = {"format": FORMAT, "api": api, "root": graph.root.name,
+            "inputs": {name: str(space) for name, space in sig.inputs.items()},
+            "outputs": str(sig.outputs), "num_state_leaves": len(leaves)}
+    buffer = io.BytesIO()
+    np.savez(buffer, exported=np.frombuffer(exported.serialize(), np.uint8),
+             meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
+             **{f"state_{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
+    return buffer.getvalue()
+
+
+class LoadedApi:
+    """A deserialized root API: call it with the inputs; it threads its own state."""
+
+    def __init__(self, exported: export.Exported, state: State, meta: dict):
+        self.exported, self.state, self.meta = exported, state, meta
+        self.name = meta["api"]
+        self.input_names = list(meta["inputs"])
+
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) != len(self.input_names):
+            raise TypeError(f"{self.meta['root']}.{self.name} takes inputs "
+                            f"{self.meta['inputs']}, got {len(inputs)} values")
+        self.state, outputs = self.exported.call(self.state, *inputs)
+        return outputs
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}: {v}" for k, v in self.meta["inputs"].items())
+        return f"LoadedApi({self.meta['root']}.{self.name}({args}) -> {self.meta['outputs']})"
+
+
+def load(source: str | Path | bytes) -> LoadedApi:
+    """Load what `XlaExecutor.export` wrote. Raises `LoadError` for a corrupt or foreign file."""
+    raw = source if isinstance(source, bytes) else Path(source).read_bytes()
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
+            meta = json.loads(archive["meta"].tobytes().decode())
+            if meta.get("format") != FORMAT:
+                raise LoadError(f"not a {FORMAT} file (format {meta.get('format')!r})")
+            exported = export.deserialize(bytearray(archive["exported"].tobytes()))
+            leaves = [archive[f"state_{i}"] for i in range(meta["num_state_leaves"])]
+    except LoadError:
+        raise
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError,
+            json.JSONDecodeError, EOFError) as e:
+        raise LoadError(f"backends.xla.load: corrupt or unreadable exported executable: "
+                        f"{type(e).__name__}: {e}") from None
+    except Exception as e:  # flatbuffers raise assorted errors on garbage
+        raise LoadError(f"backends.xla.load: corrupt exported executable: "
+                        f"{type(e).__name__}: {e}") from None
+    state_tree = exported.in_tree.children()[0].children()[0]
+    if state_tree.num_leaves != len(leaves):
+        raise LoadError(f"backends.xla.load: the state has {len(leaves)} arrays, the "
+                        f"executable expects {state_tree.num_leaves}")
+    return LoadedApi(exported, jax.tree.unflatten(state_tree, leaves), meta)
