@@ -31,6 +31,9 @@ class Executor:
         self.state: State = graph.init_state(seed)
         if state is not None:
             self.set_state(state)
+        for name in graph.apis:  # exe.act(...) without a lookup through __getattr__ per call
+            if not hasattr(type(self), name):
+                self.__dict__[name] = self._bound(name)
 
     # ---- calling -----------------------------------------------------------------------------
     def call(self, api: str, *args: Any, **kwargs: Any) -> Any:
@@ -38,24 +41,27 @@ class Executor:
         if checker is None:
             raise AttributeError(f"{self.graph.root.name} has no built API {api!r}; built: "
                                  f"{list(self.graph.apis)}")
-        inputs = checker(args, kwargs)
-        self.state, outputs = self._run(api, self.state, inputs)
+        inputs, key = checker(args, kwargs)
+        self.state, outputs = self._run(api, self.state, inputs, key)
         return outputs
 
+    def _bound(self, name: str):
+        checker = self._checkers[name]
+
+        def bound(*args: Any, **kwargs: Any) -> Any:
+            inputs, key = checker(args, kwargs)
+            self.state, outputs = self._run(name, self.state, inputs, key)
+            return outputs
+
+        bound.__name__ = name
+        bound.__doc__ = f"Run root API {self.graph.apis[name]}"
+        return bound
+
     def __getattr__(self, name: str) -> Any:
-        graph = self.__dict__.get("graph")
-        if graph is not None and name in graph.apis:
-            def bound(*args: Any, **kwargs: Any) -> Any:
-                return self.call(name, *args, **kwargs)
-            bound.__name__ = name
-            bound.__doc__ = f"Run root API {graph.apis[name]}"
-            return bound
         raise AttributeError(f"{type(self).__name__} has no attribute or API {name!r}")
 
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self.graph.apis))
-
-    def _run(self, api: str, state: State, inputs: tuple) -> tuple[State, Any]:
+    def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
+        """Run root API `api`; `key` is the inputs' signature (shapes and dtypes)."""
         raise NotImplementedError
 
     # ---- state -------------------------------------------------------------------------------

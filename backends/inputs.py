@@ -26,20 +26,22 @@ class InputChecker:
         self.names = list(signature.inputs)
         self._seen: set[tuple] = set()
 
-    def __call__(self, args: tuple, kwargs: Mapping[str, Any]) -> tuple:
+    def __call__(self, args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, tuple]:
+        """Returns the inputs in call order and their signature (the executable cache key)."""
         if not kwargs and len(args) == len(self.names):
             try:
                 key = tuple((x.shape, x.dtype) for x in jax.tree.leaves(args))
             except AttributeError:  # a Python scalar somewhere: take the slow path
                 key = None
             if key in self._seen:
-                return args
+                return args, key
         inputs = self._bind(args, kwargs)
         inputs = tuple(_convert_scalars(v, s) for v, s in zip(inputs, self.sig.inputs.values(),
                                                              strict=True))
         self._validate(inputs)
-        self._seen.add(tuple((x.shape, x.dtype) for x in jax.tree.leaves(inputs)))
-        return inputs
+        key = signature_key(inputs)
+        self._seen.add(key)
+        return inputs, key
 
     def _bind(self, args: tuple, kwargs: Mapping[str, Any]) -> tuple:
         where = f"{self.root}.{self.sig.name}({', '.join(self.names)})"
@@ -107,6 +109,11 @@ class InputChecker:
             return SpaceError.mismatch(self.root, self.sig.name, name, space, actual,
                                        caller=INPUT, hint=hint)
         return fail
+
+
+def signature_key(inputs: tuple) -> tuple:
+    """The shapes and dtypes of every array in `inputs`: one compiled executable per key."""
+    return tuple((x.shape, x.dtype) for x in jax.tree.leaves(inputs))
 
 
 def _leaf_spaces(space: Space) -> list[ArraySpace]:

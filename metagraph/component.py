@@ -94,8 +94,9 @@ class Component:
         scope = self.scope
         old = frame.state.get(scope, {}).get(name)
         if old is None:
+            known = sorted(frame.state.get(scope, {}))
             raise StateError(f"{scope}.set_state({name!r}): no such state; create it first "
-                             f"with get_state/get_param (it has {sorted(frame.state.get(scope, {}))})")
+                             f"with get_state/get_param (it has {known})")
         value = jax.tree.map(jnp.asarray, value)
         if not same_signature(abstract_of(old), abstract_of(value)):
             raise SpaceError(f"{scope}.set_state({name!r}): expected {space_of(old)}, got "

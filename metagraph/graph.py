@@ -13,7 +13,8 @@ import jax.numpy as jnp
 import networkx as nx
 
 from metagraph import context
-from metagraph.spaces import Space
+from metagraph.errors import StateError
+from metagraph.spaces import Space, abstract_of, same_signature
 
 State = dict[str, dict[str, Any]]
 
@@ -85,7 +86,11 @@ class MetaGraph:
                     getattr(self.root, name)(**jax.tree.map(jnp.asarray, args))
             return frame.state
 
-        return jax.jit(init)(key)
+        state = jax.jit(init)(key)
+        if not same_signature(abstract_of(state), self.state_spec):
+            raise StateError(f"{self.root.name}: the state created now differs from the state "
+                             f"recorded by mg.build (state created on a Python branch?)")
+        return state
 
     # ---- inspecting --------------------------------------------------------------------------
     def param_count(self, path: str | None = None, recursive: bool = True) -> int:

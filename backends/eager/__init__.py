@@ -20,7 +20,7 @@ class EagerExecutor(Executor):
         self._pure = {name: graph.pure(name) for name in graph.apis}
         super().__init__(graph, seed, state)
 
-    def _run(self, api: str, state: State, inputs: tuple) -> tuple[State, Any]:
+    def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
         with jax.disable_jit():
             return self._pure[api](state, *jax.tree.map(jnp.asarray, inputs))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import jax
 
+from backends.inputs import signature_key
 from metagraph.graph import MetaGraph, State
 
 
@@ -25,8 +26,8 @@ class ApiExecutable:
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
         self._last: tuple | None = None
 
-    def __call__(self, state: State, inputs: tuple) -> tuple[State, Any]:
-        key = tuple((x.shape, x.dtype) for x in jax.tree.leaves(inputs))
+    def __call__(self, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
+        """Run on `inputs` whose signature is `key` (`backends.inputs.signature_key`)."""
         stages = self._stages.get(key)
         if stages is None:
             stages = self._compile(key, inputs)
@@ -51,7 +52,7 @@ class ApiExecutable:
         without running; returns (Lowered, Compiled)."""
         inputs = tuple(space.to_abstract(batch_size, time_size)
                        for space in self.graph.apis[self.api].inputs.values())
-        key = tuple((x.shape, x.dtype) for x in jax.tree.leaves(inputs))
+        key = signature_key(inputs)
         if key not in self._stages:
             self._compile(key, inputs)
         self._last = self._last or key

@@ -36,8 +36,8 @@ class XlaExecutor(Executor):
                             for name in graph.apis}
         super().__init__(graph, seed, state)
 
-    def _run(self, api: str, state: State, inputs: tuple) -> tuple[State, Any]:
-        return self.executables[api](state, inputs)
+    def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
+        return self.executables[api](state, inputs, key)
 
     def export(self, api: str, path: str | Path | None = None,
                platforms: tuple[str, ...] | None = None) -> bytes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-
 from metagraph.spaces.dims import BATCH, TIME
 from metagraph.spaces.space import Space, generator
 

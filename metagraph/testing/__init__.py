@@ -1,0 +1,5 @@
+"""Testing helpers: `ComponentTest` runs one component alone on a chosen backend."""
+
+from metagraph.testing.component_test import BACKENDS, ComponentTest, assert_tree_almost_equal
+
+__all__ = ["BACKENDS", "ComponentTest", "assert_tree_almost_equal"]

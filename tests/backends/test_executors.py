@@ -1,0 +1,112 @@
+"""The XLA and eager executors: same outputs, state threading, state access, input checks."""
+
+import jax
+import numpy as np
+import pytest
+from toy_components import Counter, numpy_model
+
+import metagraph as mg
+from metagraph.spaces import Box
+from metagraph.testing import ComponentTest
+
+RNG = np.random.default_rng(1)
+BATCHES = [RNG.normal(size=(n, 4)).astype(np.float32) for n in (3, 3, 6)]
+
+
+def test_xla_and_eager_give_the_same_outputs_and_state(model_xla, model_eager, fresh):
+    xla_exe, eager_exe = fresh(model_xla), fresh(model_eager)
+    for x in BATCHES:
+        np.testing.assert_allclose(xla_exe.predict(x), eager_exe.predict(x), rtol=1e-5,
+                                   atol=1e-6)
+    key = jax.random.PRNGKey(7)
+    np.testing.assert_array_equal(xla_exe.sample(BATCHES[0], key),
+                                  eager_exe.sample(BATCHES[0], key))
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5),
+                 xla_exe.get_state(), eager_exe.get_state())
+
+
+@pytest.mark.parametrize("backend", ["xla", "eager"])
+def test_both_backends_match_numpy(backend, model_xla, model_eager, fresh):
+    exe = fresh(model_xla if backend == "xla" else model_eager)
+    head = exe.get_state("model/head")
+    expected = numpy_model(BATCHES, head["w"], head["b"])
+    for x, want in zip(BATCHES, expected, strict=True):
+        np.testing.assert_allclose(exe.predict(x), want, rtol=1e-5, atol=1e-5)
+    assert exe.get_state("model/calls")["count"] == 3
+
+
+@pytest.mark.parametrize("backend", ["xla", "eager"])
+def test_counter_called_three_times_reads_three(backend):
+    test = ComponentTest(Counter(), {}, backend=backend)
+    for expected in (1, 2, 3):
+        test.test(("increment", None), expected_outputs=np.int32(expected))
+    assert test.get_state()["count"] == 3
+
+
+def test_set_state_drives_outputs(model_xla, fresh):
+    exe = fresh(model_xla)
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    exe.set_state({"w": w, "b": np.ones(3, np.float32)}, "model/head")
+    x = BATCHES[0]
+    np.testing.assert_allclose(exe.predict(x), (x - x.mean(0)) @ w + 1, rtol=1e-5, atol=1e-4)
+    with pytest.raises(mg.SpaceError, match="model/head.set_state"):
+        exe.set_state({"w": np.zeros((4, 2), np.float32), "b": np.ones(3, np.float32)},
+                      "model/head")
+    with pytest.raises(mg.StateError, match="no component 'model/nope'"):
+        exe.get_state("model/nope")
+
+
+def test_one_executable_per_input_signature(model_xla):
+    executable = model_xla.executables["predict"]
+    for n in (2, 2, 9):
+        model_xla.predict(np.zeros((n, 4), np.float32))
+    shapes = {sig[0][0] for sig in executable.signatures}
+    assert {(2, 4), (9, 4)} <= shapes
+    assert len([s for s in shapes if s == (2, 4)]) == 1
+    assert "stablehlo" in executable.as_text() or "func.func" in executable.as_text()
+    assert executable.cost_analysis()["flops"] > 0
+
+
+def test_compiler_options_reach_xla(model_graph):
+    from backends import xla
+
+    with pytest.raises(ValueError, match="No such compile option: 'xla_not_an_option'"):
+        xla.lower(model_graph, compiler_options={"xla_not_an_option": True})
+    with pytest.raises(ValueError, match="not a valid bool"):
+        xla.lower(model_graph, compiler_options={"xla_cpu_enable_fast_math": "maybe"})
+    plain = xla.lower(model_graph)
+    tuned = xla.lower(model_graph, compiler_options={"xla_backend_optimization_level": 1,
+                                                     "xla_cpu_enable_fast_math": False})
+    for x in BATCHES[:2]:
+        np.testing.assert_allclose(plain.predict(x), tuned.predict(x), rtol=1e-6, atol=1e-6)
+
+
+def test_call_inputs_are_checked(model_xla):
+    x = BATCHES[0]
+    with pytest.raises(mg.SpaceError, match=r"model.predict\(x\): expected float32\[B,4\], got "
+                                            r"float64\[B,4\]; cast"):
+        model_xla.predict(x.astype(np.float64))
+    with pytest.raises(mg.SpaceError, match=r"expected float32\[B,4\], got float32\[B,3\]"):
+        model_xla.predict(x[:, :3])
+    with pytest.raises(mg.SpaceError, match="missing inputs"):
+        model_xla.predict()
+    with pytest.raises(mg.SpaceError, match="unexpected input 'y'"):
+        model_xla.predict(x=x, y=x)
+    with pytest.raises(mg.SpaceError, match="not a list"):
+        model_xla.predict([[0.0] * 4])
+    with pytest.raises(AttributeError, match="no attribute or API 'nope'"):
+        model_xla.nope(x)
+
+
+def test_batch_sizes_must_agree():
+    from backends import xla
+
+    class Add(mg.Component):
+        @mg.api
+        def f(self, a, b):
+            return a + b
+
+    graph = mg.build(Add(), {"a": Box((2,), batch=True), "b": Box((2,), batch=True)})
+    exe = xla.lower(graph)
+    with pytest.raises(mg.SpaceError, match="disagree on the B dimension: a has 3, b has 4"):
+        exe.f(np.zeros((3, 2), np.float32), np.zeros((4, 2), np.float32))

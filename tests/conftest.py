@@ -1,0 +1,42 @@
+"""Shared, module-scoped fixtures: XLA compiles are slow on 2 cores, so graphs and executors
+are built once and reused."""
+
+from __future__ import annotations
+
+import pytest
+from toy_components import Model
+
+import metagraph as mg
+from metagraph.spaces import Box, PRNGKey
+
+MODEL_SPACES = {"x": Box((4,), batch=True), "key": PRNGKey()}
+
+
+@pytest.fixture(scope="session")
+def model_graph() -> mg.MetaGraph:
+    return mg.build(Model(), MODEL_SPACES)
+
+
+@pytest.fixture(scope="session")
+def model_xla(model_graph):
+    from backends import xla
+
+    return xla.lower(model_graph, compiler_options={"xla_cpu_enable_fast_math": False})
+
+
+@pytest.fixture(scope="session")
+def model_eager(model_graph):
+    from backends import eager
+
+    return eager.lower(model_graph)
+
+
+@pytest.fixture
+def fresh(model_graph):
+    """Reset an executor to the seed-0 initial state before a test uses it."""
+
+    def reset(executor):
+        executor.set_state(model_graph.init_state(0))
+        return executor
+
+    return reset
