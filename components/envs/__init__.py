@@ -1,0 +1,37 @@
+"""Native-compiled classic-control environments.
+
+- `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
+  `gymnasium.vector.VectorEnv` stepped by C++ threads.
+- `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
+  registered on import.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+from components.envs.single_env import NativeEnv
+from components.envs.specs import SPECS, EnvSpec, spec
+from components.envs.vector_env import NativeVectorEnv, make
+
+ENV_IDS = tuple(SPECS)
+
+
+def _vector_entry_point(env_id: str):
+    def build(num_envs: int = 1, seed: int | None = 0, num_threads: int = 1, **kwargs):
+        return NativeVectorEnv(env_id, num_envs, seed, num_threads)
+
+    return build
+
+
+for _env_id, _spec in SPECS.items():
+    if f"metagraph/{_env_id}" not in gymnasium.registry:
+        gymnasium.register(
+            id=f"metagraph/{_env_id}",
+            entry_point=NativeEnv,
+            vector_entry_point=_vector_entry_point(_env_id),
+            max_episode_steps=_spec.max_episode_steps,
+            kwargs={"env_id": _env_id},
+        )
+
+__all__ = ["ENV_IDS", "EnvSpec", "NativeEnv", "NativeVectorEnv", "make", "spec"]

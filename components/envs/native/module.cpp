@@ -3,12 +3,14 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "batch.h"
@@ -48,9 +50,18 @@ class Pool {
   bool closed() const { return closed_; }
   void close() { closed_ = true; }
 
-  Array<float> reset(uint64_t seed) {
+  // With a seed, every environment restarts its stream from (seed, index); without one,
+  // each draws its next initial state from where its stream is.
+  Array<float> reset(std::optional<uint64_t> seed) {
     check_open();
-    reseed(seed);
+    if (seed) {
+      reseed(*seed);
+    } else {
+      for (auto& slot : slots_) {
+        slot.steps = 0;
+        Env::reset(slot.physics, slot.rng);
+      }
+    }
     return observe_all();
   }
 
@@ -148,7 +159,7 @@ void bind_env(nb::module_& m, const char* pool_name, nb::dict& registry, nb::cap
       .def_prop_ro("num_threads", &P::num_threads)
       .def_prop_ro("closed", &P::closed)
       .def("close", &P::close)
-      .def("reset", &P::reset, nb::arg("seed"))
+      .def("reset", &P::reset, nb::arg("seed").none() = nb::none())
       .def("reset_to", &P::reset_to, nb::arg("physics").noconvert())
       .def("step", &P::step, nb::arg("actions").noconvert())
       .def("physics", &P::physics)

@@ -1,0 +1,51 @@
+"""Checking actions before they reach the C++ core: clear errors, nothing cast silently."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from components.envs.specs import EnvSpec
+
+
+def check_actions(spec: EnvSpec, actions: Any, num_envs: int) -> np.ndarray:
+    """Actions as the C-contiguous array the core reads, or a ValueError/TypeError saying what
+    was expected. Discrete: int32[num_envs] (any integer dtype whose values fit is accepted).
+    Continuous: float32[num_envs, 1]; values outside the bounds are clipped by the dynamics as
+    Gymnasium does; NaN and inf are errors."""
+    expected_shape = (num_envs,) if spec.discrete else (num_envs, 1)
+    arr = np.asarray(actions)
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{spec.env_id}: actions must be a numeric array of shape "
+                        f"{expected_shape}, got dtype {arr.dtype}")
+    if arr.shape != expected_shape:
+        raise ValueError(f"{spec.env_id}: expected actions of shape {expected_shape}, got "
+                         f"{arr.shape}")
+    if spec.discrete:
+        if arr.dtype.kind == "f":
+            raise TypeError(f"{spec.env_id}: discrete actions must be integers, got {arr.dtype}")
+        n = spec.action_space.n
+        if arr.size and (arr.min() < 0 or arr.max() >= n):
+            raise ValueError(f"{spec.env_id}: actions must be in [0, {n}), got values in "
+                             f"[{arr.min()}, {arr.max()}]")
+        return np.ascontiguousarray(arr, np.int32)
+    if arr.dtype.kind != "f":
+        raise TypeError(f"{spec.env_id}: continuous actions must be floating point, got "
+                        f"{arr.dtype}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{spec.env_id}: actions must be finite, got NaN or inf")
+    return np.ascontiguousarray(arr, np.float32)
+
+
+def check_physical_state(spec: EnvSpec, state: Any, num_envs: int) -> np.ndarray:
+    """A physical state in Gymnasium's layout: (state_dim,) for all, or (num_envs, state_dim)."""
+    arr = np.asarray(state, dtype=np.float64)
+    if arr.shape == (spec.state_dim,):
+        arr = np.broadcast_to(arr, (num_envs, spec.state_dim))
+    if arr.shape != (num_envs, spec.state_dim):
+        raise ValueError(f"{spec.env_id}: options['state'] must have shape ({spec.state_dim},) "
+                         f"or ({num_envs}, {spec.state_dim}), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{spec.env_id}: options['state'] must be finite")
+    return np.ascontiguousarray(arr)

@@ -1,0 +1,44 @@
+"""One native environment as a `gymnasium.Env` (what `gymnasium.make("metagraph/<id>")` gives)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from components.envs.vector_env import NativeVectorEnv
+
+
+class NativeEnv(gymnasium.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, env_id: str, render_mode: str | None = None):
+        if render_mode is not None:
+            raise ValueError(f"{env_id}: native environments do not render")
+        self._vector = NativeVectorEnv(env_id, 1, seed=0)
+        self.env_spec = self._vector.env_spec
+        self.observation_space = self.env_spec.observation_space
+        self.action_space = self.env_spec.action_space
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        if seed is None and (options is None or "state" not in options):
+            seed = int(self.np_random.integers(0, 2**63))
+        obs, info = self._vector.reset(seed=seed, options=options)
+        return obs[0], info
+
+    def step(self, action: Any):
+        batched = np.asarray(action)[None]
+        if self.env_spec.discrete and batched.dtype.kind in "iu":
+            batched = batched.astype(np.int32)
+        obs, reward, terminated, truncated, info = self._vector.step(batched)
+        if terminated[0] or truncated[0]:  # a single env hands back the final observation
+            obs = info["final_obs"]
+        return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
+
+    def physical_state(self) -> np.ndarray:
+        return self._vector.physical_state()[0]
+
+    def close(self) -> None:
+        self._vector.close()
