@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gymnasium
 
+from components.envs.functional import FunctionalEnv, make_functional
 from components.envs.single_env import NativeEnv
 from components.envs.specs import SPECS, EnvSpec, spec
 from components.envs.vector_env import NativeVectorEnv, make
@@ -34,4 +35,7 @@ for _env_id, _spec in SPECS.items():
             kwargs={"env_id": _env_id},
         )
 
-__all__ = ["ENV_IDS", "EnvSpec", "NativeEnv", "NativeVectorEnv", "make", "spec"]
+__all__ = [
+    "ENV_IDS", "EnvSpec", "FunctionalEnv", "NativeEnv", "NativeVectorEnv", "make",
+    "make_functional", "spec",
+]

@@ -1,0 +1,172 @@
+"""Environment steps per second on CartPole-v1, random actions, auto-reset on, against peers
+measured in the same run.
+
+    python bench/env_throughput.py [--sizes 1 16 256 4096] [--steps 1000]
+
+Ours: the host loop (1 and 2 C++ threads) and the in-graph rollout (`lax.scan` of the FFI
+step, one compiled program). Peers: Gymnasium's NumPy-vectorised CartPole
+(`vectorization_mode="vector_entry_point"`), a single Gymnasium CartPole stepped from Python
+(N=1), gymnax's CartPole under jit+vmap, EnvPool. A peer that is not installed is reported as
+such. Actions are drawn before timing, so every row times stepping only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import components.envs as envs
+
+
+def rate(n: int, steps: int, run) -> float:
+    run(min(steps, 20))  # warm up (compiles, first touches)
+    start = time.perf_counter()
+    run(steps)
+    return n * steps / (time.perf_counter() - start)
+
+
+def ours_host(n: int, steps: int, threads: int) -> float:
+    env = envs.make("CartPole-v1", n, seed=0, num_threads=threads)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(0, 2, (steps, n)).astype(np.int32)
+
+    def run(k):
+        for t in range(k):
+            env.step(actions[t])
+
+    return rate(n, steps, run)
+
+
+def ours_in_graph(n: int, steps: int) -> float:
+    env = envs.make_functional("CartPole-v1")
+
+    def rollout(key, actions):
+        state, _ = env.reset(key, n)
+
+        def body(state, action):
+            state, obs, reward, *_ = env.step(state, action)
+            return state, reward
+
+        return jax.lax.scan(body, state, actions)[1].sum()
+
+    actions = jax.random.randint(jax.random.PRNGKey(1), (steps, n), 0, 2, jnp.int32)
+    compiled = jax.jit(rollout).lower(jax.random.PRNGKey(0), actions).compile()
+    jax.block_until_ready(compiled(jax.random.PRNGKey(0), actions))  # compile, warm up
+    start = time.perf_counter()
+    jax.block_until_ready(compiled(jax.random.PRNGKey(0), actions))
+    return n * steps / (time.perf_counter() - start)
+
+
+def gymnasium_vector(n: int, steps: int) -> float:
+    env = gymnasium.make_vec("CartPole-v1", n, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(0, 2, (steps, n))
+
+    def run(k):
+        for t in range(k):
+            env.step(actions[t])
+
+    return rate(n, steps, run)
+
+
+def gymnasium_single(steps: int) -> float:
+    env = gymnasium.make("CartPole-v1")
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(0, 2, steps).tolist()
+
+    def run(k):
+        for t in range(k):
+            _, _, terminated, truncated, _ = env.step(actions[t])
+            if terminated or truncated:
+                env.reset()
+
+    return rate(1, steps, run)
+
+
+def gymnax_rate(n: int, steps: int) -> float | str:
+    try:
+        import gymnax
+    except ImportError:
+        return "not installed"
+    env, params = gymnax.make("CartPole-v1")
+
+    def rollout(key):
+        keys = jax.random.split(key, n)
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+
+        def body(carry, key):
+            state = carry
+            step_keys = jax.random.split(key, n)
+            actions = jax.random.randint(key, (n,), 0, 2)
+            obs, state, reward, done, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                step_keys, state, actions, params)
+            return state, reward
+
+        return jax.lax.scan(body, state, jax.random.split(key, steps))[1].sum()
+
+    compiled = jax.jit(rollout).lower(jax.random.PRNGKey(0)).compile()
+    jax.block_until_ready(compiled(jax.random.PRNGKey(0)))
+    start = time.perf_counter()
+    jax.block_until_ready(compiled(jax.random.PRNGKey(1)))
+    return n * steps / (time.perf_counter() - start)
+
+
+def envpool_rate(n: int, steps: int) -> float | str:
+    try:
+        import envpool
+    except ImportError:
+        return "not installed"
+    env = envpool.make_gymnasium("CartPole-v1", num_envs=n, seed=0)
+    env.reset()
+    actions = np.random.default_rng(0).integers(0, 2, (steps, n)).astype(np.int32)
+
+    def run(k):
+        for t in range(k):
+            env.step(actions[t])
+
+    return rate(n, steps, run)
+
+
+def fmt(value) -> str:
+    return f"{value / 1e6:9.3f}" if isinstance(value, float) else f"{value:>9}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16, 256, 4096])
+    parser.add_argument("--steps", type=int, default=1000)
+    args = parser.parse_args()
+    print("CartPole-v1, million steps per second")
+    header = ["N", "host-1t", "host-2t", "in-graph", "gym-numpy", "gym-single", "gymnax",
+              "envpool", "host2t/gym", "ingraph/gymnax"]
+    print(" ".join(f"{h:>9}" for h in header))
+    for n in args.sizes:
+        steps = max(50, min(args.steps, 2_000_000 // n))
+        row = {
+            "host-1t": ours_host(n, steps, 1),
+            "host-2t": ours_host(n, steps, 2),
+            "in-graph": ours_in_graph(n, steps),
+            "gym-numpy": gymnasium_vector(n, steps),
+            "gym-single": gymnasium_single(steps) if n == 1 else "-",
+            "gymnax": gymnax_rate(n, steps),
+            "envpool": envpool_rate(n, steps),
+        }
+        best_host = max(row["host-1t"], row["host-2t"])
+        ratio_gym = best_host / (row["gym-single"] if n == 1 else row["gym-numpy"])
+        ratio_gymnax = (row["in-graph"] / row["gymnax"] if isinstance(row["gymnax"], float)
+                        else "-")
+        cells = [f"{n:>9}"] + [fmt(v) for v in row.values()]
+        cells += [f"{ratio_gym:9.2f}",
+                  f"{ratio_gymnax:9.2f}" if isinstance(ratio_gymnax, float) else f"{'-':>9}"]
+        print(" ".join(cells))
+    print("host2t/gym: best host loop over Gymnasium's NumPy CartPole (N=1: over a single "
+          "Gymnasium CartPole). ingraph/gymnax: in-graph rollout over gymnax.")
+
+
+if __name__ == "__main__":
+    main()

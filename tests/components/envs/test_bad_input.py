@@ -1,0 +1,105 @@
+"""Bad input gets a clear exception naming what was expected, never a crash."""
+
+import gymnasium
+import hypothesis.extra.numpy as hnp
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import components.envs as envs
+
+
+@pytest.fixture(scope="module")
+def cartpole():
+    return envs.make("CartPole-v1", 4, seed=0)
+
+
+@pytest.fixture(scope="module")
+def pendulum():
+    return envs.make("Pendulum-v1", 4, seed=0)
+
+
+def test_discrete_actions(cartpole):
+    with pytest.raises(ValueError,
+                       match=r"CartPole-v1: expected actions of shape \(4,\), got \(3,\)"):
+        cartpole.step(np.zeros(3, np.int32))
+    with pytest.raises(ValueError, match=r"actions must be in \[0, 2\), got values in \[0, 2\]"):
+        cartpole.step(np.array([0, 1, 2, 0], np.int32))
+    with pytest.raises(TypeError, match="discrete actions must be integers"):
+        cartpole.step(np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match="numeric array"):
+        cartpole.step(["left"] * 4)
+
+
+def test_continuous_actions(pendulum):
+    with pytest.raises(ValueError, match="must be finite, got NaN"):
+        pendulum.step(np.array([[0.0], [np.nan], [0.0], [0.0]], np.float32))
+    with pytest.raises(ValueError, match=r"expected actions of shape \(4, 1\)"):
+        pendulum.step(np.zeros(4, np.float32))
+    obs, reward, *_ = pendulum.step(np.full((4, 1), 100.0, np.float32))  # clipped, as Gymnasium
+    assert np.isfinite(obs).all() and np.isfinite(reward).all()
+
+
+def test_bad_env_id_seed_sizes_and_closed_pool():
+    with pytest.raises(ValueError, match="unknown environment 'Nope-v0'"):
+        envs.make("Nope-v0")
+    with pytest.raises(TypeError, match="seed must be an int or None, got str"):
+        envs.make("CartPole-v1", 2, seed="7")
+    with pytest.raises(ValueError, match="num_envs must be a positive int"):
+        envs.make("CartPole-v1", 0)
+    with pytest.raises(ValueError, match="options\\['state'\\] must have shape"):
+        envs.make("CartPole-v1", 2).reset(options={"state": np.zeros(3)})
+    with pytest.raises(ValueError, match="must be finite"):
+        envs.make("CartPole-v1", 1).reset(options={"state": [np.nan, 0, 0, 0]})
+    env = envs.make("CartPole-v1", 2)
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step(np.zeros(2, np.int32))
+    with pytest.raises(gymnasium.error.Error):
+        gymnasium.make("metagraph/Nope-v0")
+
+
+def test_in_graph_bad_actions():
+    env = envs.make_functional("Acrobot-v1")
+    state, _ = env.reset(jax.random.PRNGKey(0), 2)
+    with pytest.raises(TypeError, match=r"expected actions int32\[2\], got float32\[2\]"):
+        env.step(state, jnp.zeros(2, jnp.float32))
+    with pytest.raises(Exception, match=r"Acrobot-v1: action 7 at index 1 is outside \[0, 3\)"):
+        jax.block_until_ready(jax.jit(env.step)(state, jnp.array([0, 7], jnp.int32)))
+
+
+DOCUMENTED = (ValueError, TypeError)
+
+
+@settings(max_examples=150, deadline=None)
+@given(env_id=st.sampled_from(envs.ENV_IDS),
+       actions=hnp.arrays(dtype=st.sampled_from([np.int8, np.int32, np.int64, np.uint16,
+                                                 np.float16, np.float32, np.float64, np.bool_]),
+                          shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=5)))
+def test_random_actions_only_raise_documented_errors(env_id, actions):
+    env = envs.make(env_id, 3, seed=0)
+    try:
+        obs, reward, terminated, truncated, _ = env.step(actions)
+    except DOCUMENTED:
+        return
+    assert obs.shape == (3, env.single_observation_space.shape[0])
+    assert np.isfinite(obs).all() and np.isfinite(reward).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(env_id=st.sampled_from(envs.ENV_IDS),
+       state=hnp.arrays(np.float64, hnp.array_shapes(max_dims=2, max_side=5),
+                        elements=st.floats(allow_nan=True, allow_infinity=True, width=64)))
+def test_random_reset_states_only_raise_documented_errors(env_id, state):
+    env = envs.make(env_id, 2, seed=0)
+    try:
+        env.reset(options={"state": state})
+    except DOCUMENTED:
+        return
+    spec = envs.spec(env_id)
+    actions = (np.zeros(2, np.int32) if spec.discrete else np.zeros((2, 1), np.float32))
+    obs, *_ = env.step(actions)
+    assert obs.shape[0] == 2
