@@ -103,7 +103,7 @@ def gymnax_rate(n: int, steps: int) -> float | str:
             state = carry
             step_keys = jax.random.split(key, n)
             actions = jax.random.randint(key, (n,), 0, 2)
-            obs, state, reward, done, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+            obs, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
                 step_keys, state, actions, params)
             return state, reward
 
