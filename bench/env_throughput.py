@@ -3,8 +3,9 @@ measured in the same run.
 
     python bench/env_throughput.py [--sizes 1 16 256 4096] [--steps 1000]
 
-Ours: the host loop (1 and 2 C++ threads) and the in-graph rollout (`lax.scan` of the FFI
-step, one compiled program). Peers: Gymnasium's NumPy-vectorised CartPole
+Ours: the host loop (1 and 2 C++ threads), the in-graph rollout (`lax.scan` of the FFI step,
+one compiled program; 1 and 2 C++ threads inside the step) and the pure-JAX twin under the same
+scan. Peers: Gymnasium's NumPy-vectorised CartPole
 (`vectorization_mode="vector_entry_point"`), a single Gymnasium CartPole stepped from Python
 (N=1), gymnax's CartPole under jit+vmap, EnvPool. A peer that is not installed is reported as
 such. Actions are drawn before timing, so every row times stepping only.
@@ -42,8 +43,8 @@ def ours_host(n: int, steps: int, threads: int) -> float:
     return rate(n, steps, run)
 
 
-def ours_in_graph(n: int, steps: int) -> float:
-    env = envs.make_functional("CartPole-v1")
+def ours_in_graph(n: int, steps: int, backend: str = "native", threads: int = 1) -> float:
+    env = envs.make_functional("CartPole-v1", backend=backend, num_threads=threads)
 
     def rollout(key, actions):
         state, _ = env.reset(key, n)
@@ -142,15 +143,17 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000)
     args = parser.parse_args()
     print("CartPole-v1, million steps per second")
-    header = ["N", "host-1t", "host-2t", "in-graph", "gym-numpy", "gym-single", "gymnax",
-              "envpool", "host2t/gym", "ingraph/gymnax"]
+    header = ["N", "host-1t", "host-2t", "graph-1t", "graph-2t", "jax-twin", "gym-numpy",
+              "gym-single", "gymnax", "envpool", "host/gym", "graph/gymnax"]
     print(" ".join(f"{h:>9}" for h in header))
     for n in args.sizes:
         steps = max(50, min(args.steps, 2_000_000 // n))
         row = {
             "host-1t": ours_host(n, steps, 1),
             "host-2t": ours_host(n, steps, 2),
-            "in-graph": ours_in_graph(n, steps),
+            "graph-1t": ours_in_graph(n, steps),
+            "graph-2t": ours_in_graph(n, steps, threads=2),
+            "jax-twin": ours_in_graph(n, steps, backend="jax"),
             "gym-numpy": gymnasium_vector(n, steps),
             "gym-single": gymnasium_single(steps) if n == 1 else "-",
             "gymnax": gymnax_rate(n, steps),
@@ -158,14 +161,15 @@ def main() -> None:
         }
         best_host = max(row["host-1t"], row["host-2t"])
         ratio_gym = best_host / (row["gym-single"] if n == 1 else row["gym-numpy"])
-        ratio_gymnax = (row["in-graph"] / row["gymnax"] if isinstance(row["gymnax"], float)
+        best_graph = max(row["graph-1t"], row["graph-2t"])
+        ratio_gymnax = (best_graph / row["gymnax"] if isinstance(row["gymnax"], float)
                         else "-")
         cells = [f"{n:>9}"] + [fmt(v) for v in row.values()]
         cells += [f"{ratio_gym:9.2f}",
                   f"{ratio_gymnax:9.2f}" if isinstance(ratio_gymnax, float) else f"{'-':>9}"]
         print(" ".join(cells))
-    print("host2t/gym: best host loop over Gymnasium's NumPy CartPole (N=1: over a single "
-          "Gymnasium CartPole). ingraph/gymnax: in-graph rollout over gymnax.")
+    print("host/gym: best host loop over Gymnasium's NumPy CartPole (N=1: over a single "
+          "Gymnasium CartPole). graph/gymnax: best in-graph rollout over gymnax.")
 
 
 if __name__ == "__main__":

@@ -4,15 +4,20 @@
   `gymnasium.vector.VectorEnv` stepped by C++ threads.
 - `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
   registered on import.
+- `make_functional(env_id, backend="native" | "jax")`: pure reset/step for jit, scan and vmap,
+  through the XLA FFI or the pure-JAX twin.
+- `Environment(env_id, num_envs, backend=...)`: any of the doors as a meta-graph component.
 """
 
 from __future__ import annotations
 
 import gymnasium
 
-from components.envs.functional import FunctionalEnv, make_functional
+from components.envs.environment import Environment
+from components.envs.functional import FunctionalEnv, NativeFunctionalEnv, make_functional
 from components.envs.single_env import NativeEnv
 from components.envs.specs import SPECS, EnvSpec, spec
+from components.envs.twin_env import TwinFunctionalEnv, TwinState
 from components.envs.vector_env import NativeVectorEnv, make
 
 ENV_IDS = tuple(SPECS)
@@ -36,6 +41,6 @@ for _env_id, _spec in SPECS.items():
         )
 
 __all__ = [
-    "ENV_IDS", "EnvSpec", "FunctionalEnv", "NativeEnv", "NativeVectorEnv", "make",
-    "make_functional", "spec",
+    "ENV_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv", "NativeFunctionalEnv",
+    "NativeVectorEnv", "TwinFunctionalEnv", "TwinState", "make", "make_functional", "spec",
 ]

@@ -48,6 +48,8 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = self.env_spec.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._action_dtype = self.env_spec.action_dtype
+        self._action_shape = (self.num_envs,) if self.env_spec.discrete else (self.num_envs, 1)
         self.render_mode = None
         self.closed = False
 
@@ -69,13 +71,15 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         self._check_open()
-        actions = check_actions(self.env_spec, actions, self.num_envs)
-        obs, reward, terminated, truncated, final_obs = self._pool.step(actions)
-        done = terminated | truncated
-        info: dict[str, Any] = {}
-        if done.any():
-            info = {"final_obs": final_obs, "_final_obs": done}
-        return obs, reward, terminated, truncated, info
+        if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
+                and actions.shape == self._action_shape and actions.flags.c_contiguous):
+            actions = check_actions(self.env_spec, actions, self.num_envs)
+        # the core checks the values (range, NaN) itself before any environment moves
+        obs, reward, terminated, truncated, final_obs, any_done = self._pool.step(actions)
+        if any_done:
+            return obs, reward, terminated, truncated, {"final_obs": final_obs,
+                                                        "_final_obs": terminated | truncated}
+        return obs, reward, terminated, truncated, {}
 
     def physical_state(self) -> np.ndarray:
         """The current physical states, (num_envs, state_dim) float64, Gymnasium's layout."""

@@ -2,12 +2,17 @@
 // The environment state crosses XLA as uint32[..., kWords] (opaque slots); every leading
 // dimension is a batch dimension, so vmap (broadcast_all) just means more environments.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
 #include "batch.h"
+#include "thread_pool.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace metagraph::envs {
@@ -19,6 +24,22 @@ using ActionBuffer =
     std::conditional_t<kDiscrete<Env>, ffi::Buffer<ffi::S32>, ffi::Buffer<ffi::F32>>;
 
 inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+
+// Worker threads for in-graph steps (the `num_threads` attribute), shared by every handler in
+// the process. One job at a time: a caller that finds them busy (two programs stepping at
+// once) steps on its own thread, which gives the same results.
+inline void parallel_for(int num_threads, int64_t n,
+                         const std::function<void(int64_t, int64_t)>& job) {
+  static std::mutex guard;
+  static std::unique_ptr<ThreadPool> pool;
+  std::unique_lock<std::mutex> lock(guard, std::try_to_lock);
+  if (num_threads <= 1 || !lock.owns_lock()) {
+    job(0, n);
+    return;
+  }
+  if (!pool || pool->size() != num_threads) pool = std::make_unique<ThreadPool>(num_threads);
+  pool->run(n, job);
+}
 
 // key: uint32[K, 2] (K JAX keys, K >= 1); state: uint32[K * n, W]; obs: float32[K * n, O].
 template <class Env>
@@ -49,7 +70,7 @@ ffi::Error StepImpl(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Env> action,
                     ffi::ResultBuffer<ffi::U32> state_out, ffi::ResultBuffer<ffi::F32> obs,
                     ffi::ResultBuffer<ffi::F32> reward, ffi::ResultBuffer<ffi::PRED> terminated,
                     ffi::ResultBuffer<ffi::PRED> truncated,
-                    ffi::ResultBuffer<ffi::F32> final_obs) {
+                    ffi::ResultBuffer<ffi::F32> final_obs, int32_t num_threads) {
   const size_t words = state_in.element_count();
   const int64_t n = static_cast<int64_t>(words / kWords<Env>);
   if (words % kWords<Env> != 0 || state_out->element_count() != words ||
@@ -68,14 +89,25 @@ ffi::Error StepImpl(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Env> action,
   if (state_out->untyped_data() != state_in.untyped_data())
     std::memcpy(state_out->untyped_data(), state_in.untyped_data(), words * sizeof(uint32_t));
   auto* slots = reinterpret_cast<Slot<Env>*>(state_out->typed_data());
-  for (int64_t i = 0; i < n; ++i) {
-    if (!Env::valid(slots[i].physics))
-      return ffi::Error::InvalidArgument(std::string(Env::kId) + " step: environment " +
-                                         std::to_string(i) + " has a non-finite state");
-  }
   StepOut out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
               truncated->typed_data(), final_obs->typed_data()};
-  step_range<Env>(slots, actions, 0, n, out);
+  // A state that did not come from reset/step may hold anything: each thread checks its
+  // range before stepping it. On an error the program fails, so no partial step is seen.
+  std::atomic<int64_t> first_bad{n};
+  parallel_for(num_threads, n, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (!Env::valid(slots[i].physics)) {
+        int64_t seen = first_bad.load();
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {}
+        return;
+      }
+    }
+    step_range<Env>(slots, actions, begin, end, out);
+  });
+  if (first_bad.load() < n)
+    return ffi::Error::InvalidArgument(std::string(Env::kId) + " step: environment " +
+                                       std::to_string(first_bad.load()) +
+                                       " has a non-finite state");
   return ffi::Error::Success();
 }
 
@@ -97,7 +129,8 @@ constexpr auto step_binding() {
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
-      .template Ret<ffi::Buffer<ffi::F32>>();
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Attr<int32_t>("num_threads");
 }
 
 }  // namespace metagraph::envs

@@ -90,14 +90,23 @@ class Pool {
     if (actions.size() != n)
       throw std::invalid_argument(std::string(Env::kId) + ": expected " + std::to_string(n) +
                                   " actions, got " + std::to_string(actions.size()));
-    auto [obs, obs_array] = new_array<float>({n, static_cast<size_t>(Env::kObsDim)});
-    auto [final_obs, final_array] = new_array<float>({n, static_cast<size_t>(Env::kObsDim)});
-    auto [reward, reward_array] = new_array<float>({n});
-    auto [terminated, terminated_array] = new_array<bool>({n});
-    auto [truncated, truncated_array] = new_array<bool>({n});
     const Action* a = actions.data();
     const std::string problem = envs::check_actions<Env>(a, static_cast<int64_t>(n));
     if (!problem.empty()) throw std::invalid_argument(problem);
+    // The five outputs share one allocation, owned by one capsule (fresh arrays every step,
+    // for the price of one). Every element is written by step_range.
+    const size_t d = Env::kObsDim;
+    char* block = new char[(2 * n * d + n) * sizeof(float) + 2 * n];
+    nb::capsule owner(block, [](void* p) noexcept { delete[] static_cast<char*>(p); });
+    float* obs = reinterpret_cast<float*>(block);
+    float* final_obs = obs + n * d;
+    float* reward = final_obs + n * d;
+    bool* terminated = reinterpret_cast<bool*>(reward + n);
+    bool* truncated = terminated + n;
+    const size_t obs_shape[2] = {n, d};
+    Array<float> obs_array(obs, 2, obs_shape, owner), final_array(final_obs, 2, obs_shape, owner);
+    Array<float> reward_array(reward, 1, &n, owner);
+    Array<bool> terminated_array(terminated, 1, &n, owner), truncated_array(truncated, 1, &n, owner);
     {
       nb::gil_scoped_release release;
       envs::StepOut out{obs, reward, terminated, truncated, final_obs};
@@ -106,8 +115,10 @@ class Pool {
         envs::step_range<Env>(slots, a, begin, end, out);
       });
     }
+    bool any_done = false;  // saves the caller a pass over both flag arrays
+    for (size_t i = 0; i < n && !any_done; ++i) any_done = terminated[i] || truncated[i];
     return nb::make_tuple(obs_array, reward_array, terminated_array, truncated_array,
-                          final_array);
+                          final_array, any_done);
   }
 
   Array<double> physics() const {
@@ -196,6 +207,9 @@ METAGRAPH_ENV_HANDLERS(Pendulum)
 
 NB_MODULE(_native, m) {
   m.doc() = "Classic-control environments in C++: threaded host pools and XLA FFI handlers";
+  // Pools captured by JAX's compilation caches (an Environment's host door) are still alive
+  // when the interpreter exits; that is not a reference-counting bug, so don't report it.
+  nb::set_leak_warnings(false);
   nb::dict registry;
   METAGRAPH_BIND(CartPole);
   METAGRAPH_BIND(Acrobot);

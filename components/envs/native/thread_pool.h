@@ -1,5 +1,13 @@
 // A fixed set of worker threads that run one range-partitioned job at a time.
+//
+// Waking a sleeping thread through the kernel costs tens of microseconds on small virtual
+// machines, more than a whole step of a few hundred environments. So workers spin on an atomic
+// job counter for a short while after each job (a stepping loop calls again within
+// microseconds) before they sleep, and a job too small to pay for a second thread runs on the
+// caller alone.
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -11,78 +19,89 @@ namespace metagraph::envs {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads) {
-    for (int t = 1; t < num_threads; ++t) workers_.emplace_back([this, t] { loop(t); });
-    num_threads_ = num_threads < 1 ? 1 : num_threads;
+  // `min_per_thread`: the fewest items worth handing to another thread.
+  explicit ThreadPool(int num_threads, int64_t min_per_thread = 512)
+      : num_threads_(num_threads < 1 ? 1 : num_threads), min_per_thread_(min_per_thread) {
+    for (int t = 1; t < num_threads_; ++t) workers_.emplace_back([this, t] { loop(t); });
   }
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
   }
   int size() const { return num_threads_; }
 
-  // Calls job(begin, end) over [0, n) split into size() contiguous parts; the caller's thread
-  // runs part 0. Returns when every part is done.
+  // Calls job(begin, end) over [0, n) split into contiguous parts, one per thread used; the
+  // caller's thread runs part 0. Returns when every part is done.
   void run(int64_t n, const std::function<void(int64_t, int64_t)>& job) {
-    if (num_threads_ == 1 || n < 2 * num_threads_) {
+    int64_t used = n / (min_per_thread_ > 0 ? min_per_thread_ : 1);
+    if (used > num_threads_) used = num_threads_;
+    if (used < 2) {
       job(0, n);
       return;
     }
+    job_ = &job;
+    n_ = n;
+    used_ = static_cast<int>(used);
+    pending_.store(used_ - 1, std::memory_order_relaxed);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &job;
-      n_ = n;
-      pending_ = num_threads_ - 1;
-      ++generation_;
+      std::lock_guard<std::mutex> lock(mutex_);  // pairs with a worker about to sleep
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     job(0, part(0).second);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    while (pending_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     job_ = nullptr;
   }
 
  private:
   std::pair<int64_t, int64_t> part(int t) const {
-    const int64_t chunk = (n_ + num_threads_ - 1) / num_threads_;
+    const int64_t chunk = (n_ + used_ - 1) / used_;
     const int64_t begin = t * chunk < n_ ? t * chunk : n_;
     const int64_t end = begin + chunk < n_ ? begin + chunk : n_;
     return {begin, end};
   }
+  // Spin for a new job for up to `kSpin`, then sleep until one comes.
+  uint64_t wait_for_job(uint64_t seen) {
+    constexpr auto kSpin = std::chrono::microseconds(200);
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    uint64_t g;
+    while ((g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load()) {
+      if (std::chrono::steady_clock::now() > until) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+        return generation_.load(std::memory_order_acquire);
+      }
+    }
+    return g;
+  }
   void loop(int t) {
     uint64_t seen = 0;
     for (;;) {
-      const std::function<void(int64_t, int64_t)>* job;
-      std::pair<int64_t, int64_t> range;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        job = job_;
-        range = part(t);
-      }
-      (*job)(range.first, range.second);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0) done_.notify_one();
+      seen = wait_for_job(seen);
+      if (stop_.load()) return;
+      if (t < used_) {
+        const auto range = part(t);
+        (*job_)(range.first, range.second);
+        pending_.fetch_sub(1, std::memory_order_acq_rel);
       }
     }
   }
 
   std::vector<std::thread> workers_;
-  int num_threads_ = 1;
+  int num_threads_;
+  int64_t min_per_thread_;
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_;
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;
   int64_t n_ = 0;
-  int pending_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  int used_ = 1;
+  std::atomic<int> pending_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace metagraph::envs

@@ -26,7 +26,7 @@ def test_discrete_actions(cartpole):
     with pytest.raises(ValueError,
                        match=r"CartPole-v1: expected actions of shape \(4,\), got \(3,\)"):
         cartpole.step(np.zeros(3, np.int32))
-    with pytest.raises(ValueError, match=r"actions must be in \[0, 2\), got values in \[0, 2\]"):
+    with pytest.raises(ValueError, match=r"action 2 at index \d is outside \[0, 2\)"):
         cartpole.step(np.array([0, 1, 2, 0], np.int32))
     with pytest.raises(TypeError, match="discrete actions must be integers"):
         cartpole.step(np.zeros(4, np.float32))
@@ -35,7 +35,7 @@ def test_discrete_actions(cartpole):
 
 
 def test_continuous_actions(pendulum):
-    with pytest.raises(ValueError, match="must be finite, got NaN"):
+    with pytest.raises(ValueError, match=r"action at index 1 is not finite \(NaN or inf\)"):
         pendulum.step(np.array([[0.0], [np.nan], [0.0], [0.0]], np.float32))
     with pytest.raises(ValueError, match=r"expected actions of shape \(4, 1\)"):
         pendulum.step(np.zeros(4, np.float32))
@@ -69,6 +69,20 @@ def test_in_graph_bad_actions():
         env.step(state, jnp.zeros(2, jnp.float32))
     with pytest.raises(Exception, match=r"Acrobot-v1: action 7 at index 1 is outside \[0, 3\)"):
         jax.block_until_ready(jax.jit(env.step)(state, jnp.array([0, 7], jnp.int32)))
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_in_graph_state_not_from_reset_is_refused(num_threads):
+    env = envs.make_functional("CartPole-v1", num_threads=num_threads)
+    n = 2048  # large enough for the C++ threads to split it
+    physics = np.zeros((n, 4))
+    physics[1500, 2] = np.nan
+    state = env.state_from_physical(np.zeros((n, 4)))
+    state.view(np.float64)[1500, 2] = np.nan  # state_from_physical itself refuses NaN
+    with pytest.raises(Exception, match="CartPole-v1 step: environment 1500 has a non-finite"):
+        jax.block_until_ready(env.step(state, jnp.zeros(n, jnp.int32)))
+    with pytest.raises(ValueError, match="num_threads must be a positive int"):
+        envs.make_functional("CartPole-v1", num_threads=0)
 
 
 DOCUMENTED = (ValueError, TypeError)

@@ -19,7 +19,7 @@ def actions_for(env_id, rng):
 
 
 def host_rollout(env_id, actions, num_threads):
-    env = envs.make(env_id, N, seed=SEED, num_threads=num_threads)
+    env = envs.make(env_id, actions.shape[1], seed=SEED, num_threads=num_threads)
     obs, _ = env.reset(seed=SEED)
     trajectory = [obs]
     for a in actions:
@@ -58,9 +58,23 @@ def test_host_loop_threads_and_in_graph_agree(cartpole_rollout):
 
 @pytest.mark.parametrize("env_id", ["Acrobot-v1", "Pendulum-v1"])
 def test_threads_agree_for_other_envs(env_id):
-    actions = actions_for(env_id, np.random.default_rng(1))[:50]
-    np.testing.assert_array_equal(host_rollout(env_id, actions, 1),
-                                  host_rollout(env_id, actions, 2))
+    """Enough environments (1100) for the C++ threads to split the batch, host and in-graph."""
+    rng = np.random.default_rng(1)
+    actions = np.concatenate([actions_for(env_id, rng)[:40] for _ in range(35)], axis=1)[:, :1100]
+    one = host_rollout(env_id, actions, 1)
+    np.testing.assert_array_equal(host_rollout(env_id, actions, 2), one)
+    env = envs.make_functional(env_id, num_threads=2)
+
+    def body(state, action):
+        state, obs, *_ = env.step(state, action)
+        return state, obs
+
+    @jax.jit
+    def in_graph(key, actions):
+        state, obs = env.reset(key, actions.shape[1])
+        return jnp.concatenate([obs[None], jax.lax.scan(body, state, actions)[1]])
+
+    np.testing.assert_array_equal(np.asarray(in_graph(jax.random.PRNGKey(SEED), actions)), one)
 
 
 def test_environment_indices_have_different_streams():

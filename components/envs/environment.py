@@ -1,0 +1,132 @@
+"""`Environment`: a native environment as a node of the meta-graph.
+
+The same two APIs whichever door steps it:
+
+- `reset(key) -> obs` starts every environment (environment i from the stream of the key's
+  seed and i);
+- `step(action) -> {"obs", "reward", "terminated", "truncated", "final_obs"}` with same-step
+  auto-reset; `final_obs` is the last observation of the step (before any auto-reset).
+
+Doors (`backend=`):
+
+- "native": the C++ core through the XLA FFI, the environments' state is component state, so
+  policy and environment lower into one executable;
+- "jax": the pure-JAX twin, same, on any device;
+- "host": the threaded host pool (`components.envs.make`), reached from the graph through an
+  ordered `jax.experimental.io_callback`; its state lives in the pool, outside the graph.
+
+The native and host doors draw the same initial states from the same key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import io_callback
+
+import metagraph as mg
+from components.envs.functional import make_functional
+from components.envs.specs import spec
+from components.envs.vector_env import make
+from metagraph.spaces import Bool, Box, Discrete, Space
+
+BACKENDS = ("native", "jax", "host")
+
+
+def seed_of(key: Any) -> int:
+    """The 64-bit seed a raw key `PRNGKey(s)` carries (s, for s < 2**64)."""
+    words = np.asarray(key, np.uint32)
+    return (int(words[0]) << 32) | int(words[1])
+
+
+class Environment(mg.Component):
+    """`num_envs` copies of a native environment as a component (see the module docstring)."""
+
+    def __init__(self, env_id: str, num_envs: int, backend: str = "native", num_threads: int = 1,
+                 name: str | None = None):
+        super().__init__(name)
+        self.env_spec = spec(env_id)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"Environment({env_id!r}): num_envs must be a positive int, got "
+                             f"{num_envs!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"Environment({env_id!r}): backend must be one of {BACKENDS}, got "
+                             f"{backend!r}")
+        self.num_envs = num_envs
+        self.backend = backend
+        if backend == "host":
+            self.pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+        else:
+            self.functional = make_functional(env_id, backend)
+
+    # ---- spaces ------------------------------------------------------------------------------
+    @property
+    def observation_space(self) -> Box:
+        """One environment's observation space (a metagraph Box)."""
+        gym_space = self.env_spec.observation_space
+        return Box(gym_space.shape, np.float32, gym_space.low, gym_space.high)
+
+    @property
+    def action_space(self) -> Space:
+        """One environment's action space (Discrete, or a Box that the dynamics clip to)."""
+        gym_space = self.env_spec.action_space
+        if self.env_spec.discrete:
+            return Discrete(int(gym_space.n))
+        return Box(gym_space.shape, np.float32, gym_space.low, gym_space.high)
+
+    def _actions_space(self) -> Space:
+        single = self.action_space
+        if isinstance(single, Discrete):
+            return Discrete(single.n, shape=(self.num_envs,))
+        return Box((self.num_envs, *single.shape), np.float32, single.low, single.high)
+
+    def _step_space(self) -> Any:
+        n, obs = self.num_envs, self.observation_space.shape
+        return {"obs": Box((n, *obs)), "reward": Box((n,)), "terminated": Bool((n,)),
+                "truncated": Bool((n,)), "final_obs": Box((n, *obs))}
+
+    # ---- APIs --------------------------------------------------------------------------------
+    @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
+    def reset(self, key):
+        if self.backend == "host":
+            return io_callback(self._host_reset, self._obs_struct(), key, ordered=True)
+        self._env_state()
+        env_state, obs = self.functional.reset(key, self.num_envs)
+        self.set_state("env_state", env_state)
+        return obs
+
+    @mg.api(inputs={"action": lambda self: self._actions_space()},
+            outputs=lambda self: mg.spaces.Dict(self._step_space()))
+    def step(self, action):
+        if self.backend == "host":
+            flag = jax.ShapeDtypeStruct((self.num_envs,), jnp.bool_)
+            shapes = (self._obs_struct(), jax.ShapeDtypeStruct((self.num_envs,), jnp.float32),
+                      flag, flag, self._obs_struct())
+            outputs = io_callback(self._host_step, shapes, action, ordered=True)
+        else:
+            env_state, *outputs = self.functional.step_with_final_obs(self._env_state(), action)
+            self.set_state("env_state", env_state)
+        return dict(zip(("obs", "reward", "terminated", "truncated", "final_obs"), outputs,
+                        strict=True))
+
+    # ---- in-graph state ----------------------------------------------------------------------
+    def _env_state(self) -> Any:
+        """The environments' state: created at build from the component's own key."""
+        return self.get_state("env_state",
+                              lambda key: self.functional.reset(key, self.num_envs)[0])
+
+    # ---- host door ---------------------------------------------------------------------------
+    def _obs_struct(self) -> jax.ShapeDtypeStruct:
+        return jax.ShapeDtypeStruct((self.num_envs, *self.env_spec.observation_space.shape),
+                                    jnp.float32)
+
+    def _host_reset(self, key: Any) -> np.ndarray:
+        obs, _ = self.pool.reset(seed=seed_of(key))
+        return obs
+
+    def _host_step(self, action: Any) -> tuple:
+        obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
+        return obs, reward, terminated, truncated, info.get("final_obs", obs)

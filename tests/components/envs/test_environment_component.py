@@ -1,0 +1,89 @@
+"""The Environment component: every door (native FFI, pure-JAX twin, host pool) under both
+executors gives the trajectories of the door it wraps; wrong actions are SpaceErrors naming the
+component; an environment composes with a policy into one graph."""
+
+import jax
+import numpy as np
+import pytest
+
+import components.envs as envs
+import metagraph as mg
+from components.envs.environment import Environment
+from metagraph.spaces import PRNGKey
+from metagraph.testing import BACKENDS, ComponentTest
+
+N, T, SEED = 4, 30, 5
+ACTIONS = np.random.default_rng(0).integers(0, 2, (T, N)).astype(np.int32)
+
+
+def component_rollout(door, executor):
+    env = Environment("CartPole-v1", N, backend=door)
+    test = ComponentTest(env, {"key": PRNGKey(), "action": env._actions_space()},
+                         backend=executor)
+    observations = [test.test(("reset", np.asarray(jax.random.PRNGKey(SEED))))]
+    for action in ACTIONS:
+        out = test.test(("step", action))
+        assert set(out) == {"obs", "reward", "terminated", "truncated", "final_obs"}
+        observations.append(out["obs"])
+    return np.stack(observations)
+
+
+def reference_rollout(door):
+    if door in ("native", "host"):  # both are the pool's streams: seed SEED, index i
+        pool = envs.make("CartPole-v1", N, seed=SEED)
+        observations = [pool.reset(seed=SEED)[0]]
+        observations += [pool.step(action)[0] for action in ACTIONS]
+        return np.stack(observations)
+    twin = envs.make_functional("CartPole-v1", backend="jax")
+    state, obs = twin.reset(jax.random.PRNGKey(SEED), N)
+    observations = [obs]
+    for action in ACTIONS:
+        state, obs, *_ = twin.step(state, action)
+        observations.append(obs)
+    return np.stack([np.asarray(o) for o in observations])
+
+
+@pytest.mark.parametrize("executor", BACKENDS)
+@pytest.mark.parametrize("door", ["native", "jax", "host"])
+def test_every_door_under_every_executor_follows_its_reference(door, executor):
+    np.testing.assert_allclose(component_rollout(door, executor), reference_rollout(door),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_wrong_actions_are_space_errors_naming_the_component():
+    env = Environment("Pendulum-v1", N)
+    with pytest.raises(mg.SpaceError, match=r"environment\.step") as error:
+        mg.build(env, {"key": PRNGKey(), "action": mg.spaces.Box((N,))})
+    assert "float32[4,1]" in str(error.value)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        Environment("Pendulum-v1", N, backend="gpu")
+    with pytest.raises(ValueError, match="num_envs"):
+        Environment("Pendulum-v1", 0)
+
+
+class RandomAgent(mg.Component):
+    """A uniformly random policy acting in its environment: two components, one graph."""
+
+    def __init__(self, env: Environment):
+        self.env = env
+
+    @mg.api
+    def start(self, key):
+        return self.env.reset(key)
+
+    @mg.api
+    def act_and_step(self, key):
+        action = jax.random.randint(key, (self.env.num_envs,), 0, self.env.action_space.n)
+        return self.env.step(action.astype(np.int32))["reward"]
+
+
+def test_environment_composes_into_one_executable():
+    from backends import xla
+
+    graph = mg.build(RandomAgent(Environment("Acrobot-v1", N)), {"key": PRNGKey()})
+    assert ("random_agent.act_and_step", "random_agent/env.step") in graph.nx.edges
+    exe = xla.lower(graph)
+    exe.start(np.asarray(jax.random.PRNGKey(0)))
+    rewards = [exe.act_and_step(np.asarray(jax.random.PRNGKey(i))) for i in range(5)]
+    np.testing.assert_array_equal(np.stack(rewards), -1.0)
+    assert "metagraph_Acrobot_v1_step" in exe.executables["act_and_step"].as_text()
