@@ -47,13 +47,14 @@ def ours_in_graph(n: int, steps: int, backend: str = "native", threads: int = 1)
     env = envs.make_functional("CartPole-v1", backend=backend, num_threads=threads)
 
     def rollout(key, actions):
-        state, _ = env.reset(key, n)
+        state, obs = env.reset(key, n)
 
-        def body(state, action):
-            state, obs, reward, *_ = env.step(state, action)
-            return state, reward
+        def body(carry, action):
+            state, obs, reward, *_ = env.step(carry[0], action)
+            return (state, obs), reward
 
-        return jax.lax.scan(body, state, actions)[1].sum()
+        (_, last_obs), rewards = jax.lax.scan(body, (state, obs), actions)
+        return rewards.sum() + last_obs.sum()  # uses the dynamics: nothing is optimised away
 
     actions = jax.random.randint(jax.random.PRNGKey(1), (steps, n), 0, 2, jnp.int32)
     compiled = jax.jit(rollout).lower(jax.random.PRNGKey(0), actions).compile()
@@ -101,14 +102,15 @@ def gymnax_rate(n: int, steps: int) -> float | str:
         obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
 
         def body(carry, key):
-            state = carry
+            state, _ = carry
             step_keys = jax.random.split(key, n)
             actions = jax.random.randint(key, (n,), 0, 2)
             obs, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
                 step_keys, state, actions, params)
-            return state, reward
+            return (state, obs), reward
 
-        return jax.lax.scan(body, state, jax.random.split(key, steps))[1].sum()
+        (_, last_obs), rewards = jax.lax.scan(body, (state, obs), jax.random.split(key, steps))
+        return rewards.sum() + last_obs.sum()
 
     compiled = jax.jit(rollout).lower(jax.random.PRNGKey(0)).compile()
     jax.block_until_ready(compiled(jax.random.PRNGKey(0)))
