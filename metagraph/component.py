@@ -60,6 +60,21 @@ class Component:
                 f"as an attribute of the root component and call mg.build(root, ...)")
         return scope
 
+    def link(self, name: str, component: Component) -> None:
+        """Make `self.<name>` refer to a component owned elsewhere in the graph (an optimizer's
+        target, a loss's policy). A link is used like an attribute but is not a sub-component:
+        the component keeps the scope of its owner."""
+        if not isinstance(component, Component):
+            raise TypeError(f"{type(self).__name__}.link({name!r}): expected a Component, got "
+                            f"{type(component).__name__}")
+        self.__dict__.setdefault("_mg_links", {})[name] = component
+
+    def __getattr__(self, name: str) -> Any:
+        links = self.__dict__.get("_mg_links", {})
+        if name in links:
+            return links[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def sub_components(self) -> Iterator[tuple[str, Component]]:
         """(name, component) for every direct sub-component: attributes holding a component,
         or lists, tuples and dicts of components (named `attr_0`, `attr_key`)."""

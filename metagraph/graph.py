@@ -64,6 +64,7 @@ class MetaGraph:
 
         def run(state: State, *inputs: Any) -> tuple[State, Any]:
             frame = context.Frame(context.APPLY, state=state)
+            frame.trainable = dict.fromkeys(self.trainable, True)
             with context.active(frame):
                 outputs = method(*inputs)
             return frame.state, outputs

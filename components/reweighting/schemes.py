@@ -36,7 +36,8 @@ def weights(q: Any, scheme: str = "exponential", temperature: float = 1.0,
     - "proportional": w ∝ q; q must be finite and ≥ 0 with a positive sum;
     - "exponential": w ∝ exp(q / temperature), computed stably (max subtracted);
     - "elite": uniform over the top `fraction` of paths (at least one; ties at the cut share);
-    - "rank": w ∝ N - rank(q) (the best path N, the worst 1).
+    - "rank": w ∝ rank(q), the best path N, the worst 1 (tied scores share their average
+      rank).
     """
     xp = _xp(q)
     q = xp.asarray(q)
@@ -70,8 +71,10 @@ def weights(q: Any, scheme: str = "exponential", temperature: float = 1.0,
         cut = xp.sort(q, axis=-1)[..., n - k: n - k + 1]  # the k-th best score
         chosen = (q >= cut).astype(q.dtype)
         return chosen / chosen.sum(-1, keepdims=True)
-    ranks = xp.argsort(xp.argsort(q, axis=-1), axis=-1).astype(q.dtype)  # 0 = worst
-    score = ranks + 1
+    # average ranks, 1 = worst (ties share: all-equal scores give uniform weights)
+    below = (q[..., None, :] < q[..., :, None]).sum(-1)
+    tied = (q[..., None, :] == q[..., :, None]).sum(-1)
+    score = (below + (tied + 1) / 2).astype(q.dtype)
     return score / score.sum(-1, keepdims=True)
 
 
@@ -111,7 +114,8 @@ def resample(key: Any, w: Any, num_samples: int | None = None,
     n = w.shape[-1]
     m = n if num_samples is None else num_samples
     if method == "multinomial":
-        return jax.random.categorical(key, jnp.log(w), axis=-1, shape=w.shape[:-1] + (m,))
+        draws = jax.random.categorical(key, jnp.log(w), axis=-1, shape=(m,) + w.shape[:-1])
+        return jnp.moveaxis(draws, 0, -1)
     if method != "systematic":
         raise ValueError(f"reweighting.resample: method must be 'systematic' or 'multinomial', "
                          f"got {method!r}")

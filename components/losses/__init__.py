@@ -1,0 +1,24 @@
+"""Losses, as pure functions (returns, V-trace, TD errors, policy losses) and as components
+over a linked policy or Q-network (what an `Optimizer` minimises)."""
+
+from components.losses.actor_critic_loss import ActorCriticLoss
+from components.losses.dqn_loss import DQNLoss
+from components.losses.policy_losses import (
+    policy_gradient,
+    ppo_clipped_surrogate,
+    value_loss,
+    weighted_nll,
+)
+from components.losses.ppo_loss import PPOLoss
+from components.losses.returns import discounted_returns, gae, n_step_returns
+from components.losses.td import double_q_learning_td, huber, q_learning_td
+from components.losses.vtrace import vtrace
+from components.losses.vtrace_loss import VTraceLoss
+from components.losses.weighted_nll_loss import WeightedNLLLoss
+
+__all__ = [
+    "ActorCriticLoss", "DQNLoss", "PPOLoss", "VTraceLoss", "WeightedNLLLoss",
+    "discounted_returns", "double_q_learning_td", "gae", "huber", "n_step_returns",
+    "policy_gradient", "ppo_clipped_surrogate", "q_learning_td", "value_loss", "vtrace",
+    "weighted_nll",
+]

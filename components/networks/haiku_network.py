@@ -1,0 +1,28 @@
+"""`HaikuNetwork`: a dm-haiku function as a component. Its parameters are the component's
+parameters (one `params` pytree), created at build from the input's shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import haiku as hk
+
+import metagraph as mg
+
+
+class HaikuNetwork(mg.Component):
+    """Subclasses define `network(self, x)` with haiku modules inside; `forward(x)` runs it."""
+
+    def network(self, x: Any) -> Any:
+        raise NotImplementedError
+
+    @property
+    def transformed(self) -> hk.Transformed:
+        if "_mg_transformed" not in self.__dict__:
+            self.__dict__["_mg_transformed"] = hk.without_apply_rng(hk.transform(self.network))
+        return self.__dict__["_mg_transformed"]
+
+    @mg.api
+    def forward(self, x):
+        params = self.get_param("params", lambda key: self.transformed.init(key, x))
+        return self.transformed.apply(params, x)

@@ -1,0 +1,66 @@
+"""`Optimizer`: any optax `GradientTransformation` applied to the parameters of a component,
+minimising one of a target component's APIs (a scalar loss).
+
+    optimizer = Optimizer(model, "loss", optax.adam(3e-4), max_grad_norm=0.5)
+    optimizer = Optimizer(ppo_loss, "loss", optax.adam(3e-4), wrt=policy)  # loss elsewhere
+    stats = optimizer.step(batch)   # inside an agent's API: one gradient step
+
+The optimizer state (moments, schedule counts) is component state; `steps()` reads the number
+of updates applied so far. Learning-rate schedules are optax schedules passed to the
+transformation (`optax.adam(optax.linear_schedule(...))`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import optax
+
+import metagraph as mg
+from metagraph.differentiate import assign, value_and_grad
+
+
+class Optimizer(mg.Component):
+    def __init__(self, target: mg.Component, loss_api: str,
+                 transform: optax.GradientTransformation, max_grad_norm: float | None = None,
+                 has_aux: bool = False, wrt: mg.Component | None = None,
+                 name: str | None = None):
+        super().__init__(name)
+        if not isinstance(target, mg.Component):
+            raise TypeError(f"Optimizer: target must be a Component, got "
+                            f"{type(target).__name__}")
+        if not hasattr(transform, "init") or not hasattr(transform, "update"):
+            raise TypeError("Optimizer: transform must be an optax GradientTransformation")
+        if max_grad_norm is not None and not max_grad_norm > 0:
+            raise ValueError(f"Optimizer: max_grad_norm must be > 0, got {max_grad_norm}")
+        # target and wrt belong to whoever composed them with this optimizer
+        self.link("target", target)
+        self.link("wrt", wrt if wrt is not None else target)
+        self.loss_api = loss_api
+        self.has_aux = has_aux
+        self.transform = (optax.chain(optax.clip_by_global_norm(max_grad_norm), transform)
+                          if max_grad_norm is not None else transform)
+
+    @mg.api
+    def step(self, *args: Any, **kwargs: Any):
+        """One update of the target's parameters against `target.<loss_api>(*args)`; returns
+        {"loss", "grad_norm", "step"} (and "aux" when the loss API returns (loss, aux))."""
+        loss, aux, grads, params = value_and_grad(self.target, self.loss_api, *args,
+                                                  has_aux=self.has_aux, wrt=self.wrt, **kwargs)
+        opt_state = self.get_state("opt_state", lambda key: self.transform.init(params))
+        count = self.get_state("count", jnp.zeros((), jnp.int32))
+        updates, opt_state = self.transform.update(grads, opt_state, params)
+        assign(optax.apply_updates(params, updates))
+        self.set_state("opt_state", opt_state)
+        self.set_state("count", count + 1)
+        out = {"loss": loss, "grad_norm": optax.global_norm(grads), "step": count + 1}
+        if self.has_aux:
+            out["aux"] = aux
+        return out
+
+    @mg.api
+    def steps(self):
+        """The number of updates applied so far."""
+        return self.get_state("count", jnp.zeros((), jnp.int32))
+

@@ -1,0 +1,73 @@
+"""`ReplayBuffer`: a uniform ring buffer over any record space, held in JAX arrays.
+
+    buffer = ReplayBuffer(capacity=100_000, record_space=Dict(obs=Box((4,)), action=Discrete(2)))
+    buffer.insert(records)                  # records: the record space with a leading batch axis
+    batch, indices = buffer.sample(key, 256)
+
+Inserting overwrites the oldest records once the buffer is full. Sampling draws indices
+uniformly from the records inserted so far (with replacement).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+import metagraph as mg
+from metagraph.spaces import Space
+
+
+class ReplayBuffer(mg.Component):
+    def __init__(self, capacity: int, record_space: Space, name: str | None = None):
+        super().__init__(name)
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"{type(self).__name__}: capacity must be a positive int, got "
+                             f"{capacity!r}")
+        if not isinstance(record_space, Space):
+            raise TypeError(f"{type(self).__name__}: record_space must be a metagraph Space")
+        self.capacity = capacity
+        self.record_space = record_space.with_ranks(batch=True)
+
+    def _storage(self) -> Any:
+        return self.get_state("storage", lambda key: jax.tree.map(
+            lambda s: jnp.zeros(s.shape, s.dtype), self.record_space.to_abstract(self.capacity)))
+
+    def _counters(self) -> tuple[jax.Array, jax.Array]:
+        return (self.get_state("index", jnp.zeros((), jnp.int32)),
+                self.get_state("size", jnp.zeros((), jnp.int32)))
+
+    def _write(self, records: Any) -> jax.Array:
+        """Write a batch at the ring position; returns the slots written."""
+        storage = self._storage()
+        index, size = self._counters()
+        n = jax.tree.leaves(records)[0].shape[0]
+        if n > self.capacity:
+            raise ValueError(f"{self.scope}.insert: a batch of {n} records exceeds the capacity "
+                             f"{self.capacity}")
+        slots = (index + jnp.arange(n, dtype=jnp.int32)) % self.capacity
+        storage = jax.tree.map(lambda store, new: store.at[slots].set(new.astype(store.dtype)),
+                               storage, records)
+        self.set_state("storage", storage)
+        self.set_state("index", (index + n) % self.capacity)
+        self.set_state("size", jnp.minimum(size + n, self.capacity))
+        return slots
+
+    @mg.api(inputs={"records": lambda self: self.record_space})
+    def insert(self, records):
+        """Append a batch of records (a leading batch axis); returns the new size."""
+        self._write(records)
+        return self._counters()[1]
+
+    @mg.api
+    def sample(self, key, batch_size: int = 32):
+        """(records, indices): `batch_size` records drawn uniformly with replacement."""
+        storage = self._storage()
+        size = self._counters()[1]
+        indices = jax.random.randint(key, (batch_size,), 0, jnp.maximum(size, 1))
+        return jax.tree.map(lambda store: store[indices], storage), indices
+
+    @mg.api
+    def size(self):
+        return self._counters()[1]

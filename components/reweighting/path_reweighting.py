@@ -1,0 +1,55 @@
+"""`PathReweighting`: the reweighting maths (`schemes.py`) as a component.
+
+    reweighting = PathReweighting(scheme="exponential", temperature=10.0)
+    out = reweighting.reweight(q)      # {"weights", "bits", "ess", "valid"}
+    idx = reweighting.resample(q, key) # path indices drawn ∝ w
+
+Inside a compiled program the scheme's input checks cannot raise; `valid` is False where the
+scores broke the scheme's requirements (NaN, or a negative score under "proportional"), and
+the weights are then uniform so nothing downstream learns from them.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+import metagraph as mg
+from components.reweighting.schemes import (
+    SCHEMES,
+    effective_sample_size,
+    information_bits,
+    resample,
+    weights,
+)
+
+
+class PathReweighting(mg.Component):
+    def __init__(self, scheme: str = "exponential", temperature: float = 1.0,
+                 fraction: float = 0.1, resampling: str = "systematic",
+                 name: str | None = None):
+        super().__init__(name)
+        if scheme not in SCHEMES:
+            raise ValueError(f"PathReweighting: scheme must be one of {SCHEMES}, got {scheme!r}")
+        self.scheme, self.temperature, self.fraction, self.resampling = \
+            scheme, temperature, fraction, resampling
+
+    def _weights(self, q):
+        valid = jnp.isfinite(q).all(-1)
+        if self.scheme == "proportional":
+            valid = valid & (q >= 0).all(-1) & (q.sum(-1) > 0)
+        safe_q = jnp.where(valid[..., None], q, jnp.ones_like(q))
+        w = weights(safe_q, self.scheme, self.temperature, self.fraction)
+        return w, valid
+
+    @mg.api
+    def reweight(self, q):
+        """Weights over the last axis of q (the paths), D(Q‖P̂) in bits, the effective sample
+        size, and whether q was valid for the scheme."""
+        w, valid = self._weights(q)
+        return {"weights": w, "bits": information_bits(w), "ess": effective_sample_size(w),
+                "valid": valid}
+
+    @mg.api
+    def resample(self, q, key):
+        """As many path indices as paths, drawn ∝ w ("systematic" or "multinomial")."""
+        return resample(key, self._weights(q)[0], method=self.resampling)

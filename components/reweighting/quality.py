@@ -1,0 +1,31 @@
+"""Quality scores q(p) of whole paths, batched over N paths of T steps ([N, T, ...] with a
+mask [N, T] of the steps inside each path). Any function of a path will do; these are the
+common ones.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+
+def path_return(rewards: jax.Array, mask: jax.Array, gamma: float = 1.0) -> jax.Array:
+    """Σ_t γ^t r_t over the steps of each path."""
+    discounts = gamma ** jnp.arange(rewards.shape[-1], dtype=jnp.float32)
+    return (rewards * mask * discounts).sum(-1)
+
+
+def max_over_path(values: jax.Array, mask: jax.Array) -> jax.Array:
+    """The largest value reached along each path (e.g. MountainCar's height)."""
+    return jnp.where(mask > 0, values, -jnp.inf).max(-1)
+
+
+def final_value(values: jax.Array, mask: jax.Array) -> jax.Array:
+    """The value at each path's last step (e.g. a final state's coordinate)."""
+    last = jnp.maximum(mask.sum(-1).astype(jnp.int32) - 1, 0)
+    return jnp.take_along_axis(values, last[..., None], -1)[..., 0]
+
+
+def success(flags: jax.Array, mask: jax.Array) -> jax.Array:
+    """1.0 for paths where the flag (e.g. terminated at a goal) is ever set, else 0.0."""
+    return (flags.astype(bool) & (mask > 0)).any(-1).astype(jnp.float32)
