@@ -18,6 +18,7 @@ import jax
 from metagraph import context
 from metagraph.component import Component
 from metagraph.errors import MetaGraphError, SpaceError
+from metagraph.spaces import abstract_of, same_signature, space_of
 
 Tree = dict[str, dict[str, Any]]
 
@@ -96,9 +97,9 @@ def assign(tree: Tree) -> None:
     for scope, variables in tree.items():
         for name, value in variables.items():
             old = frame.state[scope][name]
-            if getattr(old, "shape", None) != value.shape or old.dtype != value.dtype:
-                raise SpaceError(f"{scope}: update of {name!r} changes {old.dtype}{old.shape} "
-                                 f"to {value.dtype}{value.shape}", component=scope,
-                                 api="assign", argument=name)
+            if not same_signature(abstract_of(old), abstract_of(value)):
+                raise SpaceError(f"{scope}: update of {name!r} changes {space_of(old)} to "
+                                 f"{space_of(value)}", component=scope, api="assign",
+                                 argument=name)
             if frame.mode == context.APPLY:
                 frame.state[scope][name] = value

@@ -54,7 +54,7 @@ class Optimizer(mg.Component):
         assign(optax.apply_updates(params, updates))
         self.set_state("opt_state", opt_state)
         self.set_state("count", count + 1)
-        out = {"loss": loss, "grad_norm": optax.global_norm(grads), "step": count + 1}
+        out = {"loss": loss, "grad_norm": optax.tree.norm(grads), "step": count + 1}
         if self.has_aux:
             out["aux"] = aux
         return out
