@@ -13,6 +13,7 @@ import jax
 import numpy as np
 
 from backends.inputs import InputChecker
+from metagraph import checkpoint, runtime_checks
 from metagraph.errors import SpaceError, StateError
 from metagraph.graph import MetaGraph, State
 from metagraph.spaces import abstract_of, same_signature, space_of
@@ -43,6 +44,7 @@ class Executor:
                                  f"{list(self.graph.apis)}")
         inputs, key = checker(args, kwargs)
         self.state, outputs = self._run(api, self.state, inputs, key)
+        runtime_checks.raise_pending()
         return outputs
 
     def _bound(self, name: str):
@@ -51,6 +53,7 @@ class Executor:
         def bound(*args: Any, **kwargs: Any) -> Any:
             inputs, key = checker(args, kwargs)
             self.state, outputs = self._run(name, self.state, inputs, key)
+            runtime_checks.raise_pending()
             return outputs
 
         bound.__name__ = name
@@ -86,6 +89,17 @@ class Executor:
             self.state = value
         else:
             self.state = {**self.state, scope: value}
+
+    def save_checkpoint(self, path: Any, meta: dict[str, Any] | None = None) -> Any:
+        """Write the whole state atomically (see `metagraph.checkpoint`)."""
+        return checkpoint.save(path, self.state, meta)
+
+    def load_checkpoint(self, path: Any) -> dict[str, Any]:
+        """Replace the state with a checkpoint's (checked against this graph); returns its
+        meta."""
+        state, meta = checkpoint.load(path, like=self.state)
+        self.set_state(state)
+        return meta
 
     def _scope(self, path: Any) -> str | None:
         if path is None:

@@ -9,12 +9,12 @@ from metagraph import spaces
 from metagraph.api import api
 from metagraph.build import build
 from metagraph.component import Component
-from metagraph.errors import LoadError, MetaGraphError, SpaceError, StateError
+from metagraph.errors import LoadError, MetaGraphError, RuntimeCheckError, SpaceError, StateError
 from metagraph.graph import ApiSignature, MetaGraph
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "SpaceError",
-    "StateError", "api", "build", "spaces",
+    "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "RuntimeCheckError",
+    "SpaceError", "StateError", "api", "build", "spaces",
 ]

@@ -60,6 +60,14 @@ class Component:
                 f"as an attribute of the root component and call mg.build(root, ...)")
         return scope
 
+    @property
+    def initializing(self) -> bool:
+        """True while the graph's state is being created (`mg.build`, `init_state`): the APIs
+        then run on placeholder inputs, so host side effects (callbacks into an environment
+        pool, input checks) should be skipped."""
+        frame = context.current()
+        return frame is not None and frame.mode == context.INIT
+
     def link(self, name: str, component: Component) -> None:
         """Make `self.<name>` refer to a component owned elsewhere in the graph (an optimizer's
         target, a loss's policy). A link is used like an attribute but is not a sub-component:

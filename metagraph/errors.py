@@ -67,3 +67,8 @@ class StateError(MetaGraphError, LookupError):
 
 class LoadError(MetaGraphError, ValueError):
     """A serialized executable or checkpoint that is corrupt or incompatible."""
+
+
+class RuntimeCheckError(MetaGraphError, ValueError):
+    """A value checked inside a running executable broke its API's contract (see
+    `metagraph.runtime_checks`). The API's update was skipped; the state is intact."""

@@ -6,19 +6,22 @@ buffer, with a sum tree and a min tree of p^α held in JAX arrays.
   (one stratified draw per segment of the total) and returns importance weights
   w_i = (N P(i))^-β / max_j (N P(j))^-β = (P(i) / P_min)^-β;
 - `update_priorities(indices, priorities)` is vectorised; priorities must be finite and > 0
-  (anything else fails the call with a ValueError naming this component).
+  (anything else leaves the buffer unchanged and raises `mg.RuntimeCheckError` naming this
+  component after the call).
 """
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.experimental import io_callback
 
 import metagraph as mg
 from components.replay import sum_tree
 from components.replay.replay_buffer import ReplayBuffer
+from metagraph import runtime_checks
 from metagraph.spaces import Space
 
 
@@ -50,7 +53,7 @@ class PrioritizedReplay(ReplayBuffer):
         return self._counters()[1]
 
     @mg.api
-    def sample(self, key, batch_size: int = 32, beta: float = 0.4):
+    def sample(self, key, beta: float = 0.4, batch_size: int = 32):
         """(records, indices, importance weights) of `batch_size` prioritised draws."""
         storage = self._storage()
         sums, mins, _ = self._trees()
@@ -69,21 +72,25 @@ class PrioritizedReplay(ReplayBuffer):
     @mg.api
     def update_priorities(self, indices, priorities):
         """Set the priorities of records `indices` (e.g. |TD error| + ε); returns the running
-        maximum priority."""
+        maximum priority. Priorities that are not finite and > 0 leave everything unchanged
+        and raise `mg.RuntimeCheckError` after the call."""
+        sums, mins, max_priority = self._trees()
+        ok = jnp.all(jnp.isfinite(priorities) & (priorities > 0))
         if self.check_priorities:
-            scope = self.scope
-            io_callback(lambda p: _check(scope, p), None, priorities, ordered=True)
-        _, _, max_priority = self._trees()
-        self._set_priorities(indices.astype(jnp.int32), priorities)
-        max_priority = jnp.maximum(max_priority, priorities.max().astype(jnp.float32))
+            runtime_checks.require(ok, functools.partial(_message, self.scope), priorities)
+        safe = jnp.where(ok, priorities, 1.0)
+        self._set_priorities(indices.astype(jnp.int32), safe)
+        new_sums, new_mins, _ = self._trees()
+        self.set_state("sum_tree", jnp.where(ok, new_sums, sums))
+        self.set_state("min_tree", jnp.where(ok, new_mins, mins))
+        max_priority = jnp.where(ok, jnp.maximum(max_priority, safe.max().astype(jnp.float32)),
+                                 max_priority)
         self.set_state("max_priority", max_priority)
         return max_priority
 
 
-def _check(scope: str, priorities) -> None:
-    priorities = np.asarray(priorities)
+def _message(scope: str, priorities: np.ndarray) -> str:
     bad = ~np.isfinite(priorities) | (priorities <= 0)
-    if bad.any():
-        raise ValueError(f"{scope}.update_priorities: priorities must be finite and > 0; got "
-                         f"{priorities[bad][:5].tolist()} at indices "
-                         f"{np.flatnonzero(bad)[:5].tolist()}")
+    return (f"{scope}.update_priorities: priorities must be finite and > 0; got "
+            f"{priorities[bad][:5].tolist()} at positions {np.flatnonzero(bad)[:5].tolist()} "
+            f"(no priority was changed)")

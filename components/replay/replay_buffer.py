@@ -43,7 +43,7 @@ class ReplayBuffer(mg.Component):
         storage = self._storage()
         index, size = self._counters()
         n = jax.tree.leaves(records)[0].shape[0]
-        if n > self.capacity:
+        if isinstance(n, int) and n > self.capacity:  # (symbolic while the graph is built)
             raise ValueError(f"{self.scope}.insert: a batch of {n} records exceeds the capacity "
                              f"{self.capacity}")
         slots = (index + jnp.arange(n, dtype=jnp.int32)) % self.capacity

@@ -4,9 +4,9 @@
     out = reweighting.reweight(q)      # {"weights", "bits", "ess", "valid"}
     idx = reweighting.resample(q, key) # path indices drawn ∝ w
 
-Inside a compiled program the scheme's input checks cannot raise; `valid` is False where the
-scores broke the scheme's requirements (NaN, or a negative score under "proportional"), and
-the weights are then uniform so nothing downstream learns from them.
+Scores that break the scheme's requirements (NaN or inf; a negative score or a zero sum under
+"proportional") give uniform weights, so nothing downstream learns from them, `valid` False,
+and (with `strict=True`, the default) `mg.RuntimeCheckError` from the executor after the call.
 """
 
 from __future__ import annotations
@@ -21,22 +21,28 @@ from components.reweighting.schemes import (
     resample,
     weights,
 )
+from metagraph import runtime_checks
 
 
 class PathReweighting(mg.Component):
     def __init__(self, scheme: str = "exponential", temperature: float = 1.0,
-                 fraction: float = 0.1, resampling: str = "systematic",
+                 fraction: float = 0.1, resampling: str = "systematic", strict: bool = True,
                  name: str | None = None):
         super().__init__(name)
         if scheme not in SCHEMES:
             raise ValueError(f"PathReweighting: scheme must be one of {SCHEMES}, got {scheme!r}")
         self.scheme, self.temperature, self.fraction, self.resampling = \
             scheme, temperature, fraction, resampling
+        self.strict = strict
 
     def _weights(self, q):
         valid = jnp.isfinite(q).all(-1)
         if self.scheme == "proportional":
             valid = valid & (q >= 0).all(-1) & (q.sum(-1) > 0)
+        if self.strict:
+            runtime_checks.require(valid.all(), f"{self.scope}: quality scores must be finite"
+                                   + (" and >= 0 with a positive sum under the proportional "
+                                      "scheme" if self.scheme == "proportional" else ""))
         safe_q = jnp.where(valid[..., None], q, jnp.ones_like(q))
         w = weights(safe_q, self.scheme, self.temperature, self.fraction)
         return w, valid

@@ -5,6 +5,7 @@ import jax
 import numpy as np
 import pytest
 
+import metagraph as mg
 from components import reweighting as rw
 from components.reweighting import PathReweighting, quality
 from metagraph.spaces import Box, PRNGKey
@@ -13,7 +14,7 @@ from metagraph.testing import BACKENDS, ComponentTest
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_component_matches_the_pure_functions(backend):
-    test = ComponentTest(PathReweighting("proportional"),
+    test = ComponentTest(PathReweighting("proportional", strict=False),
                          {"q": Box((6,)), "key": PRNGKey()}, backend=backend)
     q = np.array([1.0, 2.0, 0.0, 4.0, 1.0, 0.5], np.float32)
     w = rw.weights(q, "proportional")
@@ -24,6 +25,14 @@ def test_component_matches_the_pure_functions(backend):
     assert not bad["valid"] and np.allclose(bad["weights"], 1 / 6)
     indices = test.test(("resample", [q, np.asarray(jax.random.PRNGKey(0))]))
     assert indices.shape == (6,) and 2 not in indices  # a zero-weight path is never drawn
+
+
+def test_strict_reweighting_raises_after_the_call():
+    test = ComponentTest(PathReweighting("proportional"), {"q": Box((3,))}, apis=["reweight"])
+    with pytest.raises(mg.RuntimeCheckError, match=r"path_reweighting: quality scores must be "
+                                                   r"finite and >= 0"):
+        test.test(("reweight", np.array([1.0, np.nan, 2.0], np.float32)))
+    assert test.test(("reweight", np.array([1.0, 1.0, 2.0], np.float32)))["valid"]
 
 
 def test_quality_functions_score_whole_paths():

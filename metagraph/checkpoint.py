@@ -1,0 +1,93 @@
+"""Checkpoints of a graph's state: atomic, versioned, checked on load.
+
+    save("run/ckpt.npz", state, meta={"step": 10})
+    state, meta = load("run/ckpt.npz", like=current_state)
+
+The file is a NumPy `.npz` archive without pickles: one array per state leaf and a JSON `meta`
+entry holding the format version, every leaf's path, shape and dtype, and the caller's meta.
+It is written to a temporary file in the same directory, flushed to disk, then renamed over the
+target, so a crash during a save leaves the previous checkpoint intact. `load` with `like`
+checks that the structure, shapes and dtypes match the state it will replace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from metagraph.errors import LoadError
+
+FORMAT = "metagraph-checkpoint/1"
+
+
+def _describe(state: Any) -> list[dict[str, Any]]:
+    leaves = jax.tree_util.tree_leaves_with_path(state)
+    return [{"path": jax.tree_util.keystr(path), "shape": list(np.shape(leaf)),
+             "dtype": str(np.asarray(leaf).dtype) if not hasattr(leaf, "dtype")
+             else str(leaf.dtype)} for path, leaf in leaves]
+
+
+def save(path: str | Path, state: Any, meta: dict[str, Any] | None = None) -> Path:
+    """Write `state` (any pytree of arrays) and JSON-serialisable `meta` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    leaves = [np.asarray(leaf) for leaf in jax.tree.leaves(state)]
+    header = {"format": FORMAT, "leaves": _describe(state), "meta": meta or {}}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.frombuffer(json.dumps(header).encode(), np.uint8),
+                     **{f"leaf_{i}": leaf for i, leaf in enumerate(leaves)})
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load(path: str | Path, like: Any = None) -> tuple[Any, dict[str, Any]]:
+    """(state, meta). With `like` (the state to be replaced), the checkpoint must have the same
+    structure, shapes and dtypes, and comes back in that structure; without it, the state is
+    a flat list of leaves."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            header = json.loads(archive["meta"].tobytes().decode())
+            if header.get("format") != FORMAT:
+                raise LoadError(f"{path}: not a metagraph checkpoint of format {FORMAT} "
+                                f"(found {header.get('format')!r})")
+            leaves = [archive[f"leaf_{i}"] for i in range(len(header["leaves"]))]
+    except LoadError:
+        raise
+    except FileNotFoundError:
+        raise LoadError(f"{path}: no such checkpoint") from None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError,
+            UnicodeDecodeError, EOFError) as error:
+        raise LoadError(f"{path}: corrupt checkpoint ({type(error).__name__}: {error})") from None
+    for leaf, described in zip(leaves, header["leaves"], strict=True):
+        if list(leaf.shape) != described["shape"] or str(leaf.dtype) != described["dtype"]:
+            raise LoadError(f"{path}: leaf {described['path']} is {leaf.dtype}{leaf.shape}, its "
+                            f"header says {described['dtype']}{described['shape']} (corrupt)")
+    if like is None:
+        return leaves, header["meta"]
+    expected = _describe(like)
+    if [d["path"] for d in expected] != [d["path"] for d in header["leaves"]]:
+        missing = {d["path"] for d in expected} - {d["path"] for d in header["leaves"]}
+        extra = {d["path"] for d in header["leaves"]} - {d["path"] for d in expected}
+        raise LoadError(f"{path}: incompatible checkpoint: state entries missing "
+                        f"{sorted(missing)[:5]}, unexpected {sorted(extra)[:5]}")
+    for want, got in zip(expected, header["leaves"], strict=True):
+        if want["shape"] != got["shape"] or want["dtype"] != got["dtype"]:
+            raise LoadError(f"{path}: incompatible checkpoint: {want['path']} is "
+                            f"{got['dtype']}{got['shape']}, the graph expects "
+                            f"{want['dtype']}{want['shape']}")
+    return jax.tree.unflatten(jax.tree.structure(like), leaves), header["meta"]

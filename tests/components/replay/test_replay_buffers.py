@@ -1,0 +1,136 @@
+"""Replay buffers against brute-force counts and the formulas of Schaul et al. (2016):
+wrap-around, uniform and prioritised sampling frequencies (chi-square), importance weights,
+the running maximum priority, every record of a batch update (RLgraph's two bugs), bad
+priorities, and a checkpoint round trip."""
+
+import jax
+import numpy as np
+import pytest
+from scipy import stats
+
+import metagraph as mg
+from components.replay import PrioritizedReplay, ReplayBuffer, sum_tree
+from metagraph.spaces import Box, Dict, Discrete, PRNGKey
+from metagraph.testing import BACKENDS, ComponentTest
+
+RECORD = Dict(obs=Box((2,)), action=Discrete(3))
+SPACES = {"records": RECORD.with_ranks(batch=True), "key": PRNGKey(),
+          "indices": Box((), dtype=np.int32, batch=True), "priorities": Box((), batch=True),
+          "beta": Box(())}
+ALPHA = 0.7
+
+
+def records(start, n):
+    ids = np.arange(start, start + n)
+    return {"obs": np.stack([ids, -ids], 1).astype(np.float32),
+            "action": (ids % 3).astype(np.int32)}
+
+
+def keys(n, seed=0):
+    return [np.asarray(k) for k in jax.random.split(jax.random.PRNGKey(seed), n)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_uniform_ring_buffer_wraps_and_samples_uniformly(backend):
+    test = ComponentTest(ReplayBuffer(10, RECORD), SPACES, backend=backend)
+    for start in (0, 4, 8):
+        size = test.test(("insert", records(start, 4)))
+    assert size == 10
+    obs = test.get_state()["storage"]["obs"][:, 0]
+    np.testing.assert_array_equal(obs, [10, 11, 2, 3, 4, 5, 6, 7, 8, 9])  # 0, 1 overwritten
+    counts = np.zeros(12)
+    for key in keys(60 if backend == "xla" else 10):
+        batch, indices = test.test(("sample", key))
+        np.testing.assert_array_equal(batch["obs"][:, 0], obs[indices])
+        counts += np.bincount(batch["obs"][:, 0].astype(int), minlength=12)
+    assert counts[:2].sum() == 0
+    if backend == "xla":
+        assert stats.chisquare(counts[2:]).pvalue > 1e-3
+
+
+@pytest.fixture(scope="module")
+def per():
+    test = ComponentTest(PrioritizedReplay(8, RECORD, alpha=ALPHA), SPACES)
+    test.test(("insert", records(0, 8)))
+    return test
+
+
+def leaves(test):
+    tree = test.get_state()["sum_tree"]
+    return tree[tree.shape[0] // 2:][:8]
+
+
+def test_batch_update_sets_every_record_and_keeps_the_running_maximum(per):
+    priorities = np.array([0.5, 1.0, 2.0, 4.0, 0.25, 1.5, 3.0, 6.0], np.float32)
+    max_priority = per.test(("update_priorities", [np.arange(8, dtype=np.int32), priorities]))
+    np.testing.assert_allclose(leaves(per), priorities**ALPHA, rtol=1e-6)  # the last one too
+    tree = per.get_state()["sum_tree"]
+    assert tree[1] == pytest.approx((priorities**ALPHA).sum(), rel=1e-6)
+    assert per.get_state()["min_tree"][1] == pytest.approx(0.25**ALPHA, rel=1e-6)
+    assert max_priority == pytest.approx(6.0)
+    # a later batch with smaller priorities does not lower the running maximum
+    assert per.test(("update_priorities", [np.array([7], np.int32),
+                                           np.array([6.0], np.float32)])) == pytest.approx(6.0)
+    assert per.test(("update_priorities", [np.array([2], np.int32),
+                                           np.array([2.0], np.float32)])) == pytest.approx(6.0)
+    # duplicate indices in one batch: the last value wins
+    per.test(("update_priorities", [np.array([3, 3], np.int32), np.array([9.0, 4.0],
+                                                                           np.float32)]))
+    assert leaves(per)[3] == pytest.approx(4.0**ALPHA, rel=1e-6)
+    assert per.test(("update_priorities", [np.array([3], np.int32),
+                                           np.array([4.0], np.float32)])) == pytest.approx(9.0)
+
+
+def test_sampling_frequencies_and_importance_weights_follow_the_formulas(per):
+    priorities = np.array([0.5, 1.0, 2.0, 4.0, 0.25, 1.5, 3.0, 6.0], np.float32)
+    per.test(("update_priorities", [np.arange(8, dtype=np.int32), priorities]))
+    p = priorities.astype(np.float64) ** ALPHA
+    p /= p.sum()
+    counts = np.zeros(8)
+    beta = np.float32(0.5)
+    for key in keys(150):
+        batch, indices, weights = per.test(("sample", [key, beta]))
+        np.testing.assert_array_equal(batch["obs"][:, 0], indices)
+        expected = (8 * p[indices]) ** -beta / ((8 * p) ** -beta).max()
+        np.testing.assert_allclose(weights, expected, rtol=1e-4)
+        counts += np.bincount(indices, minlength=8)
+    assert stats.chisquare(counts, p * counts.sum()).pvalue > 1e-3
+
+
+def test_new_records_enter_at_the_running_maximum():
+    test = ComponentTest(PrioritizedReplay(4, RECORD, alpha=1.0), SPACES)
+    test.test(("insert", records(0, 2)))
+    test.test(("update_priorities", [np.array([0, 1], np.int32), np.array([5.0, 0.5],
+                                                                           np.float32)]))
+    test.test(("update_priorities", [np.array([0], np.int32), np.array([1.0], np.float32)]))
+    test.test(("insert", records(2, 1)))
+    np.testing.assert_allclose(leaves(test)[:3], [1.0, 0.5, 5.0])
+
+
+@pytest.mark.parametrize("bad", [0.0, np.nan, -1.0, np.inf])
+def test_bad_priorities_are_refused_and_change_nothing(per, bad):
+    before = per.get_state()
+    with pytest.raises(mg.RuntimeCheckError, match=r"prioritized_replay.update_priorities: "
+                                                   r"priorities must be finite and > 0"):
+        per.test(("update_priorities", [np.array([1, 2], np.int32),
+                                        np.array([1.0, bad], np.float32)]))
+    jax.tree.map(np.testing.assert_array_equal, per.get_state(), before)
+
+
+def test_state_round_trips_through_a_checkpoint(per, tmp_path):
+    path = per.executor.save_checkpoint(tmp_path / "replay.npz", meta={"step": 3})
+    fresh = ComponentTest(PrioritizedReplay(8, RECORD, alpha=ALPHA), SPACES)
+    assert fresh.executor.load_checkpoint(path) == {"step": 3}
+    key, beta = keys(1, seed=9)[0], np.float32(0.4)
+    for a, b in zip(per.test(("sample", [key, beta])), fresh.test(("sample", [key, beta])),
+                    strict=True):
+        jax.tree.map(np.testing.assert_array_equal, a, b)
+
+
+def test_sum_tree_prefix_search_is_a_brute_force_cumsum():
+    rng = np.random.default_rng(0)
+    values = rng.random(13).astype(np.float32)
+    tree = sum_tree.update(sum_tree.empty(13, 0.0), np.arange(13), values, np.add)
+    targets = rng.random(500).astype(np.float32) * values.sum()
+    expected = np.searchsorted(np.cumsum(values), targets, side="right")
+    np.testing.assert_array_equal(sum_tree.find_prefix_sum(tree, targets), expected)
