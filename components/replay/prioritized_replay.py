@@ -34,38 +34,32 @@ class PrioritizedReplay(ReplayBuffer):
         self.alpha = alpha
         self.check_priorities = check_priorities
 
-    def _trees(self) -> tuple[jax.Array, jax.Array, jax.Array]:
-        return (self.get_state("sum_tree", lambda key: sum_tree.empty(self.capacity, 0.0)),
-                self.get_state("min_tree", lambda key: sum_tree.empty(self.capacity, np.inf)),
+    def _trees(self) -> tuple[jax.Array, jax.Array]:
+        return (self.get_state("trees", lambda key: sum_tree.empty(self.capacity)),
                 self.get_state("max_priority", jnp.ones((), jnp.float32)))
-
-    def _set_priorities(self, slots: jax.Array, priorities: jax.Array) -> None:
-        sums, mins, _ = self._trees()
-        scaled = priorities.astype(jnp.float32) ** self.alpha
-        self.set_state("sum_tree", sum_tree.update(sums, slots, scaled, jnp.add))
-        self.set_state("min_tree", sum_tree.update(mins, slots, scaled, jnp.minimum))
 
     @mg.api(inputs={"records": lambda self: self.record_space})
     def insert(self, records):
-        slots = self._write(records)
-        max_priority = self._trees()[2]
-        self._set_priorities(slots, jnp.full(slots.shape, max_priority))
+        index = self._counters()[0]
+        self._write(records)
+        trees, max_priority = self._trees()
+        n = jax.tree.leaves(records)[0].shape[0]
+        scaled = jnp.full((n,), max_priority ** self.alpha, jnp.float32)
+        self.set_state("trees", sum_tree.write_ring(trees, index, scaled, self.capacity))
         return self._counters()[1]
 
     @mg.api
     def sample(self, key, beta: float = 0.4, batch_size: int = 32):
         """(records, indices, importance weights) of `batch_size` prioritised draws."""
         storage = self._storage()
-        sums, mins, _ = self._trees()
-        total = sums[1]
+        trees, _ = self._trees()
+        total = sum_tree.total(trees)
         segment = total / batch_size
         u = (jnp.arange(batch_size) + jax.random.uniform(key, (batch_size,))) * segment
-        indices = sum_tree.find_prefix_sum(sums, jnp.minimum(u, total * (1 - 1e-7)))
-        size = jnp.maximum(self._counters()[1], 1)
-        indices = jnp.minimum(indices, size - 1)
-        leaves = sums.shape[0] // 2
-        probabilities = sums[indices + leaves] / total
-        p_min = mins[1] / total
+        indices = sum_tree.find_prefix_sum(trees, jnp.minimum(u, total * (1 - 1e-7)))
+        indices = jnp.minimum(indices, jnp.maximum(self._counters()[1], 1) - 1)
+        probabilities = sum_tree.leaf_values(trees, indices) / total
+        p_min = sum_tree.minimum(trees) / total
         weights = (probabilities / p_min) ** (-beta)
         return jax.tree.map(lambda store: store[indices], storage), indices, weights
 
@@ -74,15 +68,13 @@ class PrioritizedReplay(ReplayBuffer):
         """Set the priorities of records `indices` (e.g. |TD error| + ε); returns the running
         maximum priority. Priorities that are not finite and > 0 leave everything unchanged
         and raise `mg.RuntimeCheckError` after the call."""
-        sums, mins, max_priority = self._trees()
+        trees, max_priority = self._trees()
         ok = jnp.all(jnp.isfinite(priorities) & (priorities > 0))
         if self.check_priorities:
             runtime_checks.require(ok, functools.partial(_message, self.scope), priorities)
         safe = jnp.where(ok, priorities, 1.0)
-        self._set_priorities(indices.astype(jnp.int32), safe)
-        new_sums, new_mins, _ = self._trees()
-        self.set_state("sum_tree", jnp.where(ok, new_sums, sums))
-        self.set_state("min_tree", jnp.where(ok, new_mins, mins))
+        updated = sum_tree.update(trees, indices.astype(jnp.int32), safe ** self.alpha)
+        self.set_state("trees", jnp.where(ok, updated, trees))
         max_priority = jnp.where(ok, jnp.maximum(max_priority, safe.max().astype(jnp.float32)),
                                  max_priority)
         self.set_state("max_priority", max_priority)

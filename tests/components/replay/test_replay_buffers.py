@@ -56,17 +56,17 @@ def per():
 
 
 def leaves(test):
-    tree = test.get_state()["sum_tree"]
-    return tree[tree.shape[0] // 2:][:8]
+    trees = test.get_state()["trees"]
+    return trees[0, trees.shape[1] // 2:][:8]
 
 
 def test_batch_update_sets_every_record_and_keeps_the_running_maximum(per):
     priorities = np.array([0.5, 1.0, 2.0, 4.0, 0.25, 1.5, 3.0, 6.0], np.float32)
     max_priority = per.test(("update_priorities", [np.arange(8, dtype=np.int32), priorities]))
     np.testing.assert_allclose(leaves(per), priorities**ALPHA, rtol=1e-6)  # the last one too
-    tree = per.get_state()["sum_tree"]
-    assert tree[1] == pytest.approx((priorities**ALPHA).sum(), rel=1e-6)
-    assert per.get_state()["min_tree"][1] == pytest.approx(0.25**ALPHA, rel=1e-6)
+    trees = per.get_state()["trees"]
+    assert trees[0, 1] == pytest.approx((priorities**ALPHA).sum(), rel=1e-6)
+    assert trees[1, 1] == pytest.approx(0.25**ALPHA, rel=1e-6)
     assert max_priority == pytest.approx(6.0)
     # a later batch with smaller priorities does not lower the running maximum
     assert per.test(("update_priorities", [np.array([7], np.int32),
@@ -130,7 +130,29 @@ def test_state_round_trips_through_a_checkpoint(per, tmp_path):
 def test_sum_tree_prefix_search_is_a_brute_force_cumsum():
     rng = np.random.default_rng(0)
     values = rng.random(13).astype(np.float32)
-    tree = sum_tree.update(sum_tree.empty(13, 0.0), np.arange(13), values, np.add)
+    trees = sum_tree.update(sum_tree.empty(13), np.arange(13), values)
     targets = rng.random(500).astype(np.float32) * values.sum()
     expected = np.searchsorted(np.cumsum(values), targets, side="right")
-    np.testing.assert_array_equal(sum_tree.find_prefix_sum(tree, targets), expected)
+    np.testing.assert_array_equal(sum_tree.find_prefix_sum(trees, targets), expected)
+
+
+@pytest.mark.parametrize("start,n", [(0, 5), (9, 4), (11, 5), (3, 13)])
+def test_ring_writes_wrap_and_keep_both_trees_exact(start, n):
+    capacity = 13
+    rng = np.random.default_rng(start)
+    old = rng.random(capacity).astype(np.float32) + 0.1
+    trees = sum_tree.update(sum_tree.empty(capacity), np.arange(capacity), old)
+    new = rng.random(n).astype(np.float32) + 0.1
+    trees = np.asarray(sum_tree.write_ring(trees, np.int32(start), new, capacity))
+    expected = old.copy()
+    expected[(start + np.arange(n)) % capacity] = new
+    leaves = trees.shape[1] // 2
+    np.testing.assert_allclose(trees[0, leaves:leaves + capacity], expected)
+    assert (trees[0, leaves + capacity:] == 0).all()
+    assert np.isinf(trees[1, leaves + capacity:]).all()
+    assert trees[0, 1] == pytest.approx(expected.sum(), rel=1e-6)
+    assert trees[1, 1] == pytest.approx(expected.min())
+    for node in range(1, leaves):  # every inner node is the sum / min of its children
+        assert trees[0, node] == pytest.approx(trees[0, 2 * node] + trees[0, 2 * node + 1],
+                                               rel=1e-5, abs=1e-6)
+        assert trees[1, node] == min(trees[1, 2 * node], trees[1, 2 * node + 1])
