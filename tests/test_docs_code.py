@@ -1,5 +1,6 @@
 """The code in the docs runs: the complete component of docs/writing-components.md and the
-test of docs/testing-components.md are executed as written."""
+test of docs/testing-components.md are executed as written, and so are the examples of
+docs/components.md, in order, in one namespace."""
 
 import re
 from pathlib import Path
@@ -20,3 +21,9 @@ def test_documented_component_passes_the_documented_test(backend):
     test_code = python_blocks("testing-components.md")[0]
     exec(test_code, namespace)
     namespace["test_normalizer_matches_numpy"](backend)
+
+
+def test_component_library_examples_run():
+    namespace: dict = {}
+    for block in python_blocks("components.md"):
+        exec(block, namespace)
