@@ -22,7 +22,7 @@ class HaikuNetwork(mg.Component):
             self.__dict__["_mg_transformed"] = hk.without_apply_rng(hk.transform(self.network))
         return self.__dict__["_mg_transformed"]
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def forward(self, x):
         params = self.get_param("params", lambda key: self.transformed.init(key, x))
         return self.transformed.apply(params, x)

@@ -4,7 +4,8 @@ estimate (a head on the shared torso, or a separate network).
 APIs (obs: [B, ...]): `sample_action(obs, key) -> (action, log_prob)`, `greedy_action(obs)`,
 `log_prob(obs, action)`, `entropy(obs)`, `distribution_params(obs)`,
 `kl(obs, old_params)` = KL(old‖current), `value(obs)`, and `evaluate(obs, action)` returning
-log-probability, entropy and value together (what actor-critic losses need).
+log-probability, entropy and value together (what actor-critic losses need). Every API is
+polymorphic over leading axes: acting sees [B, ...], learning [T, B, ...].
 """
 
 from __future__ import annotations
@@ -39,33 +40,33 @@ class Policy(mg.Component):
         elif value == "separate":
             self.value_network = MLP([*hidden, 1], activation)
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def distribution_params(self, obs):
         return self.action_head.forward(self.torso.forward(obs))
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def sample_action(self, obs, key):
         params = self.distribution_params(obs)
         action = self.distribution.sample(params, key)
         return action, self.distribution.log_prob(params, action)
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def greedy_action(self, obs):
         return self.distribution.mode(self.distribution_params(obs))
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def log_prob(self, obs, action):
         return self.distribution.log_prob(self.distribution_params(obs), action)
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def entropy(self, obs):
         return self.distribution.entropy(self.distribution_params(obs))
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def kl(self, obs, old_params):
         return self.distribution.kl(old_params, self.distribution_params(obs))
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def value(self, obs):
         if self.value_mode is None:
             raise mg.MetaGraphError(f"{self.scope}.value: this policy has no value estimate "
@@ -74,7 +75,7 @@ class Policy(mg.Component):
             return self.value_head.forward(self.torso.forward(obs))[..., 0]
         return self.value_network.forward(obs)[..., 0]
 
-    @mg.api
+    @mg.api(polymorphic=True)
     def evaluate(self, obs, action):
         params = self.distribution_params(obs)
         out = {"log_prob": self.distribution.log_prob(params, action),
