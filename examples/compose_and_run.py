@@ -73,6 +73,7 @@ def main() -> None:
     graph = mg.build(Agent(obs_space, num_actions=2),
                      input_spaces={"obs": obs_space, "key": PRNGKey()})
     print(graph.summary())
+    print("drawing of the meta-graph:", graph.render("runs/compose_and_run/graph.svg"))
 
     exe = xla.lower(graph, compiler_options={"xla_cpu_enable_fast_math": False})
     obs = np.random.default_rng(0).normal(size=(8, 4)).astype(np.float32)

@@ -45,6 +45,18 @@ class SpaceError(MetaGraphError, ValueError):
         self.edge = Edge(caller, callee, argument, expected, actual)
         self.graph = None
 
+    def draw(self, path: Any, rankdir: str = "LR") -> Any:
+        """Draw the part of the meta-graph that leads to the faulty edge, that edge in red with
+        the expected and the actual space (.svg, .png, .pdf or .dot by suffix)."""
+        from metagraph.drawing import build_drawing, render
+        from metagraph.drawing.model import leading_to
+
+        if self.graph is None or self.edge.callee is None:
+            raise MetaGraphError("this SpaceError has no recorded graph to draw")
+        drawing = build_drawing(leading_to(self.graph, self.edge.callee), error=self,
+                                rankdir=rankdir, title=f"SpaceError at {self.edge.callee}")
+        return render(drawing, path)
+
     @classmethod
     def mismatch(cls, component: str, api: str, argument: str | None, expected: Any,
                  actual: Any, caller: str | None = None, hint: str = "") -> SpaceError:

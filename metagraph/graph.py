@@ -106,6 +106,36 @@ class MetaGraph:
                     total += sum(math.prod(leaf.shape) for leaf in jax.tree.leaves(value))
         return total
 
+    # ---- drawing -----------------------------------------------------------------------------
+    def drawing(self, depth: int | None = None, focus: str | None = None,
+                show_params: bool = True, rankdir: str = "LR") -> Any:
+        """What `render` draws: components as nested clusters, APIs, calls with their spaces.
+        `depth` collapses deeper components, `focus` keeps what one root API reaches."""
+        from metagraph.drawing import build_drawing
+
+        params = ({path: self.param_count(path) for path in self.components}
+                  if show_params else None)
+        return build_drawing(self.nx, depth=depth, focus=focus, params=params, rankdir=rankdir,
+                             title=f"{type(self.root).__name__} '{self.root.name}'")
+
+    def to_dot(self, **options: Any) -> str:
+        """The graph as Graphviz DOT text (options as for `drawing`)."""
+        from metagraph.drawing import to_dot
+
+        return to_dot(self.drawing(**options))
+
+    def render(self, path: Any, **options: Any) -> Any:
+        """Draw the graph to `path`: .svg, .png, .pdf or .dot by suffix (options as for
+        `drawing`). Uses Graphviz when installed, a matplotlib layout otherwise."""
+        from metagraph.drawing import render
+
+        return render(self.drawing(**options), path)
+
+    def _repr_svg_(self) -> str:  # Jupyter shows the graph
+        from metagraph.drawing import svg_text
+
+        return svg_text(self.drawing())
+
     def summary(self) -> str:
         """A text table: components (class, parameters), root APIs with their spaces, state."""
         lines = [f"MetaGraph of {type(self.root).__name__} '{self.root.name}': "

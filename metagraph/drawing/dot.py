@@ -1,0 +1,43 @@
+"""A `Drawing` as Graphviz DOT (built with the `graphviz` package): components are nested
+clusters shaded by depth, APIs are nodes inside them, calls are labelled, coloured arrows."""
+
+from __future__ import annotations
+
+import graphviz
+
+from metagraph.drawing import style
+from metagraph.drawing.model import Drawing
+
+
+def _cluster_name(scope: str) -> str:
+    return f"cluster_{scope}"
+
+
+def to_graphviz(drawing: Drawing) -> graphviz.Digraph:
+    dot = graphviz.Digraph("metagraph", graph_attr={
+        "rankdir": drawing.rankdir, "fontname": "Helvetica", "fontsize": "11",
+        "compound": "true", "label": drawing.title, "labelloc": "t"},
+        node_attr={"fontname": "Helvetica", "fontsize": "10", "shape": "box",
+                   "style": "rounded,filled", "fillcolor": style.API_FILL},
+        edge_attr={"fontname": "Helvetica", "fontsize": "9"})
+
+    def add_cluster(parent: graphviz.Digraph, scope: str | None) -> None:
+        for node in drawing.nodes_in(scope):
+            attrs = {"shape": "ellipse", "fillcolor": "#eeeeee"} if scope is None else {}
+            parent.node(node.id, node.label, **attrs)
+        for cluster in drawing.children(scope):
+            with parent.subgraph(name=_cluster_name(cluster.scope)) as sub:
+                sub.attr(label=cluster.label, style="rounded,filled",
+                         fillcolor=style.depth_fill(cluster.depth), color="#8c96b4")
+                add_cluster(sub, cluster.scope)
+
+    add_cluster(dot, None)
+    for edge in drawing.edges:
+        dot.edge(edge.source, edge.target, label=edge.label, color=edge.color,
+                 fontcolor=edge.color, penwidth="2.5" if edge.error else "1.2",
+                 **({"id": "faulty_edge", "style": "bold"} if edge.error else {}))
+    return dot
+
+
+def to_dot(drawing: Drawing) -> str:
+    return to_graphviz(drawing).source

@@ -1,0 +1,58 @@
+"""Writing a drawing to a file by suffix (.svg, .png, .pdf, .dot), with Graphviz's `dot` when it
+is installed and the matplotlib layout otherwise (said once, with how to get Graphviz)."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from pathlib import Path
+
+from metagraph.drawing import dot, fallback
+from metagraph.drawing.model import Drawing
+
+FORMATS = ("svg", "png", "pdf", "dot")
+_warned = False
+
+
+def have_graphviz() -> bool:
+    return shutil.which("dot") is not None
+
+
+def _say_once() -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn("metagraph: Graphviz's `dot` program is not installed, so graphs are laid "
+                      "out by a simpler matplotlib drawing. For the better layout install "
+                      "Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install "
+                      "graphviz; conda: conda install graphviz).", stacklevel=3)
+
+
+def render(drawing: Drawing, path: str | Path) -> Path:
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"render: unknown format {path.suffix!r} of {path}; use one of "
+                         f"{['.' + f for f in FORMATS]}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "dot":
+        path.write_text(dot.to_dot(drawing))
+    elif have_graphviz():
+        path.write_bytes(dot.to_graphviz(drawing).pipe(format=fmt))
+    else:
+        _say_once()
+        fallback.render(drawing, str(path), fmt)
+    return path
+
+
+def svg_text(drawing: Drawing) -> str:
+    """The drawing as SVG text (for notebooks)."""
+    if have_graphviz():
+        return dot.to_graphviz(drawing).pipe(format="svg").decode()
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "graph.svg"
+        _say_once()
+        fallback.render(drawing, str(out), "svg")
+        return out.read_text()
