@@ -4,16 +4,18 @@ LSTM carries its recurrent state between calls and clears it per row."""
 import haiku as hk
 import jax
 import numpy as np
+import pytest
 
 from components.networks import CNN, LSTM, MLP
 from metagraph.spaces import Bool, Box
-from metagraph.testing import ComponentTest
+from metagraph.testing import BACKENDS, ComponentTest
 
 rng = np.random.default_rng(0)
 
 
-def test_mlp_is_haikus_mlp():
-    test = ComponentTest(MLP([16, 3]), {"x": Box((5,), batch=True)})
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mlp_is_haikus_mlp(backend):
+    test = ComponentTest(MLP([16, 3]), {"x": Box((5,), batch=True)}, backend=backend)
     x = rng.normal(size=(4, 5)).astype(np.float32)
     params = test.get_state()["params"]
     ref = hk.without_apply_rng(hk.transform(
@@ -21,9 +23,10 @@ def test_mlp_is_haikus_mlp():
     test.test(("forward", x), expected_outputs=np.asarray(ref), decimals=5)
 
 
-def test_cnn_scales_uint8_images_and_flattens():
-    test = ComponentTest(CNN(channels=(4,), output_size=8), {"x": Box((8, 8, 3), batch=True,
-                                                                      dtype=np.uint8)})
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cnn_scales_uint8_images_and_flattens(backend):
+    test = ComponentTest(CNN(channels=(4,), output_size=8),
+                         {"x": Box((8, 8, 3), batch=True, dtype=np.uint8)}, backend=backend)
     images = rng.integers(0, 256, (2, 8, 8, 3)).astype(np.uint8)
     out = test.test(("forward", images))
     assert out.shape == (2, 8)
@@ -33,8 +36,10 @@ def test_cnn_scales_uint8_images_and_flattens():
                                rtol=1e-5, atol=1e-6)
 
 
-def test_lstm_carries_and_resets_its_state():
-    test = ComponentTest(LSTM(6, batch_size=3), {"x": Box((3, 2)), "mask": Bool((3,))})
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lstm_carries_and_resets_its_state(backend):
+    test = ComponentTest(LSTM(6, batch_size=3), {"x": Box((3, 2)), "mask": Bool((3,))},
+                         backend=backend)
     xs = rng.normal(size=(4, 3, 2)).astype(np.float32)
     params = test.get_state()["params"]
     core = hk.without_apply_rng(hk.transform(lambda x, s: hk.LSTM(6)(x, s)))

@@ -48,9 +48,10 @@ def test_uniform_ring_buffer_wraps_and_samples_uniformly(backend):
         assert stats.chisquare(counts[2:]).pvalue > 1e-3
 
 
-@pytest.fixture(scope="module")
-def per():
-    test = ComponentTest(PrioritizedReplay(8, RECORD, alpha=ALPHA), SPACES)
+@pytest.fixture(scope="module", params=BACKENDS)
+def per(request):
+    test = ComponentTest(PrioritizedReplay(8, RECORD, alpha=ALPHA), SPACES,
+                         backend=request.param)
     test.test(("insert", records(0, 8)))
     return test
 
@@ -119,7 +120,8 @@ def test_bad_priorities_are_refused_and_change_nothing(per, bad):
 
 def test_state_round_trips_through_a_checkpoint(per, tmp_path):
     path = per.executor.save_checkpoint(tmp_path / "replay.npz", meta={"step": 3})
-    fresh = ComponentTest(PrioritizedReplay(8, RECORD, alpha=ALPHA), SPACES)
+    fresh = ComponentTest(PrioritizedReplay(8, RECORD, alpha=ALPHA), SPACES,
+                          backend=per.backend)
     assert fresh.executor.load_checkpoint(path) == {"step": 3}
     key, beta = keys(1, seed=9)[0], np.float32(0.4)
     for a, b in zip(per.test(("sample", [key, beta])), fresh.test(("sample", [key, beta])),
