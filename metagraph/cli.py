@@ -1,5 +1,8 @@
 """The `metagraph` command.
 
+    metagraph train ENV_ID --algo reweight --out DIR [--seed S] [--steps N] [--resume]
+                   [--config FILE.toml|json] [--set KEY=VALUE ...]
+    metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph MODULE:OBJECT -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
 OBJECT is a `MetaGraph`, or a function of no arguments returning a `MetaGraph` or a pair
@@ -10,7 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
+import tomllib
+from pathlib import Path
 from typing import Any
 
 from metagraph.build import build
@@ -50,9 +56,79 @@ def graph_command(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
+ALGOS = ("reweight",)
+
+
+def config_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent's config from --config (TOML or JSON) and --set KEY=VALUE (JSON values)."""
+    values: dict[str, Any] = {}
+    if args.config:
+        path = Path(args.config)
+        try:
+            text = path.read_text()
+            values = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        except (OSError, ValueError) as error:
+            raise SystemExit(f"metagraph train: cannot read --config {path}: {error}") from None
+    for item in args.set or []:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise SystemExit(f"metagraph train: --set expects KEY=VALUE, got {item!r}")
+        try:
+            values[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key] = raw
+    return values
+
+
+def train_command(args: argparse.Namespace) -> None:
+    from components.agents import reweight_trainer
+    from components.agents.reweight_config import ReweightConfig
+
+    if args.seeds != 1:
+        raise SystemExit("metagraph train: --seeds K > 1 (vmap over seeds) is not built yet")
+    try:
+        config = ReweightConfig.from_dict(config_values(args))
+    except (TypeError, ValueError) as error:
+        raise SystemExit(f"metagraph train: {error}") from None
+    metrics = reweight_trainer.train(args.env_id, args.out, config, seed=args.seed,
+                                     steps=args.steps, resume=args.resume)
+    last = metrics[-1] if metrics else {}
+    print(f"{len(metrics)} iterations, {last.get('env_steps', 0):,} steps, "
+          f"{last.get('wall_time', 0):.1f} s; last mean return "
+          f"{last.get('episode_return_mean', float('nan')):.1f}; wrote {args.out}/graph.svg, "
+          f"curve.png, metrics.jsonl, config.json, checkpoint.npz")
+
+
+def evaluate_command(args: argparse.Namespace) -> None:
+    from components.agents import reweight_trainer
+
+    result = reweight_trainer.evaluate(args.run_dir, episodes=args.episodes)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{result['episodes']} episodes: return {result['return_mean']:.2f} "
+              f"± {result['return_std']:.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="metagraph", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
+    train = commands.add_parser("train", help="train an agent on a native environment")
+    train.add_argument("env_id")
+    train.add_argument("--algo", choices=ALGOS, default="reweight")
+    train.add_argument("--out", required=True, help="run directory")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--steps", type=int, default=1_000_000, help="environment steps")
+    train.add_argument("--seeds", type=int, default=1)
+    train.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
+    train.add_argument("--config", help="agent config, TOML or JSON")
+    train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
+    train.set_defaults(run=train_command)
+    evaluate = commands.add_parser("evaluate", help="evaluate a trained run's policy")
+    evaluate.add_argument("run_dir")
+    evaluate.add_argument("--episodes", type=int, default=100)
+    evaluate.add_argument("--json", action="store_true")
+    evaluate.set_defaults(run=evaluate_command)
     draw = commands.add_parser("graph", help="draw a meta-graph (.svg, .png, .pdf, .dot)")
     draw.add_argument("target", help="MODULE:OBJECT")
     draw.add_argument("-o", "--output", default="graph.svg")

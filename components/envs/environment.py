@@ -116,6 +116,14 @@ class Environment(mg.Component):
                         strict=True))
 
     # ---- in-graph state ----------------------------------------------------------------------
+    def read_state(self) -> Any:
+        """The environments' state (native and jax doors), for callers that step the
+        functional form themselves inside a `lax.scan` (a fused rollout)."""
+        return self._env_state()
+
+    def write_state(self, env_state: Any) -> None:
+        self.set_state("env_state", env_state)
+
     def _env_state(self) -> Any:
         """The environments' state: created at build from the component's own key."""
         return self.get_state("env_state",

@@ -56,6 +56,7 @@ class PathReweighting(mg.Component):
                 "valid": valid}
 
     @mg.api
-    def resample(self, q, key):
-        """As many path indices as paths, drawn ∝ w ("systematic" or "multinomial")."""
-        return resample(key, self._weights(q)[0], method=self.resampling)
+    def resample(self, q, key, num_samples: int | None = None):
+        """`num_samples` path indices (default: as many as paths) drawn ∝ w ("systematic" or
+        "multinomial")."""
+        return resample(key, self._weights(q)[0], num_samples, method=self.resampling)

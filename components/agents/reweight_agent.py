@@ -1,0 +1,102 @@
+"""The path-reweighting agent: sample N paths with the current policy, score each path with a
+quality q(p), reweight them into Q, fit the policy to Q by weighted maximum likelihood, and
+report the information gained, D(Q‖P̂) in bits, and the effective sample size.
+
+Two executables: `rollout(key)` runs N environments for one episode each (T = the episode
+limit) as one `lax.scan` of policy sampling and environment steps, and returns the paths with
+their weights and statistics; `fit(obs, action, mask, weight)` is one gradient step, called
+`fit_steps` times per iteration.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+import metagraph as mg
+from components.agents.reweight_config import ReweightConfig
+from components.envs import Environment
+from components.losses import WeightedNLLLoss
+from components.optimizer import Optimizer
+from components.policy import Policy
+from components.reweighting import PathReweighting, quality
+
+
+class ReweightAgent(mg.Component):
+    def __init__(self, env_id: str, config: ReweightConfig = ReweightConfig(),
+                 name: str | None = None):
+        super().__init__(name)
+        self.config = config
+        self.env = Environment(env_id, config.num_paths, backend=config.backend)
+        self.policy = Policy(self.env.action_space, hidden=config.hidden, value=None)
+        self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
+                                           fraction=config.fraction, strict=False)
+        self.loss = WeightedNLLLoss(self.policy)
+        self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
+                                   max_grad_norm=config.max_grad_norm, has_aux=True,
+                                   wrt=self.policy)
+
+    @property
+    def horizon(self) -> int:
+        return self.env.env_spec.max_episode_steps
+
+    def _quality(self, reward, obs, mask):
+        if self.config.quality == "max_height":  # MountainCar: the position coordinate
+            return quality.max_over_path(obs[..., 0], mask)
+        return quality.path_return(reward, mask)
+
+    @mg.api
+    def rollout(self, key):
+        """One episode in each of the N environments: paths [N, T, ...], their mask, scores,
+        weights, bits and effective sample size."""
+        reset_key, key = jax.random.split(key)
+        obs = self.env.reset(reset_key)
+        functional = self.env.functional
+        env_state = self.env.read_state()
+        alive = jnp.ones((self.config.num_paths,), jnp.float32)
+        self.policy.distribution_params(obs)  # state is created outside lax control flow
+
+        def step(carry, step_key):
+            env_state, obs, alive = carry
+            action, _ = self.policy.sample_action(obs, step_key)
+            env_state, next_obs, reward, terminated, truncated, _ = \
+                functional.step_with_final_obs(env_state, action)
+            record = (obs, action, reward, alive)
+            alive = alive * (1.0 - (terminated | truncated).astype(jnp.float32))
+            return (env_state, next_obs, alive), record
+
+        keys = jax.random.split(key, self.horizon)
+        (env_state, _, _), (obs_t, action_t, reward_t, mask_t) = jax.lax.scan(
+            step, (env_state, obs, alive), keys)
+        self.env.write_state(env_state)
+        paths = {"obs": obs_t.swapaxes(0, 1), "action": action_t.swapaxes(0, 1),
+                 "reward": reward_t.swapaxes(0, 1), "mask": mask_t.swapaxes(0, 1)}
+        q = self._quality(paths["reward"], paths["obs"], paths["mask"])
+        if self.config.scheme == "exponential":  # temperature in units of the spread of q
+            q = q / (q.std() + 1e-6)
+        reweighted = self.reweighting.reweight(q)
+        # Q as M paths resampled ∝ w (systematic): the fit sees equally weighted paths, and
+        # only M of the N, which is most of its cost saved when Q is concentrated
+        chosen = self.reweighting.resample(q, key, self.config.fit_paths)
+        fit = {name: paths[name][chosen] for name in ("obs", "action", "mask")}
+        returns = (paths["reward"] * paths["mask"]).sum(-1)
+        return {**fit, "weight": jnp.full((self.config.fit_paths,), 1.0 / self.config.fit_paths),
+                "bits": reweighted["bits"], "ess": reweighted["ess"],
+                "return_mean": returns.mean(), "return_max": returns.max(),
+                "steps": paths["mask"].sum()}
+
+    @mg.api
+    def fit(self, obs, action, mask, weight):
+        """One gradient step of weighted maximum likelihood on the paths."""
+        return self.optimizer.step(obs, action, mask, weight)
+
+    @mg.api
+    def act(self, observation, key):
+        """Sampled actions for a batch of observations (separate name, so that acting and
+        fitting can be built into one graph with their own shapes)."""
+        return self.policy.sample_action(observation, key)[0]
+
+    @mg.api
+    def greedy(self, observation):
+        return self.policy.greedy_action(observation)

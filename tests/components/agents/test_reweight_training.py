@@ -1,0 +1,86 @@
+"""The path-reweighting agent end to end, kept small: the run directory it writes, a resumed
+run equal to an uninterrupted one, clear errors for bad configs and corrupt checkpoints, and
+the command line. (Solving CartPole is measured by the README's main command, see
+docs/benchmarks.md, not here.)"""
+
+import json
+
+import numpy as np
+import pytest
+
+import metagraph as mg
+from components.agents import ReweightConfig, reweight_trainer
+from metagraph import cli
+
+SMALL = ReweightConfig(num_paths=8, fit_paths=4, fit_steps=2, hidden=(8,))
+STEPS = 600  # a few iterations of 8 short CartPole episodes
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("full")
+    metrics = reweight_trainer.train("CartPole-v1", out, SMALL, seed=3, steps=STEPS,
+                                     progress=False)
+    return out, metrics
+
+
+def test_run_directory_holds_everything(full_run):
+    out, metrics = full_run
+    assert len(metrics) >= 2
+    for row in metrics:
+        assert {"env_steps", "wall_time", "episode_return_mean", "bits", "ess"} <= set(row)
+        assert 0 <= row["bits"] <= np.log2(SMALL.num_paths) + 1e-6
+        assert 1 <= row["ess"] <= SMALL.num_paths + 1e-3
+    assert [r["env_steps"] for r in metrics] == sorted(r["env_steps"] for r in metrics)
+    config = json.loads((out / "config.json").read_text())
+    assert config["env_id"] == "CartPole-v1" and config["config"]["num_paths"] == 8
+    assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert "<svg" in (out / "graph.svg").read_text()
+    result = reweight_trainer.evaluate(out, episodes=5)
+    assert result["episodes"] == 5 and 8 <= result["return_mean"] <= 500
+
+
+def test_resumed_run_equals_uninterrupted_run(full_run, tmp_path):
+    _, metrics = full_run
+    first = reweight_trainer.train("CartPole-v1", tmp_path, SMALL, seed=3,
+                                   steps=metrics[0]["env_steps"], progress=False)
+    assert len(first) == 1
+    resumed = reweight_trainer.train("CartPole-v1", tmp_path, ReweightConfig(), seed=99,
+                                     steps=STEPS, resume=True, progress=False)  # saved wins
+    for a, b in zip(resumed, metrics, strict=True):
+        assert {k: v for k, v in a.items() if k != "wall_time"} == \
+            {k: v for k, v in b.items() if k != "wall_time"}
+
+
+def test_bad_configs_and_corrupt_checkpoints_are_clear_errors(full_run, tmp_path):
+    with pytest.raises(ValueError, match="learning_rate: expected a number > 0"):
+        ReweightConfig(learning_rate=-1.0)
+    with pytest.raises(ValueError, match=r"unknown keys \['lr'\]"):
+        ReweightConfig.from_dict({"lr": 0.1})
+    with pytest.raises(ValueError, match="fit_paths"):
+        ReweightConfig(num_paths=4, fit_paths=8)
+    out, _ = full_run
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text((out / "config.json").read_text())
+    (broken / "checkpoint.npz").write_bytes((out / "checkpoint.npz").read_bytes()[:500])
+    with pytest.raises(mg.LoadError, match="corrupt checkpoint"):
+        reweight_trainer.evaluate(broken, episodes=2)
+    with pytest.raises(mg.LoadError, match="no config.json"):
+        reweight_trainer.evaluate(tmp_path / "nothing", episodes=2)
+
+
+def test_command_line_train_and_evaluate(tmp_path, capsys):
+    out = tmp_path / "run"
+    cli.main(["train", "CartPole-v1", "--algo", "reweight", "--out", str(out), "--steps", "100",
+              "--set", "num_paths=8", "--set", "fit_paths=4", "--set", "fit_steps=1",
+              "--set", "hidden=[8]"])
+    assert "iterations" in capsys.readouterr().out
+    cli.main(["evaluate", str(out), "--episodes", "3", "--json"])
+    assert json.loads(capsys.readouterr().out)["episodes"] == 3
+    with pytest.raises(SystemExit, match="unknown keys"):
+        cli.main(["train", "CartPole-v1", "--out", str(out), "--set", "speed=3"])
+    config = tmp_path / "agent.toml"
+    config.write_text("num_paths = -1\n")
+    with pytest.raises(SystemExit, match="num_paths"):
+        cli.main(["train", "CartPole-v1", "--out", str(out), "--config", str(config)])
