@@ -42,9 +42,11 @@ class ReweightAgent(mg.Component):
         return self.env.env_spec.max_episode_steps
 
     def _quality(self, reward, obs, mask):
-        if self.config.quality == "max_height":  # MountainCar: the position coordinate
-            return quality.max_over_path(obs[..., 0], mask)
-        return quality.path_return(reward, mask)
+        ret = quality.path_return(reward, mask)
+        if self.config.quality == "return":
+            return ret
+        height = quality.max_over_path(obs[..., 0], mask)  # MountainCar: the position
+        return height if self.config.quality == "max_height" else ret + 100.0 * height
 
     @mg.api
     def rollout(self, key):

@@ -7,7 +7,7 @@ from typing import Any
 
 from components.reweighting import SCHEMES
 
-QUALITIES = ("return", "max_height")
+QUALITIES = ("return", "max_height", "return_and_height")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -16,7 +16,9 @@ class ReweightConfig:
     scheme: str = "elite"         # reweighting scheme (components.reweighting.SCHEMES)
     fraction: float = 0.15        # elite fraction
     temperature: float = 1.0      # exponential scheme: w ∝ exp(q / (temperature · std q))
-    quality: str = "return"       # q(p): the path's return, or (MountainCar) its max height
+    # q(p): the path's return; (MountainCar) the highest position it reached; or the return
+    # plus 100 x that height (ranks failed paths by height, successful ones by speed)
+    quality: str = "return"
     hidden: tuple[int, ...] = (64, 64)
     learning_rate: float = 3e-3
     fit_steps: int = 20           # gradient steps of weighted maximum likelihood per iteration
