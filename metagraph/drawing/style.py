@@ -41,7 +41,8 @@ def short(space: Any) -> str:
 
 def edge_label(args: Mapping[str, Any], returns: Any = None) -> str:
     """`obs: f32[B,4]`, one argument per line, then `-> i32[B]`."""
-    lines = [f"{name}: {short(space)}" for name, space in args.items()]
+    lines = [f"{name}: {short(space)}" for name, space in args.items()
+             if short(space) not in ("{}", "()")]  # an empty **kwargs or *args
     if returns is not None:
         lines.append(f"-> {short(returns)}")
     return "\n".join(lines)
