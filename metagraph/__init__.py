@@ -11,10 +11,11 @@ from metagraph.build import build
 from metagraph.component import Component
 from metagraph.errors import LoadError, MetaGraphError, RuntimeCheckError, SpaceError, StateError
 from metagraph.graph import ApiSignature, MetaGraph
+from metagraph.loops import scan
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "RuntimeCheckError",
-    "SpaceError", "StateError", "api", "build", "spaces",
+    "SpaceError", "StateError", "api", "build", "scan", "spaces",
 ]

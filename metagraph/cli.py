@@ -1,6 +1,6 @@
 """The `metagraph` command.
 
-    metagraph train ENV_ID --algo reweight --out DIR [--seed S] [--steps N] [--resume]
+    metagraph train ENV_ID --algo {reweight,ppo} --out DIR [--seed S] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph MODULE:OBJECT -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
@@ -56,7 +56,7 @@ def graph_command(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
-ALGOS = ("reweight",)
+ALGOS = ("reweight", "ppo")
 
 
 def config_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -81,28 +81,28 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def train_command(args: argparse.Namespace) -> None:
-    from components.agents import reweight_trainer
-    from components.agents.reweight_config import ReweightConfig
+    from components.agents import trainer
 
     if args.seeds != 1:
         raise SystemExit("metagraph train: --seeds K > 1 (vmap over seeds) is not built yet")
     try:
-        config = ReweightConfig.from_dict(config_values(args))
+        config = trainer.algorithm(args.algo).config_class.from_dict(config_values(args))
     except (TypeError, ValueError) as error:
         raise SystemExit(f"metagraph train: {error}") from None
-    metrics = reweight_trainer.train(args.env_id, args.out, config, seed=args.seed,
-                                     steps=args.steps, resume=args.resume)
+    metrics = trainer.train(args.env_id, args.out, args.algo, config, seed=args.seed,
+                            steps=args.steps, resume=args.resume)
     last = metrics[-1] if metrics else {}
+    mean = last.get("episode_return_mean")
     print(f"{len(metrics)} iterations, {last.get('env_steps', 0):,} steps, "
           f"{last.get('wall_time', 0):.1f} s; last mean return "
-          f"{last.get('episode_return_mean', float('nan')):.1f}; wrote {args.out}/graph.svg, "
+          f"{mean if mean is None else round(mean, 1)}; wrote {args.out}/graph.svg, "
           f"curve.png, metrics.jsonl, config.json, checkpoint.npz")
 
 
 def evaluate_command(args: argparse.Namespace) -> None:
-    from components.agents import reweight_trainer
+    from components.agents import trainer
 
-    result = reweight_trainer.evaluate(args.run_dir, episodes=args.episodes)
+    result = trainer.evaluate(args.run_dir, episodes=args.episodes)
     if args.json:
         print(json.dumps(result))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from components.agents.config_checks import check_fields, from_dict
 from components.reweighting import SCHEMES
 
 QUALITIES = ("return", "max_height", "return_and_height")
@@ -27,44 +28,25 @@ class ReweightConfig:
     backend: str = "native"       # environment door: "native" (XLA FFI) or "jax" (twin)
 
     def __post_init__(self) -> None:
-        def fail(field: str, expected: str) -> None:
-            raise ValueError(f"ReweightConfig.{field}: expected {expected}, got "
-                             f"{getattr(self, field)!r}")
-
-        if not isinstance(self.num_paths, int) or self.num_paths < 2:
-            fail("num_paths", "an int >= 2")
-        if self.scheme not in SCHEMES:
-            fail("scheme", f"one of {SCHEMES}")
-        if not 0 < self.fraction <= 1:
-            fail("fraction", "a number in (0, 1]")
-        if not self.temperature > 0:
-            fail("temperature", "a number > 0")
-        if self.quality not in QUALITIES:
-            fail("quality", f"one of {QUALITIES}")
-        if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
-            fail("hidden", "positive ints")
-        if not self.learning_rate > 0:
-            fail("learning_rate", "a number > 0")
-        if not isinstance(self.fit_steps, int) or self.fit_steps < 1:
-            fail("fit_steps", "an int >= 1")
-        if not isinstance(self.fit_paths, int) or not 1 <= self.fit_paths <= self.num_paths:
-            fail("fit_paths", f"an int in [1, num_paths={self.num_paths}]")
-        if not self.max_grad_norm > 0:
-            fail("max_grad_norm", "a number > 0")
-        if self.backend not in ("native", "jax"):
-            fail("backend", "'native' or 'jax'")
+        check_fields(self, {
+            "num_paths": (lambda v: isinstance(v, int) and v >= 2, "an int >= 2"),
+            "scheme": (lambda v: v in SCHEMES, f"one of {SCHEMES}"),
+            "fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
+            "temperature": (lambda v: v > 0, "a number > 0"),
+            "quality": (lambda v: v in QUALITIES, f"one of {QUALITIES}"),
+            "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
+                       "positive ints"),
+            "learning_rate": (lambda v: v > 0, "a number > 0"),
+            "fit_steps": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
+            "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_paths,
+                          f"an int in [1, num_paths={self.num_paths}]"),
+            "max_grad_norm": (lambda v: v > 0, "a number > 0"),
+            "backend": (lambda v: v in ("native", "jax"), "'native' or 'jax'"),
+        })
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> ReweightConfig:
-        """A config from a dict (TOML/JSON/flags): unknown keys are an error."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"ReweightConfig: unknown keys {unknown}; known: {sorted(known)}")
-        values = dict(values)
-        if "hidden" in values:
-            values["hidden"] = tuple(values["hidden"])
-        return cls(**values)
+        return from_dict(cls, values)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import metagraph as mg
-from components.agents import ReweightConfig, reweight_trainer
+from components.agents import ReweightConfig, trainer
 from metagraph import cli
 
 SMALL = ReweightConfig(num_paths=8, fit_paths=4, fit_steps=2, hidden=(8,))
@@ -19,8 +19,8 @@ STEPS = 600  # a few iterations of 8 short CartPole episodes
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("full")
-    metrics = reweight_trainer.train("CartPole-v1", out, SMALL, seed=3, steps=STEPS,
-                                     progress=False)
+    metrics = trainer.train("CartPole-v1", out, "reweight", SMALL, seed=3, steps=STEPS,
+                            progress=False)
     return out, metrics
 
 
@@ -36,17 +36,17 @@ def test_run_directory_holds_everything(full_run):
     assert config["env_id"] == "CartPole-v1" and config["config"]["num_paths"] == 8
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert "<svg" in (out / "graph.svg").read_text()
-    result = reweight_trainer.evaluate(out, episodes=5)
+    result = trainer.evaluate(out, episodes=5)
     assert result["episodes"] == 5 and 8 <= result["return_mean"] <= 500
 
 
 def test_resumed_run_equals_uninterrupted_run(full_run, tmp_path):
     _, metrics = full_run
-    first = reweight_trainer.train("CartPole-v1", tmp_path, SMALL, seed=3,
-                                   steps=metrics[0]["env_steps"], progress=False)
+    first = trainer.train("CartPole-v1", tmp_path, "reweight", SMALL, seed=3,
+                          steps=metrics[0]["env_steps"], progress=False)
     assert len(first) == 1
-    resumed = reweight_trainer.train("CartPole-v1", tmp_path, ReweightConfig(), seed=99,
-                                     steps=STEPS, resume=True, progress=False)  # saved wins
+    resumed = trainer.train("CartPole-v1", tmp_path, "reweight", ReweightConfig(), seed=99,
+                            steps=STEPS, resume=True, progress=False)  # the saved run wins
     for a, b in zip(resumed, metrics, strict=True):
         assert {k: v for k, v in a.items() if k != "wall_time"} == \
             {k: v for k, v in b.items() if k != "wall_time"}
@@ -65,9 +65,9 @@ def test_bad_configs_and_corrupt_checkpoints_are_clear_errors(full_run, tmp_path
     (broken / "config.json").write_text((out / "config.json").read_text())
     (broken / "checkpoint.npz").write_bytes((out / "checkpoint.npz").read_bytes()[:500])
     with pytest.raises(mg.LoadError, match="corrupt checkpoint"):
-        reweight_trainer.evaluate(broken, episodes=2)
+        trainer.evaluate(broken, episodes=2)
     with pytest.raises(mg.LoadError, match="no config.json"):
-        reweight_trainer.evaluate(tmp_path / "nothing", episodes=2)
+        trainer.evaluate(tmp_path / "nothing", episodes=2)
 
 
 def test_command_line_train_and_evaluate(tmp_path, capsys):

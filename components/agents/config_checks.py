@@ -1,0 +1,32 @@
+"""Validation shared by the agents' config dataclasses: every field checked with a message
+that names it and says what was expected; unknown keys refused."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+
+def check_fields(config: Any, rules: dict[str, tuple[Callable[[Any], bool], str]]) -> None:
+    for field, (ok, expected) in rules.items():
+        value = getattr(config, field)
+        try:
+            good = bool(ok(value))
+        except TypeError:
+            good = False
+        if not good:
+            raise ValueError(f"{type(config).__name__}.{field}: expected {expected}, got "
+                             f"{value!r}")
+
+
+def from_dict(cls: type, values: dict[str, Any]) -> Any:
+    """A config from a dict (TOML, JSON, flags): unknown keys are an error."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"{cls.__name__}: unknown keys {unknown}; known: {sorted(known)}")
+    values = dict(values)
+    if "hidden" in values:
+        values["hidden"] = tuple(values["hidden"])
+    return cls(**values)

@@ -1,0 +1,112 @@
+"""Training and evaluating any of the `ALGORITHMS` into a run directory (`RunDir`).
+
+Call i of the training loop uses the key fold_in(PRNGKey(seed), i) and a checkpoint is written
+after every call, so a run resumed from its checkpoint continues exactly as an uninterrupted
+one with the same seed.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from backends import xla
+from components.agents.algorithms import ALGORITHMS
+from components.agents.run_dir import RunDir
+from components.envs import make, spec
+from metagraph.errors import LoadError
+
+
+def algorithm(name: str) -> Any:
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; available: {sorted(ALGORITHMS)}")
+    return ALGORITHMS[name]
+
+
+def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
+          steps: int = 1_000_000, resume: bool = False, progress: bool = True
+          ) -> list[dict[str, Any]]:
+    run = RunDir(out)
+    if resume:
+        saved = run.read_config()
+        algo, env_id, seed, steps = saved["algo"], saved["env_id"], saved["seed"], \
+            max(steps, saved["steps"])
+        config = algorithm(algo).config_class.from_dict(saved["config"])
+    alg = algorithm(algo)
+    env_id = spec(env_id).env_id
+    run.write_config({"env_id": env_id, "algo": algo, "seed": seed, "steps": steps,
+                      "config": config.to_dict()})
+    graph = alg.build(env_id, config, steps, 1)
+    graph.render(run.path / "graph.svg")
+    exe = xla.lower(graph, seed=seed)
+    root = jax.random.PRNGKey(seed)
+    call, iteration, env_steps, wall_offset = 0, 0, 0, 0.0
+    if resume and run.checkpoint_path.exists():
+        meta = exe.load_checkpoint(run.checkpoint_path)
+        call, iteration, env_steps, wall_offset = (meta["call"], meta["iteration"],
+                                                   meta["env_steps"], meta["wall"])
+    else:
+        alg.start(exe, jax.random.fold_in(root, -1 % 2**31))
+    run.keep_metrics(iteration)
+    start = time.perf_counter()
+    bar = _progress(steps, env_steps, progress)
+    last_return = None
+    while env_steps < steps:
+        rows = alg.run(exe, config, jax.random.fold_in(root, call))
+        call += 1
+        wall = wall_offset + time.perf_counter() - start
+        for row in rows:
+            env_steps += row.pop("steps")
+            if row["episode_return_mean"] is None:  # no episode ended in this iteration
+                row["episode_return_mean"] = last_return
+            last_return = row["episode_return_mean"]
+            run.append_metrics({"iteration": iteration, "env_steps": env_steps,
+                                "wall_time": round(wall, 3), **row})
+            iteration += 1
+        exe.save_checkpoint(run.checkpoint_path, meta={"call": call, "iteration": iteration,
+                                                       "env_steps": env_steps, "wall": wall})
+        if bar is not None:
+            bar.update(min(env_steps, steps) - bar.n)
+            bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
+                             if k in ("episode_return_mean", "bits") and v is not None})
+    if bar is not None:
+        bar.close()
+    run.plot_curve(f"{algo} on {env_id}, seed {seed}")
+    return run.metrics()
+
+
+def _progress(total: int, done: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=min(done, total), unit="step", unit_scale=True,
+                dynamic_ncols=True)
+
+
+def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345) -> dict[str, float]:
+    """Mean and standard deviation of the return of the saved policy's greedy actions over
+    `episodes` episodes of the host environment pool."""
+    run = RunDir(out)
+    saved = run.read_config()
+    alg = algorithm(saved["algo"])
+    config = alg.config_class.from_dict(saved["config"])
+    if not run.checkpoint_path.exists():
+        raise LoadError(f"{run.path}: no checkpoint to evaluate")
+    exe = xla.lower(alg.build(saved["env_id"], config, saved["steps"], episodes),
+                    seed=saved["seed"])
+    exe.load_checkpoint(run.checkpoint_path)
+    env = make(saved["env_id"], episodes, seed=seed)
+    obs, _ = env.reset(seed=seed)
+    returns = np.zeros(episodes)
+    running = np.ones(episodes, bool)
+    while running.any():
+        obs, reward, terminated, truncated, _ = env.step(np.asarray(exe.greedy(obs)))
+        returns += reward * running
+        running &= ~(terminated | truncated)
+    return {"episodes": episodes, "return_mean": float(returns.mean()),
+            "return_std": float(returns.std())}

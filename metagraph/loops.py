@@ -1,0 +1,56 @@
+"""`scan`: `jax.lax.scan` whose body may call APIs that read and write component state.
+
+    def body(carry, batch):
+        stats = self.optimizer.step(batch)        # writes the optimizer's and policy's state
+        return carry, stats["loss"]
+
+    _, losses = mg.scan(body, None, minibatches)  # K gradient steps in one executable
+
+The whole state of the graph is part of the loop carry: each iteration sees the writes of the
+one before, and the API sees the writes of the last iteration afterwards. While state is
+being created (mg.build, init_state), the body first runs once outside the loop, on the first
+slice of `xs`, so that every variable exists before the loop is traced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from metagraph import context
+from metagraph.errors import MetaGraphError, StateError
+
+
+def _copy(state: dict) -> dict:
+    return {scope: dict(variables) for scope, variables in state.items()}
+
+
+def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
+         length: int | None = None) -> tuple[Any, Any]:
+    frame = context.current()
+    if frame is None:
+        raise MetaGraphError("mg.scan called outside a graph: use it inside an API")
+    if frame.mode == context.INIT:
+        first = None if xs is None else jax.tree.map(lambda x: x[0], xs)
+        body(init, first)  # creates the state the body reads and writes
+
+    def step(carry, x):
+        state, inner = carry
+        outer = frame.state
+        frame.state = _copy(state)
+        try:
+            inner, y = body(inner, x)
+            new_state = frame.state
+        finally:
+            frame.state = outer
+        if jax.tree.structure(new_state) != jax.tree.structure(state):
+            raise StateError("mg.scan: the loop body created state; create it before the "
+                             "loop (call the API once outside it)")
+        return (new_state, inner), y
+
+    (state, carry), ys = jax.lax.scan(step, (_copy(frame.state), init), xs, length)
+    if frame.mode == context.APPLY:
+        frame.state = state
+    return carry, ys
