@@ -24,7 +24,8 @@ Initializer = Callable[[jax.Array], Any] | Any
 
 
 def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """PPOAgent -> ppo_agent, MLP -> mlp, RunningMean -> running_mean."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 class Component:

@@ -17,6 +17,8 @@ from metagraph.errors import StateError
 from metagraph.spaces import Space, abstract_of, same_signature
 
 State = dict[str, dict[str, Any]]
+INIT_COMPILER_OPTIONS = {"xla_backend_optimization_level": 0,
+                         "xla_llvm_disable_expensive_passes": True}
 
 
 @dataclasses.dataclass
@@ -87,7 +89,9 @@ class MetaGraph:
                     getattr(self.root, name)(**jax.tree.map(jnp.asarray, args))
             return frame.state
 
-        state = jax.jit(init)(key)
+        # init runs once: compile it quickly rather than well (about half the compile time)
+        compiled = jax.jit(init).lower(key).compile(compiler_options=INIT_COMPILER_OPTIONS)
+        state = compiled(key)
         if not same_signature(abstract_of(state), self.state_spec):
             raise StateError(f"{self.root.name}: the state created now differs from the state "
                              f"recorded by mg.build (state created on a Python branch?)")

@@ -8,8 +8,8 @@
 
 The whole state of the graph is part of the loop carry: each iteration sees the writes of the
 one before, and the API sees the writes of the last iteration afterwards. While state is
-being created (mg.build, init_state), the body first runs once outside the loop, on the first
-slice of `xs`, so that every variable exists before the loop is traced.
+being created (mg.build, init_state), the body runs once, outside any loop, on the first slice
+of `xs`: that creates every variable, and the outputs are placeholders of the right shapes.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from metagraph import context
 from metagraph.errors import MetaGraphError, StateError
@@ -33,8 +34,14 @@ def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
     if frame is None:
         raise MetaGraphError("mg.scan called outside a graph: use it inside an API")
     if frame.mode == context.INIT:
+        # Create the state the body reads and writes by running it once. While state is
+        # created only shapes matter (writes are not kept, outputs are placeholders), so the
+        # loop itself is not traced: that keeps init programs small and quick to compile.
         first = None if xs is None else jax.tree.map(lambda x: x[0], xs)
-        body(init, first)  # creates the state the body reads and writes
+        carry, y = body(init, first)
+        steps = length if xs is None else jax.tree.leaves(xs)[0].shape[0]
+        return carry, jax.tree.map(lambda v: jnp.zeros((steps, *jnp.shape(v)),
+                                                       jnp.result_type(v)), y)
 
     def step(carry, x):
         state, inner = carry

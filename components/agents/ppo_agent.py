@@ -55,7 +55,6 @@ class PPOAgent(mg.Component):
     def _rollout(self, key):
         cfg, functional = self.config, self.env.functional
         obs, episode_return = self._obs_and_returns()
-        self.policy.evaluate(obs, self.policy.greedy_action(obs))  # create state outside scan
 
         def step(carry, step_key):
             env_state, obs, episode_return = carry
@@ -71,7 +70,7 @@ class PPOAgent(mg.Component):
             return (env_state, next_obs, episode_return), record
 
         carry = (self.env.read_state(), obs, episode_return)
-        (env_state, obs, episode_return), trajectory = jax.lax.scan(
+        (env_state, obs, episode_return), trajectory = mg.scan(
             step, carry, jax.random.split(key, cfg.num_steps))
         self.env.write_state(env_state)
         self.set_state("obs", obs)
@@ -84,8 +83,8 @@ class PPOAgent(mg.Component):
         (obs, action, log_prob, value, reward, done, finished), last_value = \
             self._rollout(rollout_key)
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
-        advantage = gae(reward, discounts, jnp.concatenate([value, last_value[None]]),
-                        cfg.gae_lambda)
+        advantage = gae(reward * cfg.reward_scale, discounts,
+                        jnp.concatenate([value, last_value[None]]), cfg.gae_lambda)
         target = advantage + value
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),
                              (obs, action, log_prob, advantage, target, value))

@@ -22,8 +22,9 @@ class PPOConfig:
     entropy_coef: float = 0.01
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
+    reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
     hidden: tuple[int, ...] = (64, 64)
-    iterations_per_call: int = 8  # iterations fused into one executable call
+    iterations_per_call: int = 32  # iterations fused into one executable call
     backend: str = "native"
 
     def __post_init__(self) -> None:
@@ -41,6 +42,7 @@ class PPOConfig:
             "entropy_coef": (lambda v: v >= 0, "a number >= 0"),
             "value_coef": (lambda v: v >= 0, "a number >= 0"),
             "max_grad_norm": (lambda v: v > 0, "a number > 0"),
+            "reward_scale": (lambda v: v > 0, "a number > 0"),
             "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
                        "positive ints"),
             "iterations_per_call": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),

@@ -57,7 +57,6 @@ class ReweightAgent(mg.Component):
         functional = self.env.functional
         env_state = self.env.read_state()
         alive = jnp.ones((self.config.num_paths,), jnp.float32)
-        self.policy.distribution_params(obs)  # state is created outside lax control flow
 
         def step(carry, step_key):
             env_state, obs, alive = carry
@@ -69,7 +68,7 @@ class ReweightAgent(mg.Component):
             return (env_state, next_obs, alive), record
 
         keys = jax.random.split(key, self.horizon)
-        (env_state, _, _), (obs_t, action_t, reward_t, mask_t) = jax.lax.scan(
+        (env_state, _, _), (obs_t, action_t, reward_t, mask_t) = mg.scan(
             step, (env_state, obs, alive), keys)
         self.env.write_state(env_state)
         paths = {"obs": obs_t.swapaxes(0, 1), "action": action_t.swapaxes(0, 1),

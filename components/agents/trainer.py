@@ -1,8 +1,9 @@
 """Training and evaluating any of the `ALGORITHMS` into a run directory (`RunDir`).
 
-Call i of the training loop uses the key fold_in(PRNGKey(seed), i) and a checkpoint is written
-after every call, so a run resumed from its checkpoint continues exactly as an uninterrupted
-one with the same seed.
+Call i of the training loop uses the key fold_in(PRNGKey(seed), i). A checkpoint is written
+every CHECKPOINT_SECONDS and when training stops (finished, or interrupted between two calls),
+so a run resumed from its checkpoint continues exactly as an uninterrupted one with the same
+seed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from components.agents.algorithms import ALGORITHMS
 from components.agents.run_dir import RunDir
 from components.envs import make, spec
 from metagraph.errors import LoadError
+
+CHECKPOINT_SECONDS = 30.0
 
 
 def algorithm(name: str) -> Any:
@@ -54,27 +57,38 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
     run.keep_metrics(iteration)
     start = time.perf_counter()
     bar = _progress(steps, env_steps, progress)
-    last_return = None
-    while env_steps < steps:
-        rows = alg.run(exe, config, jax.random.fold_in(root, call))
-        call += 1
-        wall = wall_offset + time.perf_counter() - start
-        for row in rows:
-            env_steps += row.pop("steps")
-            if row["episode_return_mean"] is None:  # no episode ended in this iteration
-                row["episode_return_mean"] = last_return
-            last_return = row["episode_return_mean"]
-            run.append_metrics({"iteration": iteration, "env_steps": env_steps,
-                                "wall_time": round(wall, 3), **row})
-            iteration += 1
-        exe.save_checkpoint(run.checkpoint_path, meta={"call": call, "iteration": iteration,
-                                                       "env_steps": env_steps, "wall": wall})
+    last_return, saved_call, last_save = None, call, start
+
+    def save() -> None:
+        exe.save_checkpoint(run.checkpoint_path, meta={
+            "call": call, "iteration": iteration, "env_steps": env_steps,
+            "wall": wall_offset + time.perf_counter() - start})
+
+    try:
+        while env_steps < steps:
+            rows = alg.run(exe, config, jax.random.fold_in(root, call))
+            call += 1
+            wall = wall_offset + time.perf_counter() - start
+            for row in rows:
+                env_steps += row.pop("steps")
+                if row["episode_return_mean"] is None:  # no episode ended this iteration
+                    row["episode_return_mean"] = last_return
+                last_return = row["episode_return_mean"]
+                run.append_metrics({"iteration": iteration, "env_steps": env_steps,
+                                    "wall_time": round(wall, 3), **row})
+                iteration += 1
+            if time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
+                save()
+                saved_call, last_save = call, time.perf_counter()
+            if bar is not None:
+                bar.update(min(env_steps, steps) - bar.n)
+                bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
+                                 if k in ("episode_return_mean", "bits") and v is not None})
+    finally:  # also on Ctrl-C: the state between two calls is consistent
+        if call != saved_call:
+            save()
         if bar is not None:
-            bar.update(min(env_steps, steps) - bar.n)
-            bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
-                             if k in ("episode_return_mean", "bits") and v is not None})
-    if bar is not None:
-        bar.close()
+            bar.close()
     run.plot_curve(f"{algo} on {env_id}, seed {seed}")
     return run.metrics()
 
