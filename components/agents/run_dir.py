@@ -7,6 +7,7 @@ the drawing of the agent's graph and checkpoints.
     DIR/curve.png        mean episode return against environment steps
     DIR/graph.svg        the agent's meta-graph
     DIR/checkpoint.npz   the executor state and the iteration it was taken after
+    DIR/tensorboard/     TensorBoard event files of the same metrics (x axis: env steps)
 """
 
 from __future__ import annotations
@@ -60,6 +61,22 @@ class RunDir:
     def append_metrics(self, row: dict[str, Any]) -> None:
         with self.metrics_path.open("a") as f:
             f.write(json.dumps(row) + "\n")
+        writer = self._tensorboard()
+        for name, value in row.items():
+            if name not in ("iteration", "env_steps") and isinstance(value, int | float):
+                writer.add_scalar(name, value, global_step=row["env_steps"])
+
+    def _tensorboard(self) -> Any:
+        if "_writer" not in self.__dict__:
+            from tensorboardX import SummaryWriter
+
+            self._writer = SummaryWriter(str(self.path / "tensorboard"), flush_secs=10)
+        return self._writer
+
+    def close(self) -> None:
+        if "_writer" in self.__dict__:
+            self._writer.close()
+            del self._writer
 
     def plot_curve(self, title: str) -> Path:
         import matplotlib

@@ -89,6 +89,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
             save()
         if bar is not None:
             bar.close()
+        run.close()
     run.plot_curve(f"{algo} on {env_id}, seed {seed}")
     return run.metrics()
 

@@ -35,6 +35,12 @@ def test_run_directory_holds_everything(full_run):
     config = json.loads((out / "config.json").read_text())
     assert config["env_id"] == "CartPole-v1" and config["config"]["num_paths"] == 8
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    from tensorboard_events import scalars
+
+    logged = scalars(out / "tensorboard")
+    assert [step for step, _ in logged["bits"]] == [r["env_steps"] for r in metrics]
+    np.testing.assert_allclose([v for _, v in logged["episode_return_mean"]],
+                               [r["episode_return_mean"] for r in metrics], rtol=1e-6)
     assert "<svg" in (out / "graph.svg").read_text()
     result = trainer.evaluate(out, episodes=5)
     assert result["episodes"] == 5 and 8 <= result["return_mean"] <= 500
