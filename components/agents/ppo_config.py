@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from components.agents.config_checks import check_fields, from_dict
+from components.envs.environment import BACKENDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +47,7 @@ class PPOConfig:
             "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
                        "positive ints"),
             "iterations_per_call": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
-            "backend": (lambda v: v in ("native", "jax"), "'native' or 'jax'"),
+            "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
         })
 
     @classmethod

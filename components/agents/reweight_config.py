@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from components.agents.config_checks import check_fields, from_dict
+from components.envs.environment import BACKENDS
 from components.reweighting import SCHEMES
 
 QUALITIES = ("return", "max_height", "return_and_height")
@@ -25,7 +26,7 @@ class ReweightConfig:
     fit_steps: int = 20           # gradient steps of weighted maximum likelihood per iteration
     fit_paths: int = 32           # M paths resampled from Q (∝ w) for the fit
     max_grad_norm: float = 1.0
-    backend: str = "native"       # environment door: "native" (XLA FFI) or "jax" (twin)
+    backend: str = "native"       # environment door: native (FFI), jax, host, gymnasium
 
     def __post_init__(self) -> None:
         check_fields(self, {
@@ -41,7 +42,7 @@ class ReweightConfig:
             "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_paths,
                           f"an int in [1, num_paths={self.num_paths}]"),
             "max_grad_norm": (lambda v: v > 0, "a number > 0"),
-            "backend": (lambda v: v in ("native", "jax"), "'native' or 'jax'"),
+            "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
         })
 
     @classmethod

@@ -12,8 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import jax
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from backends import xla
 from components.agents.algorithms import ALGORITHMS
@@ -40,7 +42,8 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
             max(steps, saved["steps"])
         config = algorithm(algo).config_class.from_dict(saved["config"])
     alg = algorithm(algo)
-    env_id = spec(env_id).env_id
+    if config.backend != "gymnasium":  # native ids, with or without the metagraph/ prefix
+        env_id = spec(env_id).env_id
     run.write_config({"env_id": env_id, "algo": algo, "seed": seed, "steps": steps,
                       "config": config.to_dict()})
     graph = alg.build(env_id, config, steps, 1)
@@ -115,12 +118,15 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345) -> dict[st
     exe = xla.lower(alg.build(saved["env_id"], config, saved["steps"], episodes),
                     seed=saved["seed"])
     exe.load_checkpoint(run.checkpoint_path)
-    env = make(saved["env_id"], episodes, seed=seed)
+    env = (make(saved["env_id"], episodes, seed=seed) if config.backend != "gymnasium" else
+           gymnasium.make_vec(saved["env_id"], episodes, vectorization_mode="sync",
+                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}))
     obs, _ = env.reset(seed=seed)
     returns = np.zeros(episodes)
     running = np.ones(episodes, bool)
     while running.any():
-        obs, reward, terminated, truncated, _ = env.step(np.asarray(exe.greedy(obs)))
+        obs, reward, terminated, truncated, _ = env.step(np.asarray(exe.greedy(
+            np.asarray(obs, np.float32))))
         returns += reward * running
         running &= ~(terminated | truncated)
     return {"episodes": episodes, "return_mean": float(returns.mean()),

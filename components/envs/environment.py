@@ -1,4 +1,4 @@
-"""`Environment`: a native environment as a node of the meta-graph.
+"""`Environment`: an environment as a node of the meta-graph.
 
 The same two APIs whichever door steps it:
 
@@ -7,13 +7,16 @@ The same two APIs whichever door steps it:
 - `step(action) -> {"obs", "reward", "terminated", "truncated", "final_obs"}` with same-step
   auto-reset; `final_obs` is the last observation of the step (before any auto-reset).
 
-Doors (`backend=`):
+Doors (`backend=`), all behind the same functional interface (`self.functional`), so agents
+that fuse a rollout into a `lax.scan` run on any of them:
 
-- "native": the C++ core through the XLA FFI, the environments' state is component state, so
+- "native": the C++ core through the XLA FFI; the environments' state is component state, so
   policy and environment lower into one executable;
 - "jax": the pure-JAX twin, same, on any device;
-- "host": the threaded host pool (`components.envs.make`), reached from the graph through an
-  ordered `jax.experimental.io_callback`; its state lives in the pool, outside the graph.
+- "host": the threaded native pool (`components.envs.make`), reached from the program through
+  ordered `io_callback`s; its state lives in the pool;
+- "gymnasium": any Gymnasium environment id (`gymnasium.make_vec`, same-step auto-reset),
+  the adapter for environments without a native core, also through `io_callback`s.
 
 The native and host doors draw the same initial states from the same key.
 """
@@ -22,24 +25,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import jax
-import jax.numpy as jnp
+import gymnasium
 import numpy as np
-from jax.experimental import io_callback
+from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
 from components.envs.functional import make_functional
+from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
 from components.envs.specs import spec
 from components.envs.vector_env import make
 from metagraph.spaces import Bool, Box, Discrete, Space
 
-BACKENDS = ("native", "jax", "host")
-
-
-def seed_of(key: Any) -> int:
-    """The 64-bit seed a raw key `PRNGKey(s)` carries (s, for s < 2**64)."""
-    words = np.asarray(key, np.uint32)
-    return (int(words[0]) << 32) | int(words[1])
+BACKENDS = ("native", "jax", "host", "gymnasium")
 
 
 class Environment(mg.Component):
@@ -48,7 +45,8 @@ class Environment(mg.Component):
     def __init__(self, env_id: str, num_envs: int, backend: str = "native", num_threads: int = 1,
                  name: str | None = None):
         super().__init__(name)
-        self.env_spec = spec(env_id)
+        if backend != "gymnasium":
+            self.env_spec = spec(env_id)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"Environment({env_id!r}): num_envs must be a positive int, got "
                              f"{num_envs!r}")
@@ -57,8 +55,14 @@ class Environment(mg.Component):
                              f"{backend!r}")
         self.num_envs = num_envs
         self.backend = backend
-        if backend == "host":
-            self.pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+        if backend == "gymnasium":
+            pool = gymnasium.make_vec(env_id, num_envs, vectorization_mode="sync",
+                                      vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+            self.env_spec = spec_of_gymnasium(env_id, pool)
+            self.functional = HostFunctionalEnv(self.env_spec, pool)
+        elif backend == "host":
+            self.functional = HostFunctionalEnv(self.env_spec, make(env_id, num_envs, seed=0,
+                                                                    num_threads=num_threads))
         else:
             self.functional = make_functional(env_id, backend)
 
@@ -91,10 +95,6 @@ class Environment(mg.Component):
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
     def reset(self, key):
-        if self.backend == "host":
-            if self.initializing:  # placeholder inputs: leave the pool alone
-                return jnp.zeros(self._obs_struct().shape, jnp.float32)
-            return io_callback(self._host_reset, self._obs_struct(), key, ordered=True)
         self._env_state()
         env_state, obs = self.functional.reset(key, self.num_envs)
         self.set_state("env_state", env_state)
@@ -103,15 +103,8 @@ class Environment(mg.Component):
     @mg.api(inputs={"action": lambda self: self._actions_space()},
             outputs=lambda self: mg.spaces.Dict(self._step_space()))
     def step(self, action):
-        if self.backend == "host":
-            flag = jax.ShapeDtypeStruct((self.num_envs,), jnp.bool_)
-            shapes = (self._obs_struct(), jax.ShapeDtypeStruct((self.num_envs,), jnp.float32),
-                      flag, flag, self._obs_struct())
-            outputs = (tuple(jnp.zeros(s.shape, s.dtype) for s in shapes) if self.initializing
-                       else io_callback(self._host_step, shapes, action, ordered=True))
-        else:
-            env_state, *outputs = self.functional.step_with_final_obs(self._env_state(), action)
-            self.set_state("env_state", env_state)
+        env_state, *outputs = self.functional.step_with_final_obs(self._env_state(), action)
+        self.set_state("env_state", env_state)
         return dict(zip(("obs", "reward", "terminated", "truncated", "final_obs"), outputs,
                         strict=True))
 
@@ -128,16 +121,3 @@ class Environment(mg.Component):
         """The environments' state: created at build from the component's own key."""
         return self.get_state("env_state",
                               lambda key: self.functional.reset(key, self.num_envs)[0])
-
-    # ---- host door ---------------------------------------------------------------------------
-    def _obs_struct(self) -> jax.ShapeDtypeStruct:
-        return jax.ShapeDtypeStruct((self.num_envs, *self.env_spec.observation_space.shape),
-                                    jnp.float32)
-
-    def _host_reset(self, key: Any) -> np.ndarray:
-        obs, _ = self.pool.reset(seed=seed_of(key))
-        return obs
-
-    def _host_step(self, action: Any) -> tuple:
-        obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
-        return obs, reward, terminated, truncated, info.get("final_obs", obs)

@@ -61,3 +61,15 @@ def test_ppo_config_checks_and_command_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["train", "CartPole-v1", "--algo", "dqn", "--out", str(tmp_path)])
     assert "invalid choice: 'dqn'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ["host", "gymnasium"])
+def test_ppo_runs_on_host_doors(backend, tmp_path):
+    """The same agent, its fused rollout stepping a host pool (our threaded one, or
+    Gymnasium's own CartPole through the adapter) from inside the compiled program."""
+    config = PPOConfig(**{**SMALL.to_dict(), "backend": backend})
+    metrics = trainer.train("CartPole-v1", tmp_path, "ppo", config, seed=0, steps=128,
+                            progress=False)
+    assert metrics[-1]["env_steps"] == 128
+    assert any(m["episode_return_mean"] for m in metrics)
+    assert trainer.evaluate(tmp_path, episodes=2)["episodes"] == 2

@@ -29,6 +29,15 @@ def component_rollout(door, executor):
 
 
 def reference_rollout(door):
+    if door == "gymnasium":  # Gymnasium's own CartPole, vectorised, same seed
+        import gymnasium
+        from gymnasium.vector import AutoresetMode
+
+        pool = gymnasium.make_vec("CartPole-v1", N, vectorization_mode="sync",
+                                  vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+        observations = [pool.reset(seed=SEED)[0]]
+        observations += [pool.step(action)[0] for action in ACTIONS]
+        return np.stack(observations)
     if door in ("native", "host"):  # both are the pool's streams: seed SEED, index i
         pool = envs.make("CartPole-v1", N, seed=SEED)
         observations = [pool.reset(seed=SEED)[0]]
@@ -44,7 +53,7 @@ def reference_rollout(door):
 
 
 @pytest.mark.parametrize("executor", BACKENDS)
-@pytest.mark.parametrize("door", ["native", "jax", "host"])
+@pytest.mark.parametrize("door", ["native", "jax", "host", "gymnasium"])
 def test_every_door_under_every_executor_follows_its_reference(door, executor):
     np.testing.assert_allclose(component_rollout(door, executor), reference_rollout(door),
                                rtol=1e-6, atol=1e-7)
