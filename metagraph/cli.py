@@ -1,6 +1,6 @@
 """The `metagraph` command.
 
-    metagraph train ENV_ID --algo {reweight,ppo} --out DIR [--seed S] [--steps N] [--resume]
+    metagraph train ENV_ID --algo {reweight,ppo,dqn} --out DIR [--seed S] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph MODULE:OBJECT -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
@@ -56,7 +56,7 @@ def graph_command(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
-ALGOS = ("reweight", "ppo")
+ALGOS = ("reweight", "ppo", "dqn")
 
 
 def config_values(args: argparse.Namespace) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import networkx as nx
 
 from metagraph.api import ApiSpec
@@ -61,8 +62,7 @@ class Recorder:
         self._open_edges.append((caller, node))
         for arg, value in arguments.items():
             expected = spec.declared_input(component, arg)
-            if expected is not None and not same_signature(
-                    expected.to_abstract(self.batch_size, self.time_size), abstract_of(value)):
+            if expected is not None and not self.fits(expected, value):
                 self._fail(SpaceError.mismatch(path, spec.name, arg, expected, flowed[arg],
                                                caller=caller), caller, node)
         signature = abstract_of(arguments)
@@ -89,10 +89,22 @@ class Recorder:
         self.nx.edges[caller, node]["returns"] = returned
         self.nx.nodes[node]["outputs"] = returned
         expected = spec.declared_output(component)
-        if expected is not None and not same_signature(
-                expected.to_abstract(self.batch_size, self.time_size), abstract_of(result)):
+        if expected is not None and not self.fits(expected, result):
             self._fail(SpaceError.mismatch(path, spec.name, None, expected, returned,
                                            caller=caller), caller, node)
+
+    def fits(self, expected: Any, value: Any) -> bool:
+        """Whether `value` has the declared space. Batch and time ranks match the graph's B
+        and T, or any sizes (an inner call may batch differently from the root's inputs)."""
+        actual = abstract_of(value)
+        if same_signature(expected.to_abstract(self.batch_size, self.time_size), actual):
+            return True
+        leaves = jax.tree.leaves(actual)
+        if not leaves or not (expected.batch or expected.time):
+            return False
+        lead = tuple(leaves[0].shape[:2]) + (1, 1)
+        return any(same_signature(expected.to_abstract(b, t), actual)
+                   for b, t in ((lead[0], lead[1]), (lead[1], lead[0]), (lead[0], 1)))
 
     def _fail(self, error: SpaceError, caller: str, node: str) -> None:
         self.nx.edges[caller, node]["error"] = error

@@ -9,6 +9,8 @@ import jax
 import numpy as np
 
 import metagraph as mg
+from components.agents.dqn_agent import DQNAgent
+from components.agents.dqn_config import DQNConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_agent import ReweightAgent
@@ -76,4 +78,19 @@ class PPO:
         return rows
 
 
-ALGORITHMS = {algorithm.name: algorithm for algorithm in (Reweight, PPO)}
+class DQN(PPO):
+    """Same calling pattern as PPO: `start`, then `train` runs several iterations."""
+
+    name = "dqn"
+    config_class = DQNConfig
+
+    @staticmethod
+    def build(env_id: str, config: DQNConfig, total_steps: int, eval_envs: int
+              ) -> mg.MetaGraph:
+        agent = DQNAgent(env_id, config, total_steps)
+        obs_shape = agent.env.observation_space.shape
+        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape))},
+                        apis=["start", "train", "greedy"])
+
+
+ALGORITHMS = {algorithm.name: algorithm for algorithm in (Reweight, PPO, DQN)}

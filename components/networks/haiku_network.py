@@ -24,5 +24,13 @@ class HaikuNetwork(mg.Component):
 
     @mg.api(polymorphic=True)
     def forward(self, x):
-        params = self.get_param("params", lambda key: self.transformed.init(key, x))
+        return self.transformed.apply(self.current_params(x), x)
+
+    @mg.api(polymorphic=True)
+    def forward_with(self, params, x):
+        """The network with other parameters of the same structure (a target network's)."""
         return self.transformed.apply(params, x)
+
+    def current_params(self, x: Any) -> Any:
+        """This network's parameters (created from `x`'s shape if they do not exist yet)."""
+        return self.get_param("params", lambda key: self.transformed.init(key, x))

@@ -59,8 +59,8 @@ def test_ppo_config_checks_and_command_line(tmp_path, capsys):
     with pytest.raises(ValueError, match="gamma"):
         PPOConfig(gamma=1.5)
     with pytest.raises(SystemExit):
-        cli.main(["train", "CartPole-v1", "--algo", "dqn", "--out", str(tmp_path)])
-    assert "invalid choice: 'dqn'" in capsys.readouterr().err
+        cli.main(["train", "CartPole-v1", "--algo", "sac", "--out", str(tmp_path)])
+    assert "invalid choice: 'sac'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("backend", ["host", "gymnasium"])

@@ -1,0 +1,151 @@
+"""DQN (Mnih et al. 2015) with double Q-learning (van Hasselt et al. 2016), n-step returns, a
+target network and prioritised replay (Schaul et al. 2016), as a meta-graph. One executable
+runs `iterations_per_call` iterations, each: an ε-greedy fused rollout of `rollout` steps over
+`num_envs` native environments, its n-step transitions into the replay, and
+`updates_per_iteration` prioritised updates (Huber loss, importance weights, new priorities);
+the target network is copied every `target_every` iterations.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+import metagraph as mg
+from components.agents.dqn_config import DQNConfig
+from components.envs import Environment
+from components.losses import DQNLoss
+from components.networks import MLP
+from components.optimizer import Optimizer
+from components.replay import PrioritizedReplay
+from metagraph.spaces import Box, Dict, Discrete
+
+
+class DQNAgent(mg.Component):
+    def __init__(self, env_id: str, config: DQNConfig = DQNConfig(),
+                 total_steps: int = 500_000, name: str | None = None):
+        super().__init__(name)
+        self.config = config
+        self.env = Environment(env_id, config.num_envs, backend=config.backend)
+        actions = self.env.action_space
+        if not isinstance(actions, Discrete):
+            raise ValueError(f"DQN needs discrete actions; {env_id} has {actions}")
+        self.num_actions = int(actions.n)
+        self.q_network = MLP([*config.hidden, self.num_actions], activation=jax.nn.relu)
+        obs = Box(self.env.observation_space.shape)
+        record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
+                      discount=Box(()), next_obs=obs)
+        self.replay = PrioritizedReplay(config.buffer_size, record, alpha=config.alpha)
+        self.loss = DQNLoss(self.q_network, double=config.double)
+        self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
+                                   max_grad_norm=config.max_grad_norm, has_aux=True,
+                                   wrt=self.q_network)
+        self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
+
+    def _state(self):
+        n, shape = self.config.num_envs, self.env.observation_space.shape
+        return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
+                self.get_state("episode_return", jnp.zeros((n,), jnp.float32)),
+                self.get_state("env_steps", jnp.zeros((), jnp.float32)),
+                self.get_state("iteration", jnp.zeros((), jnp.int32)))
+
+    def _target_params(self, obs):
+        online = self.q_network.current_params(obs)
+        return self.get_state("target_params", lambda key: online)
+
+    @mg.api
+    def start(self, key):
+        obs = self.env.reset(key)
+        self._state()
+        self.set_state("obs", obs)
+        return obs
+
+    def _rollout(self, key):
+        cfg, functional = self.config, self.env.functional
+        obs, episode_return, env_steps, _ = self._state()
+        epsilon = jnp.maximum(cfg.epsilon_end, cfg.epsilon_start - (
+            cfg.epsilon_start - cfg.epsilon_end) * env_steps / self.decay_steps)
+
+        def step(carry, step_key):
+            env_state, obs, episode_return = carry
+            explore_key, action_key = jax.random.split(step_key)
+            greedy = jnp.argmax(self.q_network.forward(obs), -1).astype(jnp.int32)
+            random = jax.random.randint(action_key, greedy.shape, 0, self.num_actions)
+            explore = jax.random.uniform(explore_key, greedy.shape) < epsilon
+            action = jnp.where(explore, random, greedy).astype(jnp.int32)
+            env_state, next_obs, reward, terminated, truncated, _ = \
+                functional.step_with_final_obs(env_state, action)
+            done = terminated | truncated
+            episode_return = episode_return + reward
+            finished = jnp.where(done, episode_return, 0.0)
+            episode_return = jnp.where(done, 0.0, episode_return)
+            return (env_state, next_obs, episode_return), (obs, action, reward, done, finished)
+
+        carry = (self.env.read_state(), obs, episode_return)
+        (env_state, last_obs, episode_return), trajectory = mg.scan(
+            step, carry, jax.random.split(key, cfg.rollout))
+        self.env.write_state(env_state)
+        self.set_state("obs", last_obs)
+        self.set_state("episode_return", episode_return)
+        self.set_state("env_steps", env_steps + cfg.rollout * cfg.num_envs)
+        return trajectory, last_obs
+
+    def _transitions(self, trajectory, last_obs):
+        """n-step transitions (truncated at the rollout's end) for every step [T, N]."""
+        cfg = self.config
+        obs, action, reward, done, _ = trajectory
+        t_len = cfg.rollout
+        discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
+        following = jnp.concatenate([obs[1:], last_obs[None]], 0)  # obs after step t
+        returns, scale = jnp.zeros_like(reward), jnp.ones_like(reward)
+        index = jnp.arange(t_len)
+        last = jnp.minimum(index + cfg.n_step, t_len) - 1
+        for k in range(cfg.n_step):
+            source = jnp.minimum(index + k, t_len - 1)
+            valid = (index + k <= last)[:, None]
+            returns = returns + jnp.where(valid, scale * reward[source], 0.0)
+            scale = jnp.where(valid, scale * discounts[source], scale)
+        records = {"obs": obs, "action": action, "reward": returns, "discount": scale,
+                   "next_obs": following[last]}
+        return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records)
+
+    def _iteration(self, key):
+        cfg = self.config
+        rollout_key, update_key = jax.random.split(key)
+        trajectory, last_obs = self._rollout(rollout_key)
+        self.replay.insert(self._transitions(trajectory, last_obs))
+        target = self._target_params(last_obs)
+
+        def update(_, sample_key):
+            batch, indices, weights = self.replay.sample(sample_key, cfg.beta, cfg.batch_size)
+            target_q = self.q_network.forward_with(target, batch["next_obs"])
+            stats = self.optimizer.step(batch["obs"], batch["action"], batch["reward"],
+                                        batch["discount"], batch["next_obs"], target_q,
+                                        weights / weights.max())
+            self.replay.update_priorities(indices,
+                                          stats["aux"]["td_error"] + cfg.priority_eps)
+            return None, stats["loss"]
+
+        _, losses = mg.scan(update, None, jax.random.split(update_key, cfg.updates_per_iteration))
+        iteration = self._state()[3] + 1
+        online = self.q_network.current_params(last_obs)
+        copy = iteration % cfg.target_every == 0
+        self.set_state("target_params", jax.tree.map(lambda o, t: jnp.where(copy, o, t),
+                                                     online, self._target_params(last_obs)))
+        self.set_state("iteration", iteration)
+        finished = trajectory[4]
+        return {"episode_return_sum": finished.sum(), "episodes": (finished != 0).sum(),
+                "loss": losses.mean(),
+                "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32)}
+
+    @mg.api
+    def train(self, key):
+        def one(_, iteration_key):
+            return None, self._iteration(iteration_key)
+
+        return mg.scan(one, None, jax.random.split(key, self.config.iterations_per_call))[1]
+
+    @mg.api
+    def greedy(self, observation):
+        return jnp.argmax(self.q_network.forward(observation), -1).astype(jnp.int32)
