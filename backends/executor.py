@@ -29,12 +29,15 @@ class Executor:
         self.graph = graph
         self._checkers = {name: InputChecker(graph.root.name, sig)
                           for name, sig in graph.apis.items()}
-        self.state: State = graph.init_state(seed)
+        self.state: State = self._initial_state(seed)
         if state is not None:
             self.set_state(state)
         for name in graph.apis:  # exe.act(...) without a lookup through __getattr__ per call
             if not hasattr(type(self), name):
                 self.__dict__[name] = self._bound(name)
+
+    def _initial_state(self, seed: int) -> State:
+        return self.graph.init_state(seed)
 
     # ---- calling -----------------------------------------------------------------------------
     def call(self, api: str, *args: Any, **kwargs: Any) -> Any:

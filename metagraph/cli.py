@@ -1,6 +1,7 @@
 """The `metagraph` command.
 
-    metagraph train ENV_ID --algo {reweight,ppo,dqn} --out DIR [--seed S] [--steps N] [--resume]
+    metagraph train ENV_ID --algo {reweight,ppo,dqn} --out DIR [--seed S] [--seeds K]
+                   [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph MODULE:OBJECT -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
@@ -83,14 +84,18 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
 def train_command(args: argparse.Namespace) -> None:
     from components.agents import trainer
 
-    if args.seeds != 1:
-        raise SystemExit("metagraph train: --seeds K > 1 (vmap over seeds) is not built yet")
+    if args.seeds < 1:
+        raise SystemExit(f"metagraph train: --seeds must be >= 1, got {args.seeds}")
     try:
         config = trainer.algorithm(args.algo).config_class.from_dict(config_values(args))
     except (TypeError, ValueError) as error:
         raise SystemExit(f"metagraph train: {error}") from None
-    metrics = trainer.train(args.env_id, args.out, args.algo, config, seed=args.seed,
-                            steps=args.steps, resume=args.resume)
+    try:
+        metrics = trainer.train(args.env_id, args.out, args.algo, config, seed=args.seed,
+                                steps=args.steps, resume=args.resume,
+                                seeds=args.seeds if args.seeds > 1 else None)
+    except ValueError as error:
+        raise SystemExit(f"metagraph train: {error}") from None
     last = metrics[-1] if metrics else {}
     mean = last.get("episode_return_mean")
     print(f"{len(metrics)} iterations, {last.get('env_steps', 0):,} steps, "
@@ -108,6 +113,8 @@ def evaluate_command(args: argparse.Namespace) -> None:
     else:
         print(f"{result['episodes']} episodes: return {result['return_mean']:.2f} "
               f"± {result['return_std']:.2f}")
+        if "return_mean_per_seed" in result:
+            print("per seed:", ", ".join(f"{r:.2f}" for r in result["return_mean_per_seed"]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -119,7 +126,8 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument("--out", required=True, help="run directory")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--steps", type=int, default=1_000_000, help="environment steps")
-    train.add_argument("--seeds", type=int, default=1)
+    train.add_argument("--seeds", type=int, default=1,
+                       help="train seeds S..S+K-1 at once in one executable (vmap)")
     train.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")

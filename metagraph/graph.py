@@ -74,10 +74,13 @@ class MetaGraph:
         run.__name__ = run.__qualname__ = f"{self.root.name}_{api}"
         return run
 
-    def init_state(self, seed: int | jax.Array = 0) -> State:
+    def init_state(self, seed: int | jax.Array = 0, seeds: int | None = None) -> State:
         """Create every state variable with concrete values (one jitted init over all APIs;
-        their unused outputs are dead code that XLA drops)."""
+        their unused outputs are dead code that XLA drops). With `seeds=K`, K independent
+        states stacked on a leading axis, the k-th from seed `seed + k`."""
         key = jax.random.PRNGKey(seed) if isinstance(seed, int) else seed
+        if seeds is not None:
+            key = jnp.stack([jax.random.PRNGKey(seed + k) for k in range(seeds)])
         batch, time = self.batch_size or 1, self.time_size or 1
         inputs = {name: {arg: space.zeros(batch, time) for arg, space in sig.inputs.items()}
                   for name, sig in self.apis.items()}
@@ -90,12 +93,20 @@ class MetaGraph:
             return frame.state
 
         # init runs once: compile it quickly rather than well (about half the compile time)
-        compiled = jax.jit(init).lower(key).compile(compiler_options=INIT_COMPILER_OPTIONS)
+        fn = init if seeds is None else jax.vmap(init)
+        compiled = jax.jit(fn).lower(key).compile(compiler_options=INIT_COMPILER_OPTIONS)
         state = compiled(key)
-        if not same_signature(abstract_of(state), self.state_spec):
+        if not same_signature(abstract_of(state), self.state_spec_for(seeds)):
             raise StateError(f"{self.root.name}: the state created now differs from the state "
                              f"recorded by mg.build (state created on a Python branch?)")
         return state
+
+    def state_spec_for(self, seeds: int | None) -> State:
+        """The state's abstract values, stacked on a leading axis of `seeds` if given."""
+        if seeds is None:
+            return self.state_spec
+        return jax.tree.map(lambda s: jax.ShapeDtypeStruct((seeds, *s.shape), s.dtype),
+                            self.state_spec)
 
     # ---- inspecting --------------------------------------------------------------------------
     def param_count(self, path: str | None = None, recursive: bool = True) -> int:

@@ -19,14 +19,17 @@ from metagraph.graph import MetaGraph, State
 
 
 def lower(graph: MetaGraph, compiler_options: dict[str, Any] | None = None, seed: int = 0,
-          state: State | None = None, donate_state: bool = True) -> XlaExecutor:
+          state: State | None = None, donate_state: bool = True,
+          seeds: int | None = None) -> XlaExecutor:
     """An executor running `graph`'s root APIs as XLA executables.
 
     `compiler_options` are XLA's own (`xla_cpu_*`, `xla_gpu_*`, ...; see XLA's
     `debug_options_flags.cc`), checked here: an option XLA rejects raises ValueError.
     Executables compile on first call with a new input signature (or `executables[api].lower()`).
+    With `seeds=K`, K independent copies run as one executable (`jax.vmap`): the state of
+    seed `seed + k` and every input and output carry a leading axis of K.
     """
-    return XlaExecutor(graph, compiler_options, seed, state, donate_state)
+    return XlaExecutor(graph, compiler_options, seed, state, donate_state, seeds)
 
 
 __all__ = ["ApiExecutable", "LoadedApi", "XlaExecutor", "check_compiler_options", "load",

@@ -19,10 +19,11 @@ class ApiExecutable:
     """
 
     def __init__(self, graph: MetaGraph, api: str, compiler_options: dict[str, Any] | None,
-                 donate_state: bool = True):
-        self.graph, self.api = graph, api
+                 donate_state: bool = True, seeds: int | None = None):
+        self.graph, self.api, self.seeds = graph, api, seeds
         self.compiler_options = dict(compiler_options or {})
-        self.jitted = jax.jit(graph.pure(api), donate_argnums=(0,) if donate_state else ())
+        pure = graph.pure(api) if seeds is None else jax.vmap(graph.pure(api))
+        self.jitted = jax.jit(pure, donate_argnums=(0,) if donate_state else ())
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
         self._last: tuple | None = None
 
@@ -36,7 +37,7 @@ class ApiExecutable:
 
     def _compile(self, key: tuple, inputs: tuple) -> tuple:
         abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), inputs)
-        lowered = self.jitted.lower(self.graph.state_spec, *abstract)
+        lowered = self.jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
         compiled = lowered.compile(self.compiler_options or None)
         self._stages[key] = (lowered, compiled)
         return self._stages[key]
@@ -52,6 +53,9 @@ class ApiExecutable:
         without running; returns (Lowered, Compiled)."""
         inputs = tuple(space.to_abstract(batch_size, time_size)
                        for space in self.graph.apis[self.api].inputs.values())
+        if self.seeds is not None:
+            inputs = jax.tree.map(lambda s: jax.ShapeDtypeStruct((self.seeds, *s.shape),
+                                                                 s.dtype), inputs)
         key = signature_key(inputs)
         if key not in self._stages:
             self._compile(key, inputs)

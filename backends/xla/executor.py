@@ -11,6 +11,7 @@ import numpy as np
 from backends.executor import Executor
 from backends.xla.executable import ApiExecutable
 from backends.xla.export import export_api
+from metagraph.errors import SpaceError
 from metagraph.graph import MetaGraph, State
 
 
@@ -25,16 +26,51 @@ def check_compiler_options(options: dict[str, Any]) -> None:
                          f"{options}: {e}") from None
 
 
+class SeededInputChecker:
+    """Inputs of K independent seeds: every array has a leading axis of K; each slice is
+    checked like a single seed's input."""
+
+    def __init__(self, checker: Any, seeds: int):
+        self.checker, self.seeds = checker, seeds
+
+    def __call__(self, args: tuple, kwargs: dict) -> tuple[tuple, tuple]:
+        leaves = jax.tree.leaves((args, kwargs))
+        for leaf in leaves:
+            if np.shape(leaf)[:1] != (self.seeds,):
+                raise SpaceError(f"{self.checker.root}.{self.checker.sig.name}: with seeds="
+                                 f"{self.seeds} every input needs a leading axis of "
+                                 f"{self.seeds}, got shape {np.shape(leaf)}",
+                                 component=self.checker.root, api=self.checker.sig.name)
+        first = jax.tree.map(lambda x: x[0], (args, kwargs))
+        self.checker(*first)
+        inputs = self.checker._bind(args, kwargs)
+        return inputs, tuple((np.shape(x), np.asarray(x).dtype) for x in jax.tree.leaves(inputs))
+
+
 class XlaExecutor(Executor):
     """Runs each root API through its `ApiExecutable` (in `.executables[api]`)."""
 
     def __init__(self, graph: MetaGraph, compiler_options: dict[str, Any] | None = None,
-                 seed: int = 0, state: State | None = None, donate_state: bool = True):
+                 seed: int = 0, state: State | None = None, donate_state: bool = True,
+                 seeds: int | None = None):
         check_compiler_options(compiler_options or {})
+        if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
+                                  or seeds < 1):
+            raise ValueError(f"backends.xla.lower: seeds must be a positive int, got {seeds!r}")
         self.compiler_options = dict(compiler_options or {})
-        self.executables = {name: ApiExecutable(graph, name, compiler_options, donate_state)
-                            for name in graph.apis}
+        self.seeds = seeds
+        self.executables = {name: ApiExecutable(graph, name, compiler_options, donate_state,
+                                                seeds) for name in graph.apis}
         super().__init__(graph, seed, state)
+        if seeds is not None:
+            self._checkers = {name: SeededInputChecker(checker, seeds)
+                              for name, checker in self._checkers.items()}
+            for name in graph.apis:
+                if name in self.__dict__:
+                    self.__dict__[name] = self._bound(name)
+
+    def _initial_state(self, seed: int) -> State:
+        return self.graph.init_state(seed, seeds=self.seeds)
 
     def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
         return self.executables[api](state, inputs, key)

@@ -45,9 +45,10 @@ class Reweight:
         out = exe.rollout(np.asarray(key))
         for _ in range(config.fit_steps):
             fitted = exe.fit(out["obs"], out["action"], out["mask"], out["weight"])
-        return [{"steps": int(out["steps"]), "episode_return_mean": float(out["return_mean"]),
-                 "episode_return_max": float(out["return_max"]), "bits": float(out["bits"]),
-                 "ess": float(out["ess"]), "loss": float(fitted["loss"])}]
+        seeds = per_seed(exe, {"steps": out["steps"], "episode_return_mean": out["return_mean"],
+                               "episode_return_max": out["return_max"], "bits": out["bits"],
+                               "ess": out["ess"], "loss": fitted["loss"]})
+        return [summarise(seeds)]
 
 
 class PPO:
@@ -68,13 +69,14 @@ class PPO:
 
     @staticmethod
     def run(exe: Any, config: PPOConfig, key: jax.Array) -> list[dict[str, Any]]:
-        out = jax.tree.map(np.asarray, exe.train(np.asarray(key)))
+        out = per_seed(exe, exe.train(np.asarray(key)))  # [seeds, iterations]
         rows = []
         for i in range(config.iterations_per_call):
-            episodes = int(out["episodes"][i])
-            mean = float(out["episode_return_sum"][i]) / episodes if episodes else None
-            rows.append({"steps": int(out["steps"][i]), "episode_return_mean": mean,
-                         "episodes": episodes, "loss": float(out["loss"][i])})
+            episodes = out["episodes"][:, i]
+            means = np.where(episodes > 0, out["episode_return_sum"][:, i]
+                             / np.maximum(episodes, 1), np.nan)
+            rows.append(summarise({"steps": out["steps"][:, i], "episode_return_mean": means,
+                                   "episodes": episodes, "loss": out["loss"][:, i]}))
         return rows
 
 
@@ -91,6 +93,30 @@ class DQN(PPO):
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape))},
                         apis=["start", "train", "greedy"])
+
+
+def per_seed(exe: Any, out: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Outputs with a leading seed axis (added for a single-seed executor)."""
+    seeded = getattr(exe, "seeds", None) is not None
+    return {k: np.asarray(v) if seeded else np.asarray(v)[None] for k, v in out.items()}
+
+
+def summarise(values: dict[str, np.ndarray]) -> dict[str, Any]:
+    """One metrics row from per-seed values: means over seeds (steps per seed), and the
+    per-seed returns when there are several seeds. A return is None when no episode ended."""
+    row: dict[str, Any] = {"steps": int(round(float(np.mean(values["steps"]))))}
+    for name, value in values.items():
+        if name == "steps":
+            continue
+        finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
+        row[name] = float(np.mean(finite)) if finite.size else None
+        if name == "episodes":
+            row[name] = int(np.sum(value))
+    returns = values["episode_return_mean"]
+    if returns.shape[0] > 1:
+        row["episode_return_mean_per_seed"] = [None if not np.isfinite(r) else float(r)
+                                               for r in returns]
+    return row
 
 
 ALGORITHMS = {algorithm.name: algorithm for algorithm in (Reweight, PPO, DQN)}

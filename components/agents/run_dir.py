@@ -63,7 +63,8 @@ class RunDir:
             f.write(json.dumps(row) + "\n")
         writer = self._tensorboard()
         for name, value in row.items():
-            if name not in ("iteration", "env_steps") and isinstance(value, int | float):
+            if name not in ("iteration", "env_steps") and isinstance(value, int | float) \
+                    and not isinstance(value, bool):
                 writer.add_scalar(name, value, global_step=row["env_steps"])
 
     def _tensorboard(self) -> Any:
@@ -86,8 +87,16 @@ class RunDir:
 
         rows = self.metrics()
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.plot([r["env_steps"] for r in rows], [r["episode_return_mean"] for r in rows],
-                marker=".", lw=1.2)
+        steps = [r["env_steps"] for r in rows]
+        ax.plot(steps, [r["episode_return_mean"] for r in rows], marker=".", lw=1.2,
+                label="mean over seeds" if rows and "episode_return_mean_per_seed" in rows[0]
+                else None)
+        if rows and "episode_return_mean_per_seed" in rows[0]:
+            per_seed = list(zip(*[r["episode_return_mean_per_seed"] for r in rows],
+                                strict=True))
+            for k, values in enumerate(per_seed):
+                ax.plot(steps, values, lw=0.6, alpha=0.4, label=f"seed +{k}")
+            ax.legend(fontsize=7)
         ax.set_xlabel("environment steps")
         ax.set_ylabel("mean episode return")
         ax.set_title(title)

@@ -21,6 +21,7 @@ from backends import xla
 from components.agents.algorithms import ALGORITHMS
 from components.agents.run_dir import RunDir
 from components.envs import make, spec
+from metagraph import checkpoint
 from metagraph.errors import LoadError
 
 CHECKPOINT_SECONDS = 30.0
@@ -32,31 +33,44 @@ def algorithm(name: str) -> Any:
     return ALGORITHMS[name]
 
 
+def keys_for(seed: int, seeds: int | None, index: int) -> jax.Array:
+    """The key of call `index`: fold_in(PRNGKey(seed), index), or one per seed stacked."""
+    if seeds is None:
+        return jax.random.fold_in(jax.random.PRNGKey(seed), index)
+    return jax.numpy.stack([jax.random.fold_in(jax.random.PRNGKey(seed + k), index)
+                            for k in range(seeds)])
+
+
 def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
-          steps: int = 1_000_000, resume: bool = False, progress: bool = True
-          ) -> list[dict[str, Any]]:
+          steps: int = 1_000_000, resume: bool = False, progress: bool = True,
+          seeds: int | None = None) -> list[dict[str, Any]]:
+    """Train into `out`. With `seeds=K`, seeds `seed` ... `seed + K - 1` train at once in one
+    executable (vmap); each equals its own single-seed run, and the metrics are their means."""
     run = RunDir(out)
     if resume:
         saved = run.read_config()
         algo, env_id, seed, steps = saved["algo"], saved["env_id"], saved["seed"], \
             max(steps, saved["steps"])
+        seeds = saved.get("seeds")
         config = algorithm(algo).config_class.from_dict(saved["config"])
     alg = algorithm(algo)
     if config.backend != "gymnasium":  # native ids, with or without the metagraph/ prefix
         env_id = spec(env_id).env_id
-    run.write_config({"env_id": env_id, "algo": algo, "seed": seed, "steps": steps,
-                      "config": config.to_dict()})
+    if seeds is not None and config.backend in ("host", "gymnasium"):
+        raise ValueError(f"seeds={seeds}: vmap over seeds needs an in-graph environment "
+                         f"(backend native or jax), not {config.backend!r}")
+    run.write_config({"env_id": env_id, "algo": algo, "seed": seed, "seeds": seeds,
+                      "steps": steps, "config": config.to_dict()})
     graph = alg.build(env_id, config, steps, 1)
     graph.render(run.path / "graph.svg")
-    exe = xla.lower(graph, seed=seed)
-    root = jax.random.PRNGKey(seed)
+    exe = xla.lower(graph, seed=seed, seeds=seeds)
     call, iteration, env_steps, wall_offset = 0, 0, 0, 0.0
     if resume and run.checkpoint_path.exists():
         meta = exe.load_checkpoint(run.checkpoint_path)
         call, iteration, env_steps, wall_offset = (meta["call"], meta["iteration"],
                                                    meta["env_steps"], meta["wall"])
     else:
-        alg.start(exe, jax.random.fold_in(root, -1 % 2**31))
+        alg.start(exe, keys_for(seed, seeds, -1 % 2**31))
     run.keep_metrics(iteration)
     start = time.perf_counter()
     bar = _progress(steps, env_steps, progress)
@@ -69,7 +83,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
 
     try:
         while env_steps < steps:
-            rows = alg.run(exe, config, jax.random.fold_in(root, call))
+            rows = alg.run(exe, config, keys_for(seed, seeds, call))
             call += 1
             wall = wall_offset + time.perf_counter() - start
             for row in rows:
@@ -117,7 +131,28 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345) -> dict[st
         raise LoadError(f"{run.path}: no checkpoint to evaluate")
     exe = xla.lower(alg.build(saved["env_id"], config, saved["steps"], episodes),
                     seed=saved["seed"])
-    exe.load_checkpoint(run.checkpoint_path)
+    seeds = saved.get("seeds")
+    if seeds is None:
+        exe.load_checkpoint(run.checkpoint_path)
+        states = [exe.state]
+    else:  # one policy per seed, each evaluated on its own
+        like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), exe.state)
+        stacked, _ = checkpoint.load(run.checkpoint_path, like=like)
+        states = [jax.tree.map(lambda x, k=k: x[k], stacked) for k in range(seeds)]
+    per_seed = []
+    for state in states:
+        exe.set_state(state)
+        per_seed.append(_evaluate_policy(exe, saved, config, episodes, seed))
+    returns = np.concatenate(per_seed)
+    result = {"episodes": episodes, "return_mean": float(returns.mean()),
+              "return_std": float(returns.std())}
+    if seeds is not None:
+        result["return_mean_per_seed"] = [float(r.mean()) for r in per_seed]
+    return result
+
+
+def _evaluate_policy(exe: Any, saved: dict, config: Any, episodes: int, seed: int
+                     ) -> np.ndarray:
     env = (make(saved["env_id"], episodes, seed=seed) if config.backend != "gymnasium" else
            gymnasium.make_vec(saved["env_id"], episodes, vectorization_mode="sync",
                               vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}))
@@ -129,5 +164,4 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345) -> dict[st
             np.asarray(obs, np.float32))))
         returns += reward * running
         running &= ~(terminated | truncated)
-    return {"episodes": episodes, "return_mean": float(returns.mean()),
-            "return_std": float(returns.std())}
+    return returns

@@ -73,3 +73,24 @@ def test_ppo_runs_on_host_doors(backend, tmp_path):
     assert metrics[-1]["env_steps"] == 128
     assert any(m["episode_return_mean"] for m in metrics)
     assert trainer.evaluate(tmp_path, episodes=2)["episodes"] == 2
+
+
+def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
+    together = trainer.train("CartPole-v1", tmp_path / "both", "ppo", SMALL, seed=1, steps=128,
+                             progress=False, seeds=2)
+    alone = [trainer.train("CartPole-v1", tmp_path / f"s{s}", "ppo", SMALL, seed=s, steps=128,
+                           progress=False) for s in (1, 2)]
+    for i, row in enumerate(together):
+        assert row["loss"] == pytest.approx((alone[0][i]["loss"] + alone[1][i]["loss"]) / 2,
+                                            rel=1e-5)
+        for value, own in zip(row["episode_return_mean_per_seed"], alone, strict=True):
+            if own[i]["episodes"]:  # the seed finished episodes in this iteration
+                assert value == pytest.approx(own[i]["episode_return_mean"], rel=1e-6)
+            else:
+                assert value is None
+    result = trainer.evaluate(tmp_path / "both", episodes=2)
+    assert len(result["return_mean_per_seed"]) == 2
+    with pytest.raises(ValueError, match="needs an in-graph environment"):
+        trainer.train("CartPole-v1", tmp_path / "host", "ppo",
+                      PPOConfig(**{**SMALL.to_dict(), "backend": "host"}), steps=64,
+                      progress=False, seeds=2)
