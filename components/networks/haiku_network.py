@@ -26,9 +26,9 @@ class HaikuNetwork(mg.Component):
     def forward(self, x):
         return self.transformed.apply(self.current_params(x), x)
 
-    @mg.api(polymorphic=True)
-    def forward_with(self, params, x):
-        """The network with other parameters of the same structure (a target network's)."""
+    def forward_with(self, params: Any, x: Any) -> Any:
+        """The network with other parameters of the same structure (a target network's). A
+        plain method, not an API, so a network alone still builds from `x` only."""
         return self.transformed.apply(params, x)
 
     def current_params(self, x: Any) -> Any:
