@@ -18,7 +18,8 @@ from metagraph.spaces import Box, Discrete, PRNGKey
 
 
 class MLP(mg.Component):
-    """A dm-haiku MLP whose parameters are this component's state."""
+    """A dm-haiku MLP whose parameters are this component's state (written out here to show a
+    component from scratch; the library's own is `components.networks.MLP`)."""
 
     def __init__(self, sizes: list[int]):
         self.network = hk.without_apply_rng(hk.transform(lambda x: hk.nets.MLP(sizes)(x)))
