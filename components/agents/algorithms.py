@@ -54,11 +54,12 @@ class Reweight:
 class PPO:
     name = "ppo"
     config_class = PPOConfig
+    agent_class = PPOAgent
 
-    @staticmethod
-    def build(env_id: str, config: PPOConfig, total_steps: int, eval_envs: int
+    @classmethod
+    def build(cls, env_id: str, config: Any, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        agent = PPOAgent(env_id, config, total_steps)
+        agent = cls.agent_class(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape))},
                         apis=["start", "train", "greedy"])
@@ -85,14 +86,7 @@ class DQN(PPO):
 
     name = "dqn"
     config_class = DQNConfig
-
-    @staticmethod
-    def build(env_id: str, config: DQNConfig, total_steps: int, eval_envs: int
-              ) -> mg.MetaGraph:
-        agent = DQNAgent(env_id, config, total_steps)
-        obs_shape = agent.env.observation_space.shape
-        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape))},
-                        apis=["start", "train", "greedy"])
+    agent_class = DQNAgent
 
 
 def per_seed(exe: Any, out: dict[str, Any]) -> dict[str, np.ndarray]:

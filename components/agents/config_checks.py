@@ -30,3 +30,14 @@ def from_dict(cls: type, values: dict[str, Any]) -> Any:
     if "hidden" in values:
         values["hidden"] = tuple(values["hidden"])
     return cls(**values)
+
+
+class AgentConfig:
+    """Base of the agents' config dataclasses: from a dict (unknown keys refused) and back."""
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Any:
+        return from_dict(cls, values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

@@ -14,7 +14,7 @@ import optax
 
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
-from components.envs import Environment
+from components.agents.iterative_agent import IterativeAgent
 from components.losses import DQNLoss
 from components.networks import MLP
 from components.optimizer import Optimizer
@@ -22,12 +22,10 @@ from components.replay import PrioritizedReplay
 from metagraph.spaces import Box, Dict, Discrete
 
 
-class DQNAgent(mg.Component):
+class DQNAgent(IterativeAgent):
     def __init__(self, env_id: str, config: DQNConfig = DQNConfig(),
                  total_steps: int = 500_000, name: str | None = None):
-        super().__init__(name)
-        self.config = config
-        self.env = Environment(env_id, config.num_envs, backend=config.backend)
+        super().__init__(env_id, config, name)
         actions = self.env.action_space
         if not isinstance(actions, Discrete):
             raise ValueError(f"DQN needs discrete actions; {env_id} has {actions}")
@@ -44,9 +42,7 @@ class DQNAgent(mg.Component):
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
     def _state(self):
-        n, shape = self.config.num_envs, self.env.observation_space.shape
-        return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
-                self.get_state("episode_return", jnp.zeros((n,), jnp.float32)),
+        return (*self._episodes(),
                 self.get_state("env_steps", jnp.zeros((), jnp.float32)),
                 self.get_state("iteration", jnp.zeros((), jnp.int32)))
 
@@ -54,47 +50,27 @@ class DQNAgent(mg.Component):
         online = self.q_network.current_params(obs)
         return self.get_state("target_params", lambda key: online)
 
-    @mg.api
-    def start(self, key):
-        obs = self.env.reset(key)
-        self._state()
-        self.set_state("obs", obs)
-        return obs
-
     def _rollout(self, key):
-        cfg, functional = self.config, self.env.functional
-        obs, episode_return, env_steps, _ = self._state()
+        cfg = self.config
+        env_steps = self._state()[2]
         epsilon = jnp.maximum(cfg.epsilon_end, cfg.epsilon_start - (
             cfg.epsilon_start - cfg.epsilon_end) * env_steps / self.decay_steps)
 
-        def step(carry, step_key):
-            env_state, obs, episode_return = carry
+        def act(obs, step_key):  # ε-greedy
             explore_key, action_key = jax.random.split(step_key)
             greedy = jnp.argmax(self.q_network.forward(obs), -1).astype(jnp.int32)
             random = jax.random.randint(action_key, greedy.shape, 0, self.num_actions)
             explore = jax.random.uniform(explore_key, greedy.shape) < epsilon
-            action = jnp.where(explore, random, greedy).astype(jnp.int32)
-            env_state, next_obs, reward, terminated, truncated, _ = \
-                functional.step_with_final_obs(env_state, action)
-            done = terminated | truncated
-            episode_return = episode_return + reward
-            finished = jnp.where(done, episode_return, 0.0)
-            episode_return = jnp.where(done, 0.0, episode_return)
-            return (env_state, next_obs, episode_return), (obs, action, reward, done, finished)
+            return jnp.where(explore, random, greedy).astype(jnp.int32), ()
 
-        carry = (self.env.read_state(), obs, episode_return)
-        (env_state, last_obs, episode_return), trajectory = mg.scan(
-            step, carry, jax.random.split(key, cfg.rollout))
-        self.env.write_state(env_state)
-        self.set_state("obs", last_obs)
-        self.set_state("episode_return", episode_return)
+        trajectory, last_obs = self._run_envs(act, key, cfg.rollout)
         self.set_state("env_steps", env_steps + cfg.rollout * cfg.num_envs)
         return trajectory, last_obs
 
     def _transitions(self, trajectory, last_obs):
         """n-step transitions (truncated at the rollout's end) for every step [T, N]."""
         cfg = self.config
-        obs, action, reward, done, _ = trajectory
+        obs, action, _, reward, done, _ = trajectory
         t_len = cfg.rollout
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
         following = jnp.concatenate([obs[1:], last_obs[None]], 0)  # obs after step t
@@ -134,17 +110,10 @@ class DQNAgent(mg.Component):
         self.set_state("target_params", jax.tree.map(lambda o, t: jnp.where(copy, o, t),
                                                      online, self._target_params(last_obs)))
         self.set_state("iteration", iteration)
-        finished = trajectory[4]
+        finished = trajectory[5]
         return {"episode_return_sum": finished.sum(), "episodes": (finished != 0).sum(),
                 "loss": losses.mean(),
                 "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32)}
-
-    @mg.api
-    def train(self, key):
-        def one(_, iteration_key):
-            return None, self._iteration(iteration_key)
-
-        return mg.scan(one, None, jax.random.split(key, self.config.iterations_per_call))[1]
 
     @mg.api
     def greedy(self, observation):

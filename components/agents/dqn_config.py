@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
-from components.agents.config_checks import check_fields, from_dict
+from components.agents.config_checks import AgentConfig, check_fields
 from components.envs.environment import BACKENDS
 
 
 @dataclasses.dataclass(frozen=True)
-class DQNConfig:
+class DQNConfig(AgentConfig):
     num_envs: int = 4
     rollout: int = 8              # environment steps per environment and iteration
     n_step: int = 3
@@ -51,10 +50,3 @@ class DQNConfig:
                        "positive ints"),
             "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
         })
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> DQNConfig:
-        return from_dict(cls, values)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)

@@ -14,19 +14,17 @@ import jax.numpy as jnp
 import optax
 
 import metagraph as mg
+from components.agents.iterative_agent import IterativeAgent
 from components.agents.ppo_config import PPOConfig
-from components.envs import Environment
 from components.losses import PPOLoss, gae
 from components.optimizer import Optimizer
 from components.policy import Policy
 
 
-class PPOAgent(mg.Component):
+class PPOAgent(IterativeAgent):
     def __init__(self, env_id: str, config: PPOConfig = PPOConfig(),
                  total_steps: int = 500_000, name: str | None = None):
-        super().__init__(name)
-        self.config = config
-        self.env = Environment(env_id, config.num_envs, backend=config.backend)
+        super().__init__(env_id, config, name)
         self.policy = Policy(self.env.action_space, hidden=config.hidden, value="separate",
                              squash=False)
         self.loss = PPOLoss(self.policy, clip=config.clip, value_coef=config.value_coef,
@@ -39,48 +37,18 @@ class PPOAgent(mg.Component):
                                    max_grad_norm=config.max_grad_norm, has_aux=True,
                                    wrt=self.policy)
 
-    def _obs_and_returns(self):
-        n, shape = self.config.num_envs, self.env.observation_space.shape
-        return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
-                self.get_state("episode_return", jnp.zeros((n,), jnp.float32)))
-
-    @mg.api
-    def start(self, key):
-        obs = self.env.reset(key)
-        self._obs_and_returns()
-        self.set_state("obs", obs)
-        self.set_state("episode_return", jnp.zeros((self.config.num_envs,), jnp.float32))
-        return obs
-
     def _rollout(self, key):
-        cfg, functional = self.config, self.env.functional
-        obs, episode_return = self._obs_and_returns()
-
-        def step(carry, step_key):
-            env_state, obs, episode_return = carry
+        def act(obs, step_key):
             action, log_prob = self.policy.sample_action(obs, step_key)
-            value = self.policy.value(obs)
-            env_state, next_obs, reward, terminated, truncated, _ = \
-                functional.step_with_final_obs(env_state, action)
-            done = terminated | truncated
-            episode_return = episode_return + reward
-            finished = jnp.where(done, episode_return, 0.0)
-            episode_return = jnp.where(done, 0.0, episode_return)
-            record = (obs, action, log_prob, value, reward, done, finished)
-            return (env_state, next_obs, episode_return), record
+            return action, (log_prob, self.policy.value(obs))
 
-        carry = (self.env.read_state(), obs, episode_return)
-        (env_state, obs, episode_return), trajectory = mg.scan(
-            step, carry, jax.random.split(key, cfg.num_steps))
-        self.env.write_state(env_state)
-        self.set_state("obs", obs)
-        self.set_state("episode_return", episode_return)
-        return trajectory, self.policy.value(obs)
+        trajectory, last_obs = self._run_envs(act, key, self.config.num_steps)
+        return trajectory, self.policy.value(last_obs)
 
     def _iteration(self, key):
         cfg = self.config
         rollout_key, shuffle_key = jax.random.split(key)
-        (obs, action, log_prob, value, reward, done, finished), last_value = \
+        (obs, action, (log_prob, value), reward, done, finished), last_value = \
             self._rollout(rollout_key)
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
         advantage = gae(reward * cfg.reward_scale, discounts,
@@ -109,14 +77,6 @@ class PPOAgent(mg.Component):
         episodes = (finished != 0).sum()
         return {"episode_return_sum": finished.sum(), "episodes": episodes,
                 "loss": losses.mean(), "steps": jnp.asarray(size, jnp.int32)}
-
-    @mg.api
-    def train(self, key):
-        """`iterations_per_call` iterations; per-iteration statistics [K]."""
-        def one(_, iteration_key):
-            return None, self._iteration(iteration_key)
-
-        return mg.scan(one, None, jax.random.split(key, self.config.iterations_per_call))[1]
 
     @mg.api
     def greedy(self, observation):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
-from components.agents.config_checks import check_fields, from_dict
+from components.agents.config_checks import AgentConfig, check_fields
 from components.envs.environment import BACKENDS
 
 
 @dataclasses.dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(AgentConfig):
     num_envs: int = 4
     num_steps: int = 128          # rollout length per environment and iteration
     epochs: int = 4
@@ -49,10 +48,3 @@ class PPOConfig:
             "iterations_per_call": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
             "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
         })
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> PPOConfig:
-        return from_dict(cls, values)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
-from components.agents.config_checks import check_fields, from_dict
+from components.agents.config_checks import AgentConfig, check_fields
 from components.envs.environment import BACKENDS
 from components.reweighting import SCHEMES
 
@@ -13,7 +12,7 @@ QUALITIES = ("return", "max_height", "return_and_height")
 
 
 @dataclasses.dataclass(frozen=True)
-class ReweightConfig:
+class ReweightConfig(AgentConfig):
     num_paths: int = 128          # N paths (environments) per iteration, one episode each
     scheme: str = "elite"         # reweighting scheme (components.reweighting.SCHEMES)
     fraction: float = 0.15        # elite fraction
@@ -44,10 +43,3 @@ class ReweightConfig:
             "max_grad_norm": (lambda v: v > 0, "a number > 0"),
             "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
         })
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> ReweightConfig:
-        return from_dict(cls, values)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
