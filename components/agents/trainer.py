@@ -25,6 +25,7 @@ from metagraph import checkpoint
 from metagraph.errors import LoadError
 
 CHECKPOINT_SECONDS = 30.0
+START_INDEX = 2**31 - 1  # the key index of `start`, apart from every call's
 
 
 def algorithm(name: str) -> Any:
@@ -70,7 +71,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
         call, iteration, env_steps, wall_offset = (meta["call"], meta["iteration"],
                                                    meta["env_steps"], meta["wall"])
     else:
-        alg.start(exe, keys_for(seed, seeds, -1 % 2**31))
+        alg.start(exe, keys_for(seed, seeds, START_INDEX))
     run.keep_metrics(iteration)
     start = time.perf_counter()
     bar = _progress(steps, env_steps, progress)
