@@ -66,8 +66,7 @@ class Component:
         """True while the graph's state is being created (`mg.build`, `init_state`): the APIs
         then run on placeholder inputs, so host side effects (callbacks into an environment
         pool, input checks) should be skipped."""
-        frame = context.current()
-        return frame is not None and frame.mode == context.INIT
+        return context.initializing()
 
     def link(self, name: str, component: Component) -> None:
         """Make `self.<name>` refer to a component owned elsewhere in the graph (an optimizer's

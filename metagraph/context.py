@@ -50,3 +50,10 @@ def active(frame: Frame) -> Iterator[Frame]:
 def current() -> Frame | None:
     stack = _local.__dict__.get("frames")
     return stack[-1] if stack else None
+
+
+def initializing() -> bool:
+    """True while state is being created (mg.build, init_state): APIs then run on placeholder
+    inputs, so host side effects and runtime checks are skipped."""
+    frame = current()
+    return frame is not None and frame.mode == INIT

@@ -29,8 +29,7 @@ _local = threading.local()
 
 def require(ok: jax.Array, message: str | Callable[..., str], *values: Any) -> None:
     """Report `message` (or `message(*values)` as NumPy) when `ok` is False at run time."""
-    frame = context.current()
-    if frame is not None and frame.mode == context.INIT:
+    if context.initializing():
         return  # placeholder inputs while state is created
 
     def report(ok_value, *host_values):

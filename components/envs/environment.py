@@ -81,7 +81,8 @@ class Environment(mg.Component):
             return Discrete(int(gym_space.n))
         return Box(gym_space.shape, np.float32, gym_space.low, gym_space.high)
 
-    def _actions_space(self) -> Space:
+    def batch_action_space(self) -> Space:
+        """The space of one `step`'s actions: all `num_envs` environments at once."""
         single = self.action_space
         if isinstance(single, Discrete):
             return Discrete(single.n, shape=(self.num_envs,))
@@ -100,7 +101,7 @@ class Environment(mg.Component):
         self.set_state("env_state", env_state)
         return obs
 
-    @mg.api(inputs={"action": lambda self: self._actions_space()},
+    @mg.api(inputs={"action": lambda self: self.batch_action_space()},
             outputs=lambda self: mg.spaces.Dict(self._step_space()))
     def step(self, action):
         env_state, *outputs = self.functional.step_with_final_obs(self._env_state(), action)

@@ -151,12 +151,12 @@ class NativeFunctionalEnv(FunctionalEnv):
         view[:, : self.env_spec.state_dim] = physics
         streams = np.random.default_rng(seed).integers(0, 2**63, num_envs, dtype=np.int64)
         view[:, self.env_spec.state_dim] = streams.view(np.float64)  # the rng word, bit for bit
-        words[:, 2 * self.env_spec.state_dim + 2] = _elapsed(self.env_spec, elapsed_steps,
-                                                             num_envs)
+        steps = check_elapsed_steps(self.env_spec, elapsed_steps, num_envs)
+        words[:, 2 * self.env_spec.state_dim + 2] = steps
         return words
 
 
-def _elapsed(env_spec: EnvSpec, elapsed_steps: Any, num_envs: int) -> np.ndarray:
+def check_elapsed_steps(env_spec: EnvSpec, elapsed_steps: Any, num_envs: int) -> np.ndarray:
     steps = np.broadcast_to(np.asarray(elapsed_steps), (num_envs,))
     if steps.dtype.kind not in "iu" or steps.min() < 0 or steps.max() >= env_spec.max_episode_steps:
         raise ValueError(f"{env_spec.env_id}: elapsed_steps must be integers in "

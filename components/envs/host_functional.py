@@ -44,11 +44,6 @@ def spec_of_gymnasium(env_id: str, pool: gymnasium.vector.VectorEnv) -> EnvSpec:
     return EnvSpec(env_id, observation, action, int(limit), 0, 1, None, None, None)
 
 
-def _initializing() -> bool:
-    frame = context.current()
-    return frame is not None and frame.mode == context.INIT
-
-
 @dataclasses.dataclass(frozen=True)
 class HostFunctionalEnv(FunctionalEnv):
     pool: Any = None
@@ -68,7 +63,7 @@ class HostFunctionalEnv(FunctionalEnv):
                              f"environments, reset asked for {num_envs}")
         state = jnp.zeros((num_envs, 1), jnp.uint32)
         obs_struct = self._structs(num_envs)[0]
-        if _initializing():
+        if context.initializing():
             return state, jnp.zeros(obs_struct.shape, obs_struct.dtype)
 
         def host_reset(key):
@@ -79,7 +74,7 @@ class HostFunctionalEnv(FunctionalEnv):
 
     def _step(self, state: jax.Array, action: jax.Array) -> tuple:
         structs = self._structs(self.pool.num_envs)
-        if _initializing():
+        if context.initializing():
             return (state, *(jnp.zeros(s.shape, s.dtype) for s in structs))
 
         def host_step(action):

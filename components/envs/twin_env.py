@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.functional import FunctionalEnv, _elapsed
+from components.envs.functional import FunctionalEnv, check_elapsed_steps
 from components.envs.twin_dynamics import DYNAMICS
 
 
@@ -90,5 +90,5 @@ class TwinFunctionalEnv(FunctionalEnv):
         num_envs = physics.shape[0]
         keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.PRNGKey(seed), i))(
             jnp.arange(num_envs))
-        return TwinState(jnp.asarray(physics, jnp.float32),
-                         jnp.asarray(_elapsed(self.env_spec, elapsed_steps, num_envs)), keys)
+        steps = check_elapsed_steps(self.env_spec, elapsed_steps, num_envs)
+        return TwinState(jnp.asarray(physics, jnp.float32), jnp.asarray(steps), keys)

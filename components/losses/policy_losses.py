@@ -15,6 +15,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from components.losses.shapes import require_same_shape
+
 
 def weighted_nll(log_probs: jax.Array, weights: jax.Array) -> jax.Array:
     if log_probs.ndim == weights.ndim + 1:
@@ -26,11 +28,14 @@ def weighted_nll(log_probs: jax.Array, weights: jax.Array) -> jax.Array:
 
 
 def policy_gradient(log_probs: jax.Array, advantages: jax.Array) -> jax.Array:
+    require_same_shape("policy_gradient", log_probs=log_probs, advantages=advantages)
     return -(log_probs * jax.lax.stop_gradient(advantages)).mean()
 
 
 def ppo_clipped_surrogate(log_probs: jax.Array, old_log_probs: jax.Array,
                           advantages: jax.Array, epsilon: float = 0.2) -> jax.Array:
+    require_same_shape("ppo_clipped_surrogate", log_probs=log_probs,
+                       old_log_probs=old_log_probs, advantages=advantages)
     ratio = jnp.exp(log_probs - jax.lax.stop_gradient(old_log_probs))
     advantages = jax.lax.stop_gradient(advantages)
     clipped = jnp.clip(ratio, 1 - epsilon, 1 + epsilon)
@@ -39,6 +44,8 @@ def ppo_clipped_surrogate(log_probs: jax.Array, old_log_probs: jax.Array,
 
 def value_loss(values: jax.Array, targets: jax.Array, old_values: jax.Array | None = None,
                clip: float | None = None) -> jax.Array:
+    require_same_shape("value_loss", values=values, targets=targets,
+                       **({"old_values": old_values} if old_values is not None else {}))
     targets = jax.lax.stop_gradient(targets)
     loss = (values - targets) ** 2
     if clip is not None and old_values is not None:

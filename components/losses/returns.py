@@ -15,12 +15,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from components.losses.shapes import require_same_shape, require_shape
+
 
 def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
         lambda_: float = 0.95) -> jax.Array:
-    if values.shape[0] != rewards.shape[0] + 1:
-        raise ValueError(f"gae: values must have T + 1 = {rewards.shape[0] + 1} steps, got "
-                         f"{values.shape[0]}")
+    require_same_shape("gae", rewards=rewards, discounts=discounts)
+    require_shape("gae", "values", values, (rewards.shape[0] + 1, *rewards.shape[1:]))
     deltas = rewards + discounts * values[1:] - values[:-1]
 
     def back(advantage, step):
@@ -35,6 +36,8 @@ def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
 
 def discounted_returns(rewards: jax.Array, discounts: jax.Array,
                        bootstrap: jax.Array | float = 0.0) -> jax.Array:
+    require_same_shape("discounted_returns", rewards=rewards, discounts=discounts)
+
     def back(ret, step):
         reward, discount = step
         ret = reward + discount * ret
@@ -48,6 +51,8 @@ def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: j
                    n: int) -> jax.Array:
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n_step_returns: n must be a positive int, got {n!r}")
+    require_same_shape("n_step_returns", rewards=rewards, discounts=discounts,
+                       bootstrap_values=bootstrap_values)
     t_len = rewards.shape[0]
     returns = jnp.zeros_like(rewards)
     # accumulate k = 0..n-1 terms with running discount products, then the bootstrap

@@ -14,17 +14,27 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from components.losses.shapes import require_same_shape
+
 
 def _take(q: jax.Array, a: jax.Array) -> jax.Array:
     return jnp.take_along_axis(q, a[..., None].astype(jnp.int32), -1)[..., 0]
 
 
+def _check(where: str, q_tm1, a_tm1, r_t, discount_t, *q_next) -> None:
+    require_same_shape(where, q_tm1=q_tm1, **{f"q_t_{i}": q for i, q in enumerate(q_next)})
+    require_same_shape(where, a_tm1=a_tm1, r_t=r_t, discount_t=discount_t,
+                       rows_of_q_tm1=q_tm1[..., 0])
+
+
 def q_learning_td(q_tm1, a_tm1, r_t, discount_t, q_t) -> jax.Array:
+    _check("q_learning_td", q_tm1, a_tm1, r_t, discount_t, q_t)
     target = jax.lax.stop_gradient(r_t + discount_t * q_t.max(-1))
     return target - _take(q_tm1, a_tm1)
 
 
 def double_q_learning_td(q_tm1, a_tm1, r_t, discount_t, q_t_target, q_t_online) -> jax.Array:
+    _check("double_q_learning_td", q_tm1, a_tm1, r_t, discount_t, q_t_target, q_t_online)
     best = jnp.argmax(q_t_online, -1)
     target = jax.lax.stop_gradient(r_t + discount_t * _take(q_t_target, best))
     return target - _take(q_tm1, a_tm1)

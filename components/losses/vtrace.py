@@ -12,11 +12,16 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from components.losses.shapes import require_same_shape, require_shape
+
 
 def vtrace(values: jax.Array, bootstrap_value: jax.Array, rewards: jax.Array,
            discounts: jax.Array, log_rhos: jax.Array, clip_rho: float = 1.0,
            clip_c: float = 1.0, clip_pg_rho: float = 1.0, lambda_: float = 1.0
            ) -> tuple[jax.Array, jax.Array]:
+    require_same_shape("vtrace", values=values, rewards=rewards, discounts=discounts,
+                       log_rhos=log_rhos)
+    require_shape("vtrace", "bootstrap_value", bootstrap_value, values.shape[1:])
     rhos = jnp.exp(log_rhos)
     clipped_rhos = jnp.minimum(clip_rho, rhos)
     cs = lambda_ * jnp.minimum(clip_c, rhos)

@@ -78,10 +78,16 @@ def weights(q: Any, scheme: str = "exponential", temperature: float = 1.0,
     return score / score.sum(-1, keepdims=True)
 
 
+def _check_weights(where: str, w: Any) -> None:
+    if _is_concrete(w) and not bool(_xp(w).all((w >= 0) & _xp(w).isfinite(w))):
+        raise ValueError(f"reweighting.{where}: weights must be finite and >= 0")
+
+
 def information_bits(w: Any) -> Any:
     """D(Q‖P̂) = Σ w_i log2(N w_i) in bits: 0 for uniform weights, log2 N for one path."""
     xp = _xp(w)
     w = xp.asarray(w)
+    _check_weights("information_bits", w)
     n = w.shape[-1]
     terms = xp.where(w > 0, w * xp.log2(xp.where(w > 0, n * w, 1.0)), 0.0)
     return terms.sum(-1)
@@ -91,6 +97,7 @@ def effective_sample_size(w: Any) -> Any:
     """Kish's effective sample size 1 / Σ w_i² (N for uniform weights, 1 for one path)."""
     xp = _xp(w)
     w = xp.asarray(w)
+    _check_weights("effective_sample_size", w)
     return 1.0 / (w * w).sum(-1)
 
 
@@ -113,6 +120,8 @@ def resample(key: Any, w: Any, num_samples: int | None = None,
     w = jnp.asarray(w)
     n = w.shape[-1]
     m = n if num_samples is None else num_samples
+    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+        raise ValueError(f"reweighting.resample: num_samples must be a positive int, got {m!r}")
     if method == "multinomial":
         draws = jax.random.categorical(key, jnp.log(w), axis=-1, shape=(m,) + w.shape[:-1])
         return jnp.moveaxis(draws, 0, -1)

@@ -18,7 +18,7 @@ ACTIONS = np.random.default_rng(0).integers(0, 2, (T, N)).astype(np.int32)
 
 def component_rollout(door, executor):
     env = Environment("CartPole-v1", N, backend=door)
-    test = ComponentTest(env, {"key": PRNGKey(), "action": env._actions_space()},
+    test = ComponentTest(env, {"key": PRNGKey(), "action": env.batch_action_space()},
                          backend=executor)
     observations = [test.test(("reset", np.asarray(jax.random.PRNGKey(SEED))))]
     for action in ACTIONS:

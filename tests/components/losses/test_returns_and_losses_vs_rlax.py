@@ -93,3 +93,21 @@ def test_value_loss_clipping_follows_ppo():
     clipped = np.maximum([1.0, 4.0], np.array([0.7, 0.7]) ** 2)
     np.testing.assert_allclose(losses.value_loss(values, targets, old, clip=0.2),
                                0.5 * clipped.mean(), rtol=1e-6)
+
+
+def test_misaligned_inputs_are_clear_errors_not_broadcasts():
+    with pytest.raises(ValueError, match=r"gae: values must have shape \(10, 5\)"):
+        losses.gae(REWARDS, DISCOUNTS, VALUES[:-1])
+    with pytest.raises(ValueError, match="vtrace: expected equal shapes"):
+        losses.vtrace(VALUES[:-1], VALUES[-1], REWARDS, DISCOUNTS, jnp.zeros((T, 1)))
+    with pytest.raises(ValueError, match="bootstrap_value must have shape"):
+        losses.vtrace(VALUES[:-1], VALUES[-1, :2], REWARDS, DISCOUNTS, jnp.zeros((T, B)))
+    with pytest.raises(ValueError, match="q_learning_td: expected equal shapes"):
+        losses.q_learning_td(jnp.zeros((B, 4)), jnp.zeros(B, jnp.int32), jnp.zeros(B),
+                             jnp.zeros(1), jnp.zeros((B, 4)))
+    with pytest.raises(ValueError, match="ppo_clipped_surrogate: expected equal shapes"):
+        losses.ppo_clipped_surrogate(jnp.zeros(B), jnp.zeros(B), jnp.zeros((B, 1)))
+    with pytest.raises(ValueError, match="value_loss"):
+        losses.value_loss(jnp.zeros(B), jnp.zeros(1))
+    with pytest.raises(ValueError, match="n_step_returns: expected equal shapes"):
+        losses.n_step_returns(REWARDS, DISCOUNTS, VALUES, 2)

@@ -105,3 +105,12 @@ def test_information_decomposes_over_steps():
     per_step = rw.information_per_step(w, log_ratios)
     np.testing.assert_allclose(per_step, (w[:, None] * log_ratios).sum(0))
     np.testing.assert_allclose(per_step.sum(), np.sum(w * log_ratios.sum(1)))
+
+
+def test_bad_weights_and_sample_counts_are_clear_errors():
+    with pytest.raises(ValueError, match="information_bits: weights must be finite and >= 0"):
+        rw.information_bits(np.array([0.5, -0.5, 1.0]))
+    with pytest.raises(ValueError, match="effective_sample_size"):
+        rw.effective_sample_size(np.array([np.nan, 1.0]))
+    with pytest.raises(ValueError, match="num_samples must be a positive int"):
+        rw.resample(jax.random.PRNGKey(0), jnp.ones(4) / 4, num_samples=0)
