@@ -93,6 +93,23 @@ class Executor:
         else:
             self.state = {**self.state, scope: value}
 
+    def get_states(self, path: Any) -> dict[str, Any]:
+        """NumPy copies of the state of component `path` and of every component inside it,
+        `{scope: {name: value}}`: e.g. a policy's parameters, to send to another process."""
+        scope = path if isinstance(path, str) else getattr(path, "scope", None)
+        found = {s: jax.tree.map(np.array, v) for s, v in self.state.items()
+                 if s == scope or s.startswith(f"{scope}/")}
+        if not found:
+            raise StateError(f"no state in or below component {path!r}; components with "
+                             f"state: {list(self.state)}")
+        return found
+
+    def set_states(self, states: dict[str, Any]) -> None:
+        """Replace the state of several components (`get_states`' result, maybe from another
+        executor of the same graph); shapes and dtypes must not change."""
+        for scope, value in states.items():
+            self.set_state(value, scope)
+
     def save_checkpoint(self, path: Any, meta: dict[str, Any] | None = None) -> Any:
         """Write the whole state atomically (see `metagraph.checkpoint`)."""
         return checkpoint.save(path, self.state, meta)

@@ -1,8 +1,9 @@
 """The `metagraph` command.
 
-    metagraph train ENV_ID --algo {reweight,ppo,dqn} --out DIR [--seed S] [--seeds K]
+    metagraph train ENV_ID --algo {reweight,ppo,dqn,impala} --out DIR [--seed S] [--seeds K]
                    [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
+                   [--backend {local,ray}] [--num-samplers K] [--address auto]
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph MODULE:OBJECT -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
@@ -57,7 +58,7 @@ def graph_command(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
-ALGOS = ("reweight", "ppo", "dqn")
+ALGOS = ("reweight", "ppo", "dqn", "impala")
 
 
 def config_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -93,7 +94,9 @@ def train_command(args: argparse.Namespace) -> None:
     try:
         metrics = trainer.train(args.env_id, args.out, args.algo, config, seed=args.seed,
                                 steps=args.steps, resume=args.resume,
-                                seeds=args.seeds if args.seeds > 1 else None)
+                                seeds=args.seeds if args.seeds > 1 else None,
+                                backend=args.backend, num_samplers=args.num_samplers,
+                                address=args.address)
     except ValueError as error:
         raise SystemExit(f"metagraph train: {error}") from None
     last = metrics[-1] if metrics else {}
@@ -129,6 +132,13 @@ def main(argv: list[str] | None = None) -> None:
     train.add_argument("--seeds", type=int, default=1,
                        help="train seeds S..S+K-1 at once in one executable (vmap)")
     train.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
+    train.add_argument("--backend", choices=("local", "ray"), default="local",
+                       help="where samplers run: this process, or Ray actors")
+    train.add_argument("--num-samplers", type=int, default=None,
+                       help="K samplers feeding one learner (impala, reweight; default 2 with "
+                            "--backend ray or --algo impala)")
+    train.add_argument("--address", default=None,
+                       help="Ray cluster to join ('auto': this machine's); default: start one")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from backends.xla.data_parallel import DataParallel
 from backends.xla.executable import ApiExecutable
 from backends.xla.executor import XlaExecutor, check_compiler_options
 from backends.xla.export import LoadedApi, load
@@ -20,7 +21,7 @@ from metagraph.graph import MetaGraph, State
 
 def lower(graph: MetaGraph, compiler_options: dict[str, Any] | None = None, seed: int = 0,
           state: State | None = None, donate_state: bool = True,
-          seeds: int | None = None) -> XlaExecutor:
+          seeds: int | None = None, data_parallel: DataParallel | None = None) -> XlaExecutor:
     """An executor running `graph`'s root APIs as XLA executables.
 
     `compiler_options` are XLA's own (`xla_cpu_*`, `xla_gpu_*`, ...; see XLA's
@@ -28,9 +29,12 @@ def lower(graph: MetaGraph, compiler_options: dict[str, Any] | None = None, seed
     Executables compile on first call with a new input signature (or `executables[api].lower()`).
     With `seeds=K`, K independent copies run as one executable (`jax.vmap`): the state of
     seed `seed + k` and every input and output carry a leading axis of K.
+    With `data_parallel=DataParallel(...)`, every API runs over a mesh of local devices, its
+    inputs split along their batch axes and the state replicated.
     """
-    return XlaExecutor(graph, compiler_options, seed, state, donate_state, seeds)
+    return XlaExecutor(graph, compiler_options, seed, state, donate_state, seeds,
+                       data_parallel)
 
 
-__all__ = ["ApiExecutable", "LoadedApi", "XlaExecutor", "check_compiler_options", "load",
-           "lower"]
+__all__ = ["ApiExecutable", "DataParallel", "LoadedApi", "XlaExecutor",
+           "check_compiler_options", "load", "lower"]

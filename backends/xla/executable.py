@@ -8,6 +8,7 @@ from typing import Any
 import jax
 
 from backends.inputs import signature_key
+from backends.xla.data_parallel import DataParallel
 from metagraph.graph import MetaGraph, State
 
 
@@ -19,11 +20,14 @@ class ApiExecutable:
     """
 
     def __init__(self, graph: MetaGraph, api: str, compiler_options: dict[str, Any] | None,
-                 donate_state: bool = True, seeds: int | None = None):
+                 donate_state: bool = True, seeds: int | None = None,
+                 data_parallel: DataParallel | None = None):
         self.graph, self.api, self.seeds = graph, api, seeds
         self.compiler_options = dict(compiler_options or {})
-        pure = graph.pure(api) if seeds is None else jax.vmap(graph.pure(api))
-        self.jitted = jax.jit(pure, donate_argnums=(0,) if donate_state else ())
+        self.data_parallel = data_parallel
+        self.pure = graph.pure(api) if seeds is None else jax.vmap(graph.pure(api))
+        self.donate = (0,) if donate_state else ()
+        self.jitted = jax.jit(self.pure, donate_argnums=self.donate)
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
         self._last: tuple | None = None
 
@@ -37,7 +41,15 @@ class ApiExecutable:
 
     def _compile(self, key: tuple, inputs: tuple) -> tuple:
         abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), inputs)
-        lowered = self.jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
+        jitted = self.jitted
+        if self.data_parallel is not None:  # inputs split over the devices, state replicated
+            dp = self.data_parallel
+            shardings = dp.input_shardings(self.graph.root.name, self.api,
+                                           list(self.graph.apis[self.api].inputs), abstract)
+            jitted = jax.jit(self.pure, donate_argnums=self.donate,
+                             in_shardings=(dp.replicated, *shardings),
+                             out_shardings=dp.replicated)
+        lowered = jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
         compiled = lowered.compile(self.compiler_options or None)
         self._stages[key] = (lowered, compiled)
         return self._stages[key]

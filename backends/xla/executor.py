@@ -9,6 +9,7 @@ import jax
 import numpy as np
 
 from backends.executor import Executor
+from backends.xla.data_parallel import DataParallel
 from backends.xla.executable import ApiExecutable
 from backends.xla.export import export_api
 from metagraph.errors import SpaceError
@@ -52,15 +53,17 @@ class XlaExecutor(Executor):
 
     def __init__(self, graph: MetaGraph, compiler_options: dict[str, Any] | None = None,
                  seed: int = 0, state: State | None = None, donate_state: bool = True,
-                 seeds: int | None = None):
+                 seeds: int | None = None, data_parallel: DataParallel | None = None):
         check_compiler_options(compiler_options or {})
+        if data_parallel is not None and seeds is not None:
+            raise ValueError("backends.xla.lower: seeds and data_parallel cannot be combined")
         if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
                                   or seeds < 1):
             raise ValueError(f"backends.xla.lower: seeds must be a positive int, got {seeds!r}")
         self.compiler_options = dict(compiler_options or {})
-        self.seeds = seeds
+        self.seeds, self.data_parallel = seeds, data_parallel
         self.executables = {name: ApiExecutable(graph, name, compiler_options, donate_state,
-                                                seeds) for name in graph.apis}
+                                                seeds, data_parallel) for name in graph.apis}
         super().__init__(graph, seed, state)
         if seeds is not None:
             self._checkers = {name: SeededInputChecker(checker, seeds)
@@ -70,7 +73,17 @@ class XlaExecutor(Executor):
                     self.__dict__[name] = self._bound(name)
 
     def _initial_state(self, seed: int) -> State:
-        return self.graph.init_state(seed, seeds=self.seeds)
+        return self._placed(self.graph.init_state(seed, seeds=self.seeds))
+
+    def _placed(self, state: State) -> State:
+        """The state replicated on every device of a data-parallel mesh (else as it is)."""
+        if self.data_parallel is None:
+            return state
+        return jax.device_put(state, self.data_parallel.replicated)
+
+    def set_state(self, value: Any, path: str | None = None) -> None:
+        super().set_state(value, path)
+        self.state = self._placed(self.state)
 
     def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
         return self.executables[api](state, inputs, key)

@@ -3,6 +3,7 @@ runs one call's worth of training (one or more iterations, one metrics row each)
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jax
@@ -11,6 +12,8 @@ import numpy as np
 import metagraph as mg
 from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
+from components.agents.impala_agent import ImpalaAgent
+from components.agents.impala_config import ImpalaConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_agent import ReweightAgent
@@ -19,8 +22,13 @@ from metagraph.spaces import Box, Discrete, PRNGKey
 
 
 class Reweight:
+    """Locally, `rollout` samples and reweights all N paths in one executable. Distributed,
+    each sampler runs `sample_paths` on its share of the N (a graph built for N / K paths) and
+    the learner's `select` reweights all of them together."""
+
     name = "reweight"
     config_class = ReweightConfig
+    sample_api = "sample_paths"
 
     @staticmethod
     def build(env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
@@ -32,9 +40,22 @@ class Reweight:
         actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
                    else Box((m, t, *action_space.shape)))
         spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
-                  "mask": Box((m, t)), "weight": Box((m,)),
+                  "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
                   "observation": Box((eval_envs, *obs_shape))}
-        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy"])
+        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "select"])
+
+    @staticmethod
+    def build_sampler(env_id: str, config: ReweightConfig, num_samplers: int) -> mg.MetaGraph:
+        if config.num_paths % num_samplers:
+            raise ValueError(f"reweight: num_paths={config.num_paths} must divide evenly "
+                             f"among {num_samplers} samplers")
+        share = dataclasses.replace(config, num_paths=config.num_paths // num_samplers,
+                                    fit_paths=1)
+        return mg.build(ReweightAgent(env_id, share), {"key": PRNGKey()}, apis=["sample_paths"])
+
+    @staticmethod
+    def start_sampler(exe: Any, key: jax.Array) -> None:
+        pass
 
     @staticmethod
     def start(exe: Any, key: jax.Array) -> None:
@@ -89,6 +110,35 @@ class DQN(PPO):
     agent_class = DQNAgent
 
 
+class Impala:
+    """IMPALA: only distributed (samplers and a learner, in one process or on Ray). The
+    learner's graph (`build`) has `learn` and `greedy`; a sampler's has `start` and
+    `rollout`."""
+
+    name = "impala"
+    config_class = ImpalaConfig
+    sample_api = "rollout"
+    distributed_only = True
+
+    @staticmethod
+    def build(env_id: str, config: ImpalaConfig, total_steps: int, eval_envs: int
+              ) -> mg.MetaGraph:
+        agent = ImpalaAgent(env_id, config)
+        obs_shape = agent.env.observation_space.shape
+        return mg.build(agent, {**agent.trajectory_spaces(),
+                                "observation": Box((eval_envs, *obs_shape))},
+                        apis=["learn", "greedy"])
+
+    @staticmethod
+    def build_sampler(env_id: str, config: ImpalaConfig, num_samplers: int) -> mg.MetaGraph:
+        return mg.build(ImpalaAgent(env_id, config), {"key": PRNGKey()},
+                        apis=["start", "rollout"])
+
+    @staticmethod
+    def start_sampler(exe: Any, key: jax.Array) -> None:
+        exe.start(np.asarray(key))
+
+
 def per_seed(exe: Any, out: dict[str, Any]) -> dict[str, np.ndarray]:
     """Outputs with a leading seed axis (added for a single-seed executor)."""
     seeded = getattr(exe, "seeds", None) is not None
@@ -113,4 +163,4 @@ def summarise(values: dict[str, np.ndarray]) -> dict[str, Any]:
     return row
 
 
-ALGORITHMS = {algorithm.name: algorithm for algorithm in (Reweight, PPO, DQN)}
+ALGORITHMS = {algorithm.name: algorithm for algorithm in (Reweight, PPO, DQN, Impala)}

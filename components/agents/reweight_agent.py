@@ -48,11 +48,9 @@ class ReweightAgent(mg.Component):
         height = quality.max_over_path(obs[..., 0], mask)  # MountainCar: the position
         return height if self.config.quality == "max_height" else ret + 100.0 * height
 
-    @mg.api
-    def rollout(self, key):
-        """One episode in each of the N environments: paths [N, T, ...], their mask, scores,
-        weights, bits and effective sample size."""
-        reset_key, key = jax.random.split(key)
+    def _paths(self, reset_key, key):
+        """One episode in each of the N environments: paths [N, T, ...] with their mask, and
+        their qualities q(p)."""
         obs = self.env.reset(reset_key)
         functional = self.env.functional
         env_state = self.env.read_state()
@@ -73,19 +71,46 @@ class ReweightAgent(mg.Component):
         self.env.write_state(env_state)
         paths = {"obs": obs_t.swapaxes(0, 1), "action": action_t.swapaxes(0, 1),
                  "reward": reward_t.swapaxes(0, 1), "mask": mask_t.swapaxes(0, 1)}
-        q = self._quality(paths["reward"], paths["obs"], paths["mask"])
+        return paths, self._quality(paths["reward"], paths["obs"], paths["mask"])
+
+    def _select(self, q, key):
+        """Reweight paths of quality q into Q; M indices resampled ∝ w (systematic), so that the
+        fit sees equally weighted paths, and only M of the N, which is most of its cost saved
+        when Q is concentrated."""
         if self.config.scheme == "exponential":  # temperature in units of the spread of q
             q = q / (q.std() + 1e-6)
         reweighted = self.reweighting.reweight(q)
-        # Q as M paths resampled ∝ w (systematic): the fit sees equally weighted paths, and
-        # only M of the N, which is most of its cost saved when Q is concentrated
         chosen = self.reweighting.resample(q, key, self.config.fit_paths)
-        fit = {name: paths[name][chosen] for name in ("obs", "action", "mask")}
+        return {"chosen": chosen, "bits": reweighted["bits"], "ess": reweighted["ess"]}
+
+    @mg.api
+    def rollout(self, key):
+        """One episode in each of the N environments, reweighted: the M resampled paths to fit,
+        bits, effective sample size and return statistics."""
+        reset_key, key = jax.random.split(key)
+        paths, q = self._paths(reset_key, key)
+        selected = self._select(q, key)
+        fit = {name: paths[name][selected["chosen"]] for name in ("obs", "action", "mask")}
         returns = (paths["reward"] * paths["mask"]).sum(-1)
         return {**fit, "weight": jnp.full((self.config.fit_paths,), 1.0 / self.config.fit_paths),
-                "bits": reweighted["bits"], "ess": reweighted["ess"],
+                "bits": selected["bits"], "ess": selected["ess"],
                 "return_mean": returns.mean(), "return_max": returns.max(),
                 "steps": paths["mask"].sum()}
+
+    @mg.api
+    def sample_paths(self, key):
+        """One episode in each of the N environments, not reweighted: the paths, their
+        qualities and returns (a distributed sampler's share of an iteration)."""
+        reset_key, key = jax.random.split(key)
+        paths, q = self._paths(reset_key, key)
+        return {"obs": paths["obs"], "action": paths["action"], "mask": paths["mask"],
+                "quality": q, "return": (paths["reward"] * paths["mask"]).sum(-1)}
+
+    @mg.api
+    def select(self, quality, key):
+        """Reweight paths pooled from several samplers: the indices of the M paths to fit,
+        bits and effective sample size."""
+        return self._select(quality, key)
 
     @mg.api
     def fit(self, obs, action, mask, weight):

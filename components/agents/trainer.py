@@ -44,34 +44,71 @@ def keys_for(seed: int, seeds: int | None, index: int) -> jax.Array:
 
 def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
           steps: int = 1_000_000, resume: bool = False, progress: bool = True,
-          seeds: int | None = None) -> list[dict[str, Any]]:
+          seeds: int | None = None, backend: str = "local", num_samplers: int | None = None,
+          address: str | None = None) -> list[dict[str, Any]]:
     """Train into `out`. With `seeds=K`, seeds `seed` ... `seed + K - 1` train at once in one
-    executable (vmap); each equals its own single-seed run, and the metrics are their means."""
+    executable (vmap); each equals its own single-seed run, and the metrics are their means.
+
+    With `num_samplers=K` (or an algorithm that is only distributed, IMPALA), K samplers feed
+    one learner (`backends.ray`): on Ray actors with `backend="ray"` (joining the cluster at
+    `address`, or starting a local one), else in this process."""
     run = RunDir(out)
     if resume:
         saved = run.read_config()
         algo, env_id, seed, steps = saved["algo"], saved["env_id"], saved["seed"], \
             max(steps, saved["steps"])
-        seeds = saved.get("seeds")
+        seeds, backend = saved.get("seeds"), saved.get("backend", "local")
+        num_samplers = saved.get("num_samplers")
         config = algorithm(algo).config_class.from_dict(saved["config"])
     alg = algorithm(algo)
     if config.backend != "gymnasium":  # native ids, with or without the metagraph/ prefix
         env_id = spec(env_id).env_id
+    distributed = backend == "ray" or num_samplers is not None \
+        or getattr(alg, "distributed_only", False)
+    if distributed:
+        num_samplers = 2 if num_samplers is None else num_samplers
+        if seeds is not None:
+            raise ValueError(f"seeds={seeds}: several seeds at once are not supported with "
+                             f"samplers; run one seed per job")
+        if not hasattr(alg, "build_sampler"):
+            raise ValueError(f"{algo} has no distributed form; with samplers: impala, reweight")
+        if backend == "ray":  # before XLA's threads start: Ray forks its processes
+            from backends.ray import connect
+
+            connect(address)
     if seeds is not None and config.backend in ("host", "gymnasium"):
         raise ValueError(f"seeds={seeds}: vmap over seeds needs an in-graph environment "
                          f"(backend native or jax), not {config.backend!r}")
     run.write_config({"env_id": env_id, "algo": algo, "seed": seed, "seeds": seeds,
-                      "steps": steps, "config": config.to_dict()})
+                      "steps": steps, "backend": backend, "num_samplers": num_samplers,
+                      "config": config.to_dict()})
     graph = alg.build(env_id, config, steps, 1)
     graph.render(run.path / "graph.svg")
-    exe = xla.lower(graph, seed=seed, seeds=seeds)
-    call, iteration, env_steps, wall_offset = 0, 0, 0, 0.0
+    # a distributed learner with several local devices splits its batches over all of them
+    data_parallel = (xla.DataParallel(batch_axes=graph.root.batch_axes())
+                     if distributed and jax.local_device_count() > 1
+                     and hasattr(graph.root, "batch_axes") else None)
+    exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel)
+    meta = {"call": 0, "iteration": 0, "env_steps": 0, "wall": 0.0, "streams": 0}
     if resume and run.checkpoint_path.exists():
-        meta = exe.load_checkpoint(run.checkpoint_path)
-        call, iteration, env_steps, wall_offset = (meta["call"], meta["iteration"],
-                                                   meta["env_steps"], meta["wall"])
-    else:
+        meta.update(exe.load_checkpoint(run.checkpoint_path))
+    elif not distributed:
         alg.start(exe, keys_for(seed, seeds, START_INDEX))
+    if distributed:
+        from backends.ray import open_learner
+
+        # every sampler ever started gets its own stream of keys, after a resume too
+        learner = open_learner(alg, exe, config, env_id, seed, backend, num_samplers,
+                               meta["streams"], meta["call"],
+                               lambda call: keys_for(seed, None, call))
+        next_rows, pool = learner.step, learner.pool
+    else:
+        pool = None
+
+        def next_rows(call: int) -> list[dict[str, Any]]:
+            return alg.run(exe, config, keys_for(seed, seeds, call))
+
+    call, iteration, env_steps = meta["call"], meta["iteration"], meta["env_steps"]
     run.keep_metrics(iteration)
     start = time.perf_counter()
     bar = _progress(steps, env_steps, progress)
@@ -80,13 +117,14 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
     def save() -> None:
         exe.save_checkpoint(run.checkpoint_path, meta={
             "call": call, "iteration": iteration, "env_steps": env_steps,
-            "wall": wall_offset + time.perf_counter() - start})
+            "wall": meta["wall"] + time.perf_counter() - start,
+            "streams": pool.streams if pool is not None else 0})
 
     try:
         while env_steps < steps:
-            rows = alg.run(exe, config, keys_for(seed, seeds, call))
+            rows = next_rows(call)
             call += 1
-            wall = wall_offset + time.perf_counter() - start
+            wall = meta["wall"] + time.perf_counter() - start
             for row in rows:
                 env_steps += row.pop("steps")
                 if row["episode_return_mean"] is None:  # no episode ended this iteration
@@ -101,10 +139,13 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
             if bar is not None:
                 bar.update(min(env_steps, steps) - bar.n)
                 bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
-                                 if k in ("episode_return_mean", "bits") and v is not None})
+                                 if k in ("episode_return_mean", "bits", "policy_lag")
+                                 and v is not None})
     finally:  # also on Ctrl-C: the state between two calls is consistent
         if call != saved_call:
             save()
+        if pool is not None:
+            pool.close()
         if bar is not None:
             bar.close()
         run.close()

@@ -1,0 +1,57 @@
+"""`Sampler`: one sampling worker of a distributed run. It builds the algorithm's sampler graph
+once, lowers it (its own compiled executable and its own native environments), and on each
+`sample(weights, version)` call loads the published policy weights if they are newer and runs
+the algorithm's sampling API. The same class runs in the driver's process (`LocalSamplers`) or
+as a Ray actor (`RaySamplers`)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import jax
+import numpy as np
+
+from backends import xla
+
+
+class Sampler:
+    def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
+                 num_samplers: int):
+        from components.agents.trainer import algorithm  # in the worker process
+
+        self.alg = algorithm(algo)
+        cfg = self.alg.config_class.from_dict(config)
+        graph = self.alg.build_sampler(env_id, cfg, num_samplers)
+        self.exe = xla.lower(graph, seed=seed)
+        # the policy's components that sampling uses (the learner's may have more: a value)
+        self.needed = sorted(self.exe.get_states(graph.root.policy.scope))
+        # every sampler ever started in a run has its own stream of keys
+        self.key = jax.random.fold_in(jax.random.PRNGKey(seed), stream)
+        self.stream, self.calls, self.version = stream, 0, None
+        self.alg.start_sampler(self.exe, jax.random.fold_in(self.key, 2**31 - 1))
+
+    def sample(self, weights: dict[str, Any] | None, version: int) -> dict[str, Any]:
+        """A batch sampled with the policy of `version` (loading `weights` when they are newer
+        than the ones held): {"batch", "version", "sample_seconds", "finished_at"}."""
+        if weights is not None and version != self.version:
+            missing = [scope for scope in self.needed if scope not in weights]
+            if missing:
+                raise ValueError(f"Sampler.sample: the weights lack {missing}; got "
+                                 f"{sorted(weights)}")
+            self.exe.set_states({scope: weights[scope] for scope in self.needed})
+            self.version = version
+        if self.version is None:
+            raise RuntimeError("Sampler.sample: no policy weights received yet")
+        start = time.perf_counter()
+        out = self.exe.call(self.alg.sample_api,
+                            np.asarray(jax.random.fold_in(self.key, self.calls)))
+        batch = {name: np.asarray(value) for name, value in out.items()}
+        self.calls += 1
+        return {"batch": batch, "version": self.version, "stream": self.stream,
+                "sample_seconds": time.perf_counter() - start, "finished_at": time.time()}
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()

@@ -1,0 +1,105 @@
+"""Distributed runs on a local Ray instance of 2 CPUs: transport that loses nothing, a killed
+sampler replaced while the run goes on, IMPALA and path reweighting through the command line,
+resuming a run from the learner's checkpoint. Ray is shut down at the end."""
+
+import json
+import os
+import signal
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from backends import xla  # noqa: E402
+from backends.ray import ImpalaLearner, LocalSamplers, RaySamplers  # noqa: E402
+from components.agents.algorithms import Impala  # noqa: E402
+from components.agents.impala_config import ImpalaConfig  # noqa: E402
+from metagraph.cli import main  # noqa: E402
+
+CONFIG = ImpalaConfig(num_envs=8, num_steps=16, hidden=(16,))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def learner_exe():
+    return xla.lower(Impala.build("CartPole-v1", CONFIG, 10_000, 1), seed=0)
+
+
+def test_ray_transport_gives_the_in_process_batch(cluster, learner_exe):
+    weights = learner_exe.get_states("impala_agent/policy")
+    batches = []
+    for pool_class in (LocalSamplers, RaySamplers):
+        pool = pool_class("impala", "CartPole-v1", CONFIG.to_dict(), 0, 1)
+        pool.publish(weights, 0)
+        pool.request(0)
+        index, result = pool.next()
+        pool.close()
+        assert (index, result["version"]) == (0, 0)
+        batches.append(result["batch"])
+    local, remote = batches
+    assert set(local) == set(remote)
+    for name in local:
+        np.testing.assert_array_equal(local[name], remote[name], err_msg=name)
+        assert local[name].dtype == remote[name].dtype
+
+
+def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
+    pool = RaySamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 2)
+    learner = ImpalaLearner(learner_exe, pool, 0)
+    rows = [learner.step(v)[0] for v in range(3)]
+    before = pool.pids()
+    os.kill(before[0], signal.SIGKILL)  # the sampler's process dies mid-run
+    for version in range(3, 60):  # until the death is noticed, then a few more
+        rows.append(learner.step(version)[0])
+        if pool.replaced and len(rows) >= 12:
+            break
+    after = pool.pids()
+    pool.close()
+    assert pool.replaced == 1 and rows[-1]["samplers_replaced"] == 1
+    assert after[0] != before[0] and after[1] == before[1]
+    assert pool.streams == 3  # the replacement drew a new stream of keys
+    assert all(row["steps"] == CONFIG.num_envs * CONFIG.num_steps for row in rows)
+    assert all(row["policy_lag"] >= 0 for row in rows)
+    assert max(row["policy_lag"] for row in rows) >= 1  # samplers never wait for the learner
+
+
+def read_metrics(path):
+    return [json.loads(line) for line in (path / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, capsys):
+    out = tmp_path / "impala"
+    args = ["train", "CartPole-v1", "--algo", "impala", "--backend", "ray", "--num-samplers",
+            "2", "--out", str(out), "--set", "num_envs=8", "--set", "num_steps=16",
+            "--set", "hidden=[16]"]
+    main([*args, "--steps", "3000"])
+    first = read_metrics(out)
+    saved = json.loads((out / "config.json").read_text())
+    assert (saved["backend"], saved["num_samplers"], saved["algo"]) == ("ray", 2, "impala")
+    assert {"policy_lag", "loss", "episode_return_mean"} <= set(first[-1])
+    for name in ("graph.svg", "curve.png", "checkpoint.npz"):
+        assert (out / name).stat().st_size > 0
+    main(["train", "CartPole-v1", "--out", str(out), "--resume", "--steps", "6000"])
+    resumed = read_metrics(out)
+    assert resumed[:len(first)] == first
+    assert [row["iteration"] for row in resumed] == list(range(len(resumed)))
+    assert resumed[-1]["env_steps"] >= 6000
+    main(["evaluate", str(out), "--episodes", "5", "--json"])
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["episodes"] == 5
+
+
+def test_path_reweighting_on_ray(cluster, tmp_path):
+    out = tmp_path / "reweight"
+    main(["train", "CartPole-v1", "--algo", "reweight", "--backend", "ray", "--num-samplers",
+          "2", "--out", str(out), "--steps", "1500", "--set", "num_paths=16",
+          "--set", "fit_paths=8", "--set", "fit_steps=2", "--set", "hidden=[16]"])
+    rows = read_metrics(out)
+    assert rows and all(1.0 <= row["ess"] <= 16.0 and row["bits"] >= 0 for row in rows)
+    assert all(row["samplers_replaced"] == 0 for row in rows)
