@@ -8,7 +8,8 @@ at once, without waiting for the learner, which is what makes batches a few vers
 (the policy lag the learner measures).
 
 An actor that dies is replaced by a new one (with a new stream of random keys) and the run
-goes on; `replaced` counts them.
+goes on; `replaced` counts them. No batch from any sampler within `timeout` seconds is an
+error.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from backends.ray.sampler import Sampler
 
 class RaySamplers:
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, count: int,
-                 first_stream: int = 0, depth: int = 2, max_replacements: int | None = None):
+                 first_stream: int = 0, depth: int = 2, max_replacements: int | None = None,
+                 timeout: float = 600.0):
         self.ray = ray_module()
         self.args = (algo, env_id, config, seed)
-        self.count, self.depth = count, depth
+        self.count, self.depth, self.timeout = count, depth, timeout
         self.max_replacements = 2 * count + 2 if max_replacements is None else max_replacements
         cpus = self.ray.cluster_resources().get("CPU", 1.0)
         self.remote = self.ray.remote(num_cpus=min(1.0, cpus / count))(Sampler)
@@ -48,7 +50,10 @@ class RaySamplers:
     def next(self) -> tuple[int, dict[str, Any]]:
         """The next finished batch of any sampler, replacing samplers that died meanwhile."""
         while True:
-            ready, _ = self.ray.wait(list(self.pending), num_returns=1)
+            ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=self.timeout)
+            if not ready:
+                raise TimeoutError(f"RaySamplers: no batch from any of {self.count} samplers "
+                                   f"in {self.timeout} s (is the cluster short of CPUs?)")
             index = self.pending.pop(ready[0])
             try:
                 return index, self.ray.get(ready[0])

@@ -110,3 +110,15 @@ def test_batch_sizes_must_agree():
     exe = xla.lower(graph)
     with pytest.raises(mg.SpaceError, match="disagree on the B dimension: a has 3, b has 4"):
         exe.f(np.zeros((3, 2), np.float32), np.zeros((4, 2), np.float32))
+
+
+def test_states_of_a_component_and_everything_inside_it(model_xla, fresh):
+    exe, other = fresh(model_xla), fresh(model_xla)
+    states = exe.get_states("model")
+    assert set(states) == set(exe.state)  # the root holds every component
+    head = {"w": np.full((4, 3), 2.0, np.float32), "b": np.zeros(3, np.float32)}
+    exe.set_state(head, "model/head")
+    other.set_states(exe.get_states("model/head"))
+    np.testing.assert_array_equal(other.get_state("model/head")["w"], head["w"])
+    with pytest.raises(mg.StateError, match="no state in or below component 'nothing'"):
+        exe.get_states("nothing")

@@ -48,3 +48,17 @@ def test_impala_learns_cartpole_in_one_process(tmp_path):
     assert np.mean(returns[:5]) < 40
     assert np.mean(returns[-10:]) > 100
     assert {row["policy_lag"] for row in metrics} <= {0, 1}  # in process: one version behind
+
+
+@pytest.mark.parametrize("algo, options, message", [
+    ("ppo", {"backend": "ray"}, "ppo has no distributed form"),
+    ("impala", {"num_samplers": 0}, "num_samplers must be an int >= 1"),
+    ("impala", {"backend": "spark"}, "unknown backend 'spark'"),
+    ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
+    ("reweight", {"num_samplers": 3}, "num_paths=128 must divide evenly among 3 samplers"),
+])
+def test_bad_distributed_settings_are_clear_errors(tmp_path, algo, options, message):
+    config = trainer.algorithm(algo).config_class()
+    with pytest.raises(ValueError, match=message):
+        trainer.train("CartPole-v1", tmp_path, algo, config, steps=10, progress=False,
+                      **options)
