@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode
 
 from backends import xla
 from components.agents.algorithms import ALGORITHMS
+from components.agents.background import Background, import_reporting
 from components.agents.run_dir import RunDir
 from components.envs import make, spec
 from metagraph import checkpoint
@@ -83,7 +84,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
                       "steps": steps, "backend": backend, "num_samplers": num_samplers,
                       "config": config.to_dict()})
     graph = alg.build(env_id, config, steps, 1)
-    graph.render(run.path / "graph.svg")
+    background = Background(lambda: graph.render(run.path / "graph.svg"), import_reporting)
     # a distributed learner with several local devices splits its batches over all of them
     data_parallel = (xla.DataParallel(batch_axes=graph.root.batch_axes())
                      if distributed and jax.local_device_count() > 1
@@ -148,6 +149,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
             pool.close()
         if bar is not None:
             bar.close()
+        background.join()
         run.close()
     run.plot_curve(f"{algo} on {env_id}, seed {seed}")
     return run.metrics()

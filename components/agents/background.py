@@ -1,0 +1,38 @@
+"""`Background`: work a training run needs but not at once (drawing the graph, importing the
+plotting and TensorBoard libraries), done on a thread while XLA compiles, which releases the
+GIL. `join()` waits for it and raises what it raised."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class Background:
+    def __init__(self, *tasks: Callable[[], Any]):
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(tasks,), daemon=True,
+                                       name="metagraph-background")
+        self.thread.start()
+
+    def _run(self, tasks: tuple[Callable[[], Any], ...]) -> None:
+        try:
+            for task in tasks:
+                task()
+        except BaseException as error:  # handed to the caller by join()
+            self.error = error
+
+    def join(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def import_reporting() -> None:
+    """The libraries the run directory writes with, imported ahead of their first use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import tensorboardX  # noqa: F401
