@@ -6,6 +6,7 @@ as a Ray actor (`RaySamplers`)."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -13,13 +14,12 @@ import jax
 import numpy as np
 
 from backends import xla
+from components.agents.trainer import START_INDEX, algorithm
 
 
 class Sampler:
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
                  num_samplers: int):
-        from components.agents.trainer import algorithm  # in the worker process
-
         self.alg = algorithm(algo)
         cfg = self.alg.config_class.from_dict(config)
         graph = self.alg.build_sampler(env_id, cfg, num_samplers)
@@ -29,7 +29,7 @@ class Sampler:
         # every sampler ever started in a run has its own stream of keys
         self.key = jax.random.fold_in(jax.random.PRNGKey(seed), stream)
         self.stream, self.calls, self.version = stream, 0, None
-        self.alg.start_sampler(self.exe, jax.random.fold_in(self.key, 2**31 - 1))
+        self.alg.start_sampler(self.exe, jax.random.fold_in(self.key, START_INDEX))
 
     def sample(self, weights: dict[str, Any] | None, version: int) -> dict[str, Any]:
         """A batch sampled with the policy of `version` (loading `weights` when they are newer
@@ -52,6 +52,4 @@ class Sampler:
                 "sample_seconds": time.perf_counter() - start, "finished_at": time.time()}
 
     def pid(self) -> int:
-        import os
-
         return os.getpid()

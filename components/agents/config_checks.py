@@ -7,8 +7,21 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from components.envs.environment import BACKENDS
 
-def check_fields(config: Any, rules: dict[str, tuple[Callable[[Any], bool], str]]) -> None:
+Rule = tuple[Callable[[Any], bool], str]
+
+# the rules several configs share
+POSITIVE_INT: Rule = (lambda v: isinstance(v, int) and v >= 1, "an int >= 1")
+POSITIVE: Rule = (lambda v: v > 0, "a number > 0")
+NON_NEGATIVE: Rule = (lambda v: v >= 0, "a number >= 0")
+UNIT: Rule = (lambda v: 0 <= v <= 1, "a number in [0, 1]")
+HIDDEN: Rule = (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
+                "positive ints")
+ENV_BACKEND: Rule = (lambda v: v in BACKENDS, f"one of {BACKENDS}")
+
+
+def check_fields(config: Any, rules: dict[str, Rule]) -> None:
     for field, (ok, expected) in rules.items():
         value = getattr(config, field)
         try:

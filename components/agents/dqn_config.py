@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from components.agents.config_checks import AgentConfig, check_fields
-from components.envs.environment import BACKENDS
+from components.agents.config_checks import (
+    ENV_BACKEND,
+    HIDDEN,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    UNIT,
+    AgentConfig,
+    check_fields,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,21 +40,18 @@ class DQNConfig(AgentConfig):
     backend: str = "native"
 
     def __post_init__(self) -> None:
-        positive_int = (lambda v: isinstance(v, int) and v >= 1, "an int >= 1")
-        unit = (lambda v: 0 <= v <= 1, "a number in [0, 1]")
         check_fields(self, {
-            "num_envs": positive_int, "rollout": positive_int, "n_step": positive_int,
-            "buffer_size": positive_int, "batch_size": positive_int,
-            "updates_per_iteration": positive_int, "target_every": positive_int,
-            "iterations_per_call": positive_int,
-            "gamma": unit, "epsilon_start": unit, "epsilon_end": unit, "beta": unit,
+            "num_envs": POSITIVE_INT, "rollout": POSITIVE_INT, "n_step": POSITIVE_INT,
+            "buffer_size": POSITIVE_INT, "batch_size": POSITIVE_INT,
+            "updates_per_iteration": POSITIVE_INT, "target_every": POSITIVE_INT,
+            "iterations_per_call": POSITIVE_INT,
+            "gamma": UNIT, "epsilon_start": UNIT, "epsilon_end": UNIT, "beta": UNIT,
             "epsilon_fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
-            "learning_rate": (lambda v: v > 0, "a number > 0"),
-            "max_grad_norm": (lambda v: v > 0, "a number > 0"),
-            "alpha": (lambda v: v >= 0, "a number >= 0"),
-            "priority_eps": (lambda v: v > 0, "a number > 0"),
+            "learning_rate": POSITIVE,
+            "max_grad_norm": POSITIVE,
+            "alpha": NON_NEGATIVE,
+            "priority_eps": POSITIVE,
             "double": (lambda v: isinstance(v, bool), "a bool"),
-            "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
-                       "positive ints"),
-            "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
+            "hidden": HIDDEN,
+            "backend": ENV_BACKEND,
         })

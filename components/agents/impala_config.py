@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from components.agents.config_checks import AgentConfig, check_fields
-from components.envs.environment import BACKENDS
+from components.agents.config_checks import (
+    ENV_BACKEND,
+    HIDDEN,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    UNIT,
+    AgentConfig,
+    check_fields,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,17 +33,16 @@ class ImpalaConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_envs": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
-            "num_steps": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
-            "learning_rate": (lambda v: v > 0, "a number > 0"),
-            "gamma": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
-            "clip_rho": (lambda v: v > 0, "a number > 0"),
-            "clip_c": (lambda v: v > 0, "a number > 0"),
-            "entropy_coef": (lambda v: v >= 0, "a number >= 0"),
-            "value_coef": (lambda v: v >= 0, "a number >= 0"),
-            "max_grad_norm": (lambda v: v > 0, "a number > 0"),
-            "reward_scale": (lambda v: v > 0, "a number > 0"),
-            "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
-                       "positive ints"),
-            "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
+            "num_envs": POSITIVE_INT,
+            "num_steps": POSITIVE_INT,
+            "learning_rate": POSITIVE,
+            "gamma": UNIT,
+            "clip_rho": POSITIVE,
+            "clip_c": POSITIVE,
+            "entropy_coef": NON_NEGATIVE,
+            "value_coef": NON_NEGATIVE,
+            "max_grad_norm": POSITIVE,
+            "reward_scale": POSITIVE,
+            "hidden": HIDDEN,
+            "backend": ENV_BACKEND,
         })

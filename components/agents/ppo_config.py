@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from components.agents.config_checks import AgentConfig, check_fields
-from components.envs.environment import BACKENDS
+from components.agents.config_checks import (
+    ENV_BACKEND,
+    HIDDEN,
+    NON_NEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    UNIT,
+    AgentConfig,
+    check_fields,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,22 +37,21 @@ class PPOConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_envs": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
-            "num_steps": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
-            "epochs": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
+            "num_envs": POSITIVE_INT,
+            "num_steps": POSITIVE_INT,
+            "epochs": POSITIVE_INT,
             "minibatches": (lambda v: isinstance(v, int) and v >= 1
                             and (self.num_envs * self.num_steps) % v == 0,
                             "an int >= 1 dividing num_envs * num_steps"),
-            "learning_rate": (lambda v: v > 0, "a number > 0"),
-            "gamma": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
-            "gae_lambda": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
-            "clip": (lambda v: v > 0, "a number > 0"),
-            "entropy_coef": (lambda v: v >= 0, "a number >= 0"),
-            "value_coef": (lambda v: v >= 0, "a number >= 0"),
-            "max_grad_norm": (lambda v: v > 0, "a number > 0"),
-            "reward_scale": (lambda v: v > 0, "a number > 0"),
-            "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
-                       "positive ints"),
-            "iterations_per_call": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
-            "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
+            "learning_rate": POSITIVE,
+            "gamma": UNIT,
+            "gae_lambda": UNIT,
+            "clip": POSITIVE,
+            "entropy_coef": NON_NEGATIVE,
+            "value_coef": NON_NEGATIVE,
+            "max_grad_norm": POSITIVE,
+            "reward_scale": POSITIVE,
+            "hidden": HIDDEN,
+            "iterations_per_call": POSITIVE_INT,
+            "backend": ENV_BACKEND,
         })

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from components.agents.config_checks import AgentConfig, check_fields
-from components.envs.environment import BACKENDS
+from components.agents.config_checks import (
+    ENV_BACKEND,
+    HIDDEN,
+    POSITIVE,
+    POSITIVE_INT,
+    AgentConfig,
+    check_fields,
+)
 from components.reweighting import SCHEMES
 
 QUALITIES = ("return", "max_height", "return_and_height")
@@ -32,14 +38,13 @@ class ReweightConfig(AgentConfig):
             "num_paths": (lambda v: isinstance(v, int) and v >= 2, "an int >= 2"),
             "scheme": (lambda v: v in SCHEMES, f"one of {SCHEMES}"),
             "fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
-            "temperature": (lambda v: v > 0, "a number > 0"),
+            "temperature": POSITIVE,
             "quality": (lambda v: v in QUALITIES, f"one of {QUALITIES}"),
-            "hidden": (lambda v: bool(v) and all(isinstance(h, int) and h >= 1 for h in v),
-                       "positive ints"),
-            "learning_rate": (lambda v: v > 0, "a number > 0"),
-            "fit_steps": (lambda v: isinstance(v, int) and v >= 1, "an int >= 1"),
+            "hidden": HIDDEN,
+            "learning_rate": POSITIVE,
+            "fit_steps": POSITIVE_INT,
             "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_paths,
                           f"an int in [1, num_paths={self.num_paths}]"),
-            "max_grad_norm": (lambda v: v > 0, "a number > 0"),
-            "backend": (lambda v: v in BACKENDS, f"one of {BACKENDS}"),
+            "max_grad_norm": POSITIVE,
+            "backend": ENV_BACKEND,
         })
