@@ -32,7 +32,7 @@ class EnvSpec:
     action_space: gymnasium.spaces.Space
     max_episode_steps: int
     state_dim: int
-    state_words: int
+    state_rows: int  # the native state: rows of one 8-byte word per environment (batch.h)
     pool_class: Any
     ffi_reset: Any
     ffi_step: Any
@@ -63,7 +63,7 @@ def _action_space(env_id: str) -> gymnasium.spaces.Space:
 
 SPECS: dict[str, EnvSpec] = {
     env_id: EnvSpec(env_id, _observation_space(env_id), _action_space(env_id),
-                    info["max_steps"], info["state_dim"], info["state_words"], info["pool"],
+                    info["max_steps"], info["state_dim"], info["state_rows"], info["pool"],
                     info["ffi_reset"], info["ffi_step"])
     for env_id, info in _native.ENVIRONMENTS.items()
 }

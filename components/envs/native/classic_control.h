@@ -1,12 +1,16 @@
 // Classic-control dynamics, step for step as Gymnasium 1.x writes them (same constants, same
 // order of operations, float64 state), one struct per environment. Each struct has:
 //   kStateDim / kObsDim / kMaxSteps, Action (int32_t or float), kNumActions or kLow/kHigh,
-//   reset(state, rng), observe(state, obs), valid(state), step(state, action, terminated) -> reward.
+//   reset(state, rng), observe<M>(state, obs), valid(state),
+//   step<M>(state, action, terminated) -> reward,
+// where M is the flavour of sin and cos (vector_math.h): FastMath lets a loop over many
+// environments vectorize, LibMath is the C library's.
 #pragma once
 #include <cmath>
 #include <cstdint>
 
 #include "rng.h"
+#include "vector_math.h"
 
 namespace metagraph::envs {
 
@@ -33,14 +37,16 @@ struct CartPole {
   static void reset(double* s, uint64_t& rng) {
     for (int i = 0; i < 4; ++i) s[i] = uniform(rng, -0.05, 0.05);
   }
+  template <class M = LibMath>
   static void observe(const double* s, float* obs) {
     for (int i = 0; i < 4; ++i) obs[i] = static_cast<float>(s[i]);
   }
   static bool valid(const double* s) { return all_finite(s, kStateDim); }
+  template <class M = LibMath>
   static double step(double* s, Action action, bool* terminated) {
     double x = s[0], x_dot = s[1], theta = s[2], theta_dot = s[3];
     const double force = action == 1 ? force_mag : -force_mag;
-    const double costheta = std::cos(theta), sintheta = std::sin(theta);
+    const double costheta = M::cos(theta), sintheta = M::sin(theta);
     const double temp = (force + polemass_length * (theta_dot * theta_dot) * sintheta) / total_mass;
     const double thetaacc = (gravity * sintheta - costheta * temp) /
         (length * (4.0 / 3.0 - masspole * (costheta * costheta) / total_mass));
@@ -50,8 +56,8 @@ struct CartPole {
     theta = theta + tau * theta_dot;
     theta_dot = theta_dot + tau * thetaacc;
     s[0] = x; s[1] = x_dot; s[2] = theta; s[3] = theta_dot;
-    *terminated = x < -x_threshold || x > x_threshold || theta < -theta_threshold ||
-                  theta > theta_threshold;
+    *terminated = (x < -x_threshold) | (x > x_threshold) | (theta < -theta_threshold) |
+                  (theta > theta_threshold);  // no short circuit: this vectorizes
     return 1.0;
   }
 };
@@ -68,27 +74,29 @@ struct Acrobot {
   static void reset(double* s, uint64_t& rng) {  // Gymnasium casts the reset state to float32
     for (int i = 0; i < 4; ++i) s[i] = static_cast<float>(uniform(rng, -0.1, 0.1));
   }
+  template <class M = LibMath>
   static void observe(const double* s, float* obs) {
-    obs[0] = static_cast<float>(std::cos(s[0]));
-    obs[1] = static_cast<float>(std::sin(s[0]));
-    obs[2] = static_cast<float>(std::cos(s[1]));
-    obs[3] = static_cast<float>(std::sin(s[1]));
+    obs[0] = static_cast<float>(M::cos(s[0]));
+    obs[1] = static_cast<float>(M::sin(s[0]));
+    obs[2] = static_cast<float>(M::cos(s[1]));
+    obs[3] = static_cast<float>(M::sin(s[1]));
     obs[4] = static_cast<float>(s[2]);
     obs[5] = static_cast<float>(s[3]);
   }
   static bool valid(const double* s) { return all_finite(s, kStateDim); }
 
+  template <class M = LibMath>
   static void dsdt(const double* s, double a, double* out) {
     const double theta1 = s[0], theta2 = s[1], dtheta1 = s[2], dtheta2 = s[3];
-    const double d1 = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * std::cos(theta2)) +
+    const double d1 = m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * M::cos(theta2)) +
                       I1 + I2;
-    const double d2 = m2 * (lc2 * lc2 + l1 * lc2 * std::cos(theta2)) + I2;
-    const double phi2 = m2 * lc2 * g * std::cos(theta1 + theta2 - kPi / 2.0);
-    const double phi1 = -m2 * l1 * lc2 * (dtheta2 * dtheta2) * std::sin(theta2) -
-                        2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * std::sin(theta2) +
-                        (m1 * lc1 + m2 * l1) * g * std::cos(theta1 - kPi / 2) + phi2;
+    const double d2 = m2 * (lc2 * lc2 + l1 * lc2 * M::cos(theta2)) + I2;
+    const double phi2 = m2 * lc2 * g * M::cos(theta1 + theta2 - kPi / 2.0);
+    const double phi1 = -m2 * l1 * lc2 * (dtheta2 * dtheta2) * M::sin(theta2) -
+                        2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * M::sin(theta2) +
+                        (m1 * lc1 + m2 * l1) * g * M::cos(theta1 - kPi / 2) + phi2;
     const double ddtheta2 =
-        (a + d2 / d1 * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * std::sin(theta2) - phi2) /
+        (a + d2 / d1 * phi1 - m2 * l1 * lc2 * (dtheta1 * dtheta1) * M::sin(theta2) - phi2) /
         (m2 * lc2 * lc2 + I2 - d2 * d2 / d1);
     const double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
     out[0] = dtheta1; out[1] = dtheta2; out[2] = ddtheta1; out[3] = ddtheta2;
@@ -101,25 +109,26 @@ struct Acrobot {
     while (x < m) x = x + diff;
     return x;
   }
+  template <class M = LibMath>
   static double step(double* s, Action action, bool* terminated) {
     static constexpr double torques[3] = {-1.0, 0.0, 1.0};
     const double a = torques[action];  // action checked in [0, 3) before any step
     double k1[4], k2[4], k3[4], k4[4], y[4];
     const double h = dt, h2 = dt / 2.0;
-    dsdt(s, a, k1);
+    dsdt<M>(s, a, k1);
     for (int i = 0; i < 4; ++i) y[i] = s[i] + h2 * k1[i];
-    dsdt(y, a, k2);
+    dsdt<M>(y, a, k2);
     for (int i = 0; i < 4; ++i) y[i] = s[i] + h2 * k2[i];
-    dsdt(y, a, k3);
+    dsdt<M>(y, a, k3);
     for (int i = 0; i < 4; ++i) y[i] = s[i] + h * k3[i];
-    dsdt(y, a, k4);
+    dsdt<M>(y, a, k4);
     double ns[4];
     for (int i = 0; i < 4; ++i) ns[i] = s[i] + h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
     s[0] = wrap(ns[0], -kPi, kPi);
     s[1] = wrap(ns[1], -kPi, kPi);
     s[2] = clip(ns[2], -max_vel_1, max_vel_1);
     s[3] = clip(ns[3], -max_vel_2, max_vel_2);
-    *terminated = -std::cos(s[0]) - std::cos(s[1] + s[0]) > 1.0;
+    *terminated = -M::cos(s[0]) - M::cos(s[1] + s[0]) > 1.0;
     return *terminated ? 0.0 : -1.0;
   }
 };
@@ -134,6 +143,7 @@ struct MountainCarValley {
     s[0] = uniform(rng, -0.6, -0.4);
     s[1] = 0.0;
   }
+  template <class M = LibMath>
   static void observe(const double* s, float* obs) {
     obs[0] = static_cast<float>(s[0]);
     obs[1] = static_cast<float>(s[1]);
@@ -146,9 +156,10 @@ struct MountainCar : MountainCarValley {
   static constexpr int kMaxSteps = 200, kNumActions = 3;
   using Action = int32_t;
   static constexpr double goal_position = 0.5, force = 0.001, gravity = 0.0025;
+  template <class M = LibMath>
   static double step(double* s, Action action, bool* terminated) {
     double position = s[0], velocity = s[1];
-    velocity += (action - 1) * force + std::cos(3 * position) * (-gravity);
+    velocity += (action - 1) * force + M::cos(3 * position) * (-gravity);
     velocity = clip(velocity, -max_speed, max_speed);
     position += velocity;
     position = clip(position, min_position, max_position);
@@ -166,11 +177,12 @@ struct MountainCarContinuous : MountainCarValley {
   using Action = float;
   static constexpr double kLow = -1.0, kHigh = 1.0;
   static constexpr double goal_position = 0.45, power = 0.0015;
+  template <class M = LibMath>
   static double step(double* s, Action action, bool* terminated) {
     double position = s[0], velocity = s[1];
     const double a = action;
     const double f = std::fmin(std::fmax(a, kLow), kHigh);  // Gymnasium clips the force...
-    velocity += f * power - 0.0025 * std::cos(3 * position);
+    velocity += f * power - 0.0025 * M::cos(3 * position);
     if (velocity > max_speed) velocity = max_speed;
     if (velocity < -max_speed) velocity = -max_speed;
     position += velocity;
@@ -198,9 +210,10 @@ struct Pendulum {
     s[0] = uniform(rng, -kPi, kPi);
     s[1] = uniform(rng, -1.0, 1.0);
   }
+  template <class M = LibMath>
   static void observe(const double* s, float* obs) {
-    obs[0] = static_cast<float>(std::cos(s[0]));
-    obs[1] = static_cast<float>(std::sin(s[0]));
+    obs[0] = static_cast<float>(M::cos(s[0]));
+    obs[1] = static_cast<float>(M::sin(s[0]));
     obs[2] = static_cast<float>(s[1]);
   }
   static bool valid(const double* s) { return all_finite(s, kStateDim); }
@@ -210,12 +223,13 @@ struct Pendulum {
     if (r < 0) r += period;
     return r - kPi;
   }
+  template <class M = LibMath>
   static double step(double* s, Action action, bool* terminated) {
     const double th = s[0], thdot = s[1];
     const double u = clip(static_cast<double>(action), -max_torque, max_torque);
     const double an = angle_normalize(th);
     const double costs = an * an + 0.1 * thdot * thdot + 0.001 * (u * u);
-    double newthdot = thdot + (3 * g / (2 * l) * std::sin(th) + 3.0 / (m * l * l) * u) * dt;
+    double newthdot = thdot + (3 * g / (2 * l) * M::sin(th) + 3.0 / (m * l * l) * u) * dt;
     newthdot = clip(newthdot, -max_speed, max_speed);
     const double newth = th + newthdot * dt;
     s[0] = newth; s[1] = newthdot;

@@ -75,10 +75,9 @@ def test_in_graph_bad_actions():
 def test_in_graph_state_not_from_reset_is_refused(num_threads):
     env = envs.make_functional("CartPole-v1", num_threads=num_threads)
     n = 2048  # large enough for the C++ threads to split it
-    physics = np.zeros((n, 4))
-    physics[1500, 2] = np.nan
     state = env.state_from_physical(np.zeros((n, 4)))
-    state.view(np.float64)[1500, 2] = np.nan  # state_from_physical itself refuses NaN
+    # rows of 8-byte words (theta is row 2); state_from_physical itself refuses NaN
+    state.view(np.float64)[2, 1500] = np.nan
     with pytest.raises(Exception, match="CartPole-v1 step: environment 1500 has a non-finite"):
         jax.block_until_ready(env.step(state, jnp.zeros(n, jnp.int32)))
     with pytest.raises(ValueError, match="num_threads must be a positive int"):

@@ -81,3 +81,23 @@ def test_whole_episode_with_truncation_and_auto_reset_matches_gymnasium(env_id):
     # auto-reset: the returned observation starts a new episode
     assert ours.elapsed_steps()[0] == 0
     assert not np.allclose(obs[0], info["final_obs"][0])
+
+
+def test_angles_of_any_size_match_gymnasium():
+    """The cores' own vectorizing sin/cos (every quadrant, up to |x| = 1e5) and the C library's
+    beyond it, mixed in one batch: Pendulum never wraps its angle, so any angle is legal."""
+    rng = np.random.default_rng(7)
+    magnitude = 10.0 ** rng.uniform(-3, 7, N)  # about a fifth of them beyond 1e5
+    states = np.stack([rng.choice([-1, 1], N) * magnitude, rng.uniform(-8, 8, N)], axis=1)
+    actions = rng.uniform(-2, 2, (N, 1)).astype(np.float32)
+    ours = envs.make("Pendulum-v1", N, seed=0)
+    ours.reset(options={"state": states})
+    obs, reward, *_ = ours.step(actions)
+    reference = gymnasium.make("Pendulum-v1").unwrapped
+    for i in range(N):
+        reference.reset(seed=i)
+        reference.state = states[i].copy()
+        ref_obs, ref_reward, *_ = reference.step(actions[i])
+        np.testing.assert_allclose(obs[i], ref_obs, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"state {states[i]}")
+        np.testing.assert_allclose(reward[i], ref_reward, rtol=1e-5, atol=1e-6)

@@ -90,7 +90,7 @@ def test_vmap_over_keys_is_more_environments():
     env = envs.make_functional("Pendulum-v1")
     keys = jnp.stack([jax.random.PRNGKey(s) for s in (3, 4)])
     state, obs = jax.vmap(lambda k: env.reset(k, 5))(keys)
-    assert state.shape[:2] == (2, 5) and obs.shape == (2, 5, 3)
+    assert state.shape == (2, 4, 5, 2) and obs.shape == (2, 5, 3)  # 4 rows of 5 words
     _, single = env.reset(jax.random.PRNGKey(4), 5)
     np.testing.assert_array_equal(obs[1], single)
     actions = jnp.zeros((2, 5, 1), jnp.float32)
