@@ -70,7 +70,7 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
         return self._pool.reset(check_seed(seed, self.env_spec.env_id)), {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-        self._check_open()
+        # (a closed pool refuses to step by itself: no Python check on this hot path)
         if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
                 and actions.shape == self._action_shape and actions.flags.c_contiguous):
             actions = check_actions(self.env_spec, actions, self.num_envs)
