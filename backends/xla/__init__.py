@@ -21,7 +21,8 @@ from metagraph.graph import MetaGraph, State
 
 def lower(graph: MetaGraph, compiler_options: dict[str, Any] | None = None, seed: int = 0,
           state: State | None = None, donate_state: bool = True,
-          seeds: int | None = None, data_parallel: DataParallel | None = None) -> XlaExecutor:
+          seeds: int | None = None, data_parallel: DataParallel | None = None,
+          precompile: tuple[str, ...] = ()) -> XlaExecutor:
     """An executor running `graph`'s root APIs as XLA executables.
 
     `compiler_options` are XLA's own (`xla_cpu_*`, `xla_gpu_*`, ...; see XLA's
@@ -31,9 +32,12 @@ def lower(graph: MetaGraph, compiler_options: dict[str, Any] | None = None, seed
     seed `seed + k` and every input and output carry a leading axis of K.
     With `data_parallel=DataParallel(...)`, every API runs over a mesh of local devices, its
     inputs split along their batch axes and the state replicated.
+    The APIs named in `precompile` are lowered now, for their input spaces at batch and time
+    size 1, and compile on a worker thread while the state initialises (XLA releases Python's
+    lock while it compiles); their first call waits for the compile.
     """
     return XlaExecutor(graph, compiler_options, seed, state, donate_state, seeds,
-                       data_parallel)
+                       data_parallel, tuple(precompile))
 
 
 __all__ = ["ApiExecutable", "DataParallel", "LoadedApi", "XlaExecutor",

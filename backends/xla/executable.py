@@ -3,6 +3,7 @@ stages (`as_text()` for StableHLO, `cost_analysis()`, `memory_analysis()`)."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import jax
@@ -10,6 +11,10 @@ import jax
 from backends.inputs import signature_key
 from backends.xla.data_parallel import DataParallel
 from metagraph.graph import MetaGraph, State
+
+# XLA compiles with Python's lock released: a compile on this thread overlaps the caller's work
+# (tracing and compiling other APIs, initialising the state, running them).
+_COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metagraph-xla-compile")
 
 
 class ApiExecutable:
@@ -29,6 +34,7 @@ class ApiExecutable:
         self.donate = (0,) if donate_state else ()
         self.jitted = jax.jit(self.pure, donate_argnums=self.donate)
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
+        self._pending: dict[tuple, tuple[jax.stages.Lowered, Future]] = {}
         self._last: tuple | None = None
 
     def __call__(self, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
@@ -39,7 +45,27 @@ class ApiExecutable:
         self._last = key
         return stages[1](state, *inputs)
 
+    def compile_in_background(self, batch_size: int = 1, time_size: int = 1) -> None:
+        """Lower now for the graph's input spaces at these sizes and compile on a worker
+        thread; the first call with that signature waits for it. Tracing stays on the
+        caller's thread (components trace through thread-local frames)."""
+        inputs = self._abstract_inputs(batch_size, time_size)
+        key = signature_key(inputs)
+        if key not in self._stages and key not in self._pending:
+            lowered = self._lowered(inputs)
+            self._pending[key] = (lowered, _COMPILER.submit(lowered.compile,
+                                                            self.compiler_options or None))
+
     def _compile(self, key: tuple, inputs: tuple) -> tuple:
+        if key in self._pending:
+            lowered, compiled = self._pending.pop(key)
+            self._stages[key] = (lowered, compiled.result())
+        else:
+            lowered = self._lowered(inputs)
+            self._stages[key] = (lowered, lowered.compile(self.compiler_options or None))
+        return self._stages[key]
+
+    def _lowered(self, inputs: tuple) -> jax.stages.Lowered:
         abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), inputs)
         jitted = self.jitted
         if self.data_parallel is not None:  # inputs split over the devices, state replicated
@@ -49,30 +75,31 @@ class ApiExecutable:
             jitted = jax.jit(self.pure, donate_argnums=self.donate,
                              in_shardings=(dp.replicated, *shardings),
                              out_shardings=dp.replicated)
-        lowered = jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
-        compiled = lowered.compile(self.compiler_options or None)
-        self._stages[key] = (lowered, compiled)
-        return self._stages[key]
+        return jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
 
     # ---- inspecting --------------------------------------------------------------------------
     @property
     def signatures(self) -> list[tuple]:
-        """The input signatures compiled so far, as ((shape, dtype), ...) tuples."""
-        return list(self._stages)
+        """The input signatures compiled so far (or compiling), as ((shape, dtype), ...)."""
+        return list(self._stages) + list(self._pending)
 
     def lower(self, batch_size: int = 1, time_size: int = 1) -> tuple:
         """Lower and compile for the graph's input spaces at the given batch and time sizes,
         without running; returns (Lowered, Compiled)."""
-        inputs = tuple(space.to_abstract(batch_size, time_size)
-                       for space in self.graph.apis[self.api].inputs.values())
-        if self.seeds is not None:
-            inputs = jax.tree.map(lambda s: jax.ShapeDtypeStruct((self.seeds, *s.shape),
-                                                                 s.dtype), inputs)
+        inputs = self._abstract_inputs(batch_size, time_size)
         key = signature_key(inputs)
         if key not in self._stages:
             self._compile(key, inputs)
         self._last = self._last or key
         return self._stages[key]
+
+    def _abstract_inputs(self, batch_size: int, time_size: int) -> tuple:
+        inputs = tuple(space.to_abstract(batch_size, time_size)
+                       for space in self.graph.apis[self.api].inputs.values())
+        if self.seeds is not None:
+            inputs = jax.tree.map(lambda s: jax.ShapeDtypeStruct((self.seeds, *s.shape),
+                                                                 s.dtype), inputs)
+        return inputs
 
     def _current(self) -> tuple:
         return self._stages[self._last] if self._last is not None else self.lower()
@@ -91,4 +118,4 @@ class ApiExecutable:
 
     def __repr__(self) -> str:
         return (f"ApiExecutable({self.graph.root.name}.{self.api}, "
-                f"{len(self._stages)} compiled signature(s))")
+                f"{len(self._stages)} compiled signature(s), {len(self._pending)} compiling)")

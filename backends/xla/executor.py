@@ -53,7 +53,8 @@ class XlaExecutor(Executor):
 
     def __init__(self, graph: MetaGraph, compiler_options: dict[str, Any] | None = None,
                  seed: int = 0, state: State | None = None, donate_state: bool = True,
-                 seeds: int | None = None, data_parallel: DataParallel | None = None):
+                 seeds: int | None = None, data_parallel: DataParallel | None = None,
+                 precompile: tuple[str, ...] = ()):
         check_compiler_options(compiler_options or {})
         if data_parallel is not None and seeds is not None:
             raise ValueError("backends.xla.lower: seeds and data_parallel cannot be combined")
@@ -64,6 +65,11 @@ class XlaExecutor(Executor):
         self.seeds, self.data_parallel = seeds, data_parallel
         self.executables = {name: ApiExecutable(graph, name, compiler_options, donate_state,
                                                 seeds, data_parallel) for name in graph.apis}
+        for name in precompile:  # compiling while the state initialises below
+            if name not in self.executables:
+                raise ValueError(f"backends.xla.lower: precompile names {name!r}, which is not "
+                                 f"a root API of {graph.root.name} ({sorted(graph.apis)})")
+            self.executables[name].compile_in_background()
         super().__init__(graph, seed, state)
         if seeds is not None:
             self._checkers = {name: SeededInputChecker(checker, seeds)

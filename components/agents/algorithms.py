@@ -29,6 +29,7 @@ class Reweight:
     name = "reweight"
     config_class = ReweightConfig
     sample_api = "sample_paths"
+    precompile = ("rollout",)
 
     @staticmethod
     def build(env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
@@ -76,6 +77,7 @@ class PPO:
     name = "ppo"
     config_class = PPOConfig
     agent_class = PPOAgent
+    precompile = ("start", "train")  # in calling order: the worker compiles in turn
 
     @classmethod
     def build(cls, env_id: str, config: Any, total_steps: int, eval_envs: int

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from components.agents.tensorboard_log import TensorBoardLog
 from metagraph.errors import LoadError
 
 
@@ -58,26 +59,18 @@ class RunDir:
         kept = [m for m in self.metrics() if m["iteration"] < iterations]
         self.metrics_path.write_text("".join(json.dumps(m) + "\n" for m in kept))
 
-    def append_metrics(self, row: dict[str, Any]) -> None:
+    def append_metrics(self, rows: list[dict[str, Any]]) -> None:
+        """Append rows to metrics.jsonl (and queue them for TensorBoard)."""
         with self.metrics_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-        writer = self._tensorboard()
-        for name, value in row.items():
-            if name not in ("iteration", "env_steps") and isinstance(value, int | float) \
-                    and not isinstance(value, bool):
-                writer.add_scalar(name, value, global_step=row["env_steps"])
-
-    def _tensorboard(self) -> Any:
-        if "_writer" not in self.__dict__:
-            from tensorboardX import SummaryWriter
-
-            self._writer = SummaryWriter(str(self.path / "tensorboard"), flush_secs=10)
-        return self._writer
+            f.write("".join(json.dumps(row) + "\n" for row in rows))
+        if "_tensorboard" not in self.__dict__:
+            self._tensorboard = TensorBoardLog(self.path / "tensorboard")
+        self._tensorboard.add(rows)
 
     def close(self) -> None:
-        if "_writer" in self.__dict__:
-            self._writer.close()
-            del self._writer
+        """Finish the TensorBoard files (waits for their writer)."""
+        if "_tensorboard" in self.__dict__:
+            self.__dict__.pop("_tensorboard").close()
 
     def plot_curve(self, title: str) -> Path:
         import matplotlib

@@ -89,7 +89,10 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
     data_parallel = (xla.DataParallel(batch_axes=graph.root.batch_axes())
                      if distributed and jax.local_device_count() > 1
                      and hasattr(graph.root, "batch_axes") else None)
-    exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel)
+    # the APIs the loop calls first compile on a worker thread while the state initialises
+    precompile = () if distributed else getattr(alg, "precompile", ())
+    exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel,
+                    precompile=precompile)
     meta = {"call": 0, "iteration": 0, "env_steps": 0, "wall": 0.0, "streams": 0}
     if resume and run.checkpoint_path.exists():
         meta.update(exe.load_checkpoint(run.checkpoint_path))
@@ -126,14 +129,16 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
             rows = next_rows(call)
             call += 1
             wall = meta["wall"] + time.perf_counter() - start
+            written = []
             for row in rows:
                 env_steps += row.pop("steps")
                 if row["episode_return_mean"] is None:  # no episode ended this iteration
                     row["episode_return_mean"] = last_return
                 last_return = row["episode_return_mean"]
-                run.append_metrics({"iteration": iteration, "env_steps": env_steps,
-                                    "wall_time": round(wall, 3), **row})
+                written.append({"iteration": iteration, "env_steps": env_steps,
+                                "wall_time": round(wall, 3), **row})
                 iteration += 1
+            run.append_metrics(written)
             if time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
                 save()
                 saved_call, last_save = call, time.perf_counter()

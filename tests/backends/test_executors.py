@@ -122,3 +122,18 @@ def test_states_of_a_component_and_everything_inside_it(model_xla, fresh):
     np.testing.assert_array_equal(other.get_state("model/head")["w"], head["w"])
     with pytest.raises(mg.StateError, match="no state in or below component 'nothing'"):
         exe.get_states("nothing")
+
+
+def test_precompiled_apis_compile_in_the_background_and_run_the_same(model_graph):
+    from backends import xla
+
+    with pytest.raises(ValueError, match="precompile names 'nope', which is not a root API"):
+        xla.lower(model_graph, precompile=("nope",))
+    exe = xla.lower(model_graph, compiler_options={"xla_cpu_enable_fast_math": False},
+                    precompile=("predict",))
+    executable = exe.executables["predict"]
+    assert executable.signatures == [(((1, 4), np.dtype(np.float32)),)]  # batch size 1
+    x = BATCHES[0][:1]
+    plain = xla.lower(model_graph, compiler_options={"xla_cpu_enable_fast_math": False})
+    np.testing.assert_array_equal(exe.predict(x), plain.predict(x))
+    assert "0 compiling" in repr(executable)  # the call took the background compile
