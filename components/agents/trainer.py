@@ -84,7 +84,6 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
                       "steps": steps, "backend": backend, "num_samplers": num_samplers,
                       "config": config.to_dict()})
     graph = alg.build(env_id, config, steps, 1)
-    background = Background(lambda: graph.render(run.path / "graph.svg"), import_reporting)
     # a distributed learner with several local devices splits its batches over all of them
     data_parallel = (xla.DataParallel(batch_axes=graph.root.batch_axes())
                      if distributed and jax.local_device_count() > 1
@@ -93,6 +92,8 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
     precompile = () if distributed else getattr(alg, "precompile", ())
     exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel,
                     precompile=precompile)
+    # after the tracing (which needs Python's lock as much as imports do), while XLA compiles
+    background = Background(lambda: graph.render(run.path / "graph.svg"), import_reporting)
     meta = {"call": 0, "iteration": 0, "env_steps": 0, "wall": 0.0, "streams": 0}
     if resume and run.checkpoint_path.exists():
         meta.update(exe.load_checkpoint(run.checkpoint_path))
