@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -51,7 +52,7 @@ class SoaBatch {
   }
   // The first environment in [begin, end) whose physics is not finite, or end.
   int64_t first_invalid(int64_t begin, int64_t end) const {
-    if (within(begin, end, HUGE_VAL)) return end;
+    if (within(begin, end, std::numeric_limits<double>::max())) return end;  // rejects inf too
     double s[Env::kStateDim];
     for (int64_t i = begin; i < end; ++i) {
       load(i, s);

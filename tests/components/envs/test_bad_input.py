@@ -80,6 +80,10 @@ def test_in_graph_state_not_from_reset_is_refused(num_threads):
     state.view(np.float64)[2, 1500] = np.nan
     with pytest.raises(Exception, match="CartPole-v1 step: environment 1500 has a non-finite"):
         jax.block_until_ready(env.step(state, jnp.zeros(n, jnp.int32)))
+    state.view(np.float64)[2, 1500] = 0.0
+    state.view(np.float64)[1, 7] = np.inf
+    with pytest.raises(Exception, match="CartPole-v1 step: environment 7 has a non-finite"):
+        jax.block_until_ready(env.step(state, jnp.zeros(n, jnp.int32)))
     with pytest.raises(ValueError, match="num_threads must be a positive int"):
         envs.make_functional("CartPole-v1", num_threads=0)
 
