@@ -35,6 +35,12 @@ constexpr int kNumpyType = std::is_same_v<T, float>     ? NPY_FLOAT32
                            : std::is_same_v<T, int32_t> ? NPY_INT32
                                                         : NPY_BOOL;
 
+template <class T>
+constexpr const char* kNumpyName = std::is_same_v<T, float>     ? "float32"
+                                   : std::is_same_v<T, double>  ? "float64"
+                                   : std::is_same_v<T, int32_t> ? "int32"
+                                                                : "bool";
+
 // A fresh NumPy array of T, left for the C++ code to fill; and where its data is.
 template <class T>
 std::pair<nb::object, T*> new_array(std::initializer_list<npy_intp> shape) {
@@ -52,8 +58,7 @@ const T* array_data(nb::handle obj, size_t count, const char* env_id, const char
       !PyArray_IS_C_CONTIGUOUS(array) || !PyArray_ISALIGNED(array) ||
       !PyArray_ISNOTSWAPPED(array))
     throw nb::type_error((std::string(env_id) + ": " + what + " must be a C-contiguous NumPy " +
-                          "array of " + PyArray_DescrFromType(kNumpyType<T>)->typeobj->tp_name)
-                             .c_str());
+                          "array of " + kNumpyName<T>).c_str());
   if (static_cast<size_t>(PyArray_SIZE(array)) != count)
     throw std::invalid_argument(std::string(env_id) + ": expected " + std::to_string(count) +
                                 " " + what + ", got " + std::to_string(PyArray_SIZE(array)));
