@@ -38,7 +38,7 @@ class DQNAgent(IterativeAgent):
         self.loss = DQNLoss(self.q_network, double=config.double)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
                                    max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.q_network)
+                                   wrt=self.q_network, flat=True)
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
     def _state(self):

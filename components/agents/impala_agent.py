@@ -34,7 +34,7 @@ class ImpalaAgent(IterativeAgent):
                                clip_c=config.clip_c)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
                                    max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.policy)
+                                   wrt=self.policy, flat=True)
 
     def trajectory_spaces(self, num_envs: int | None = None) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs for batches of `num_envs` environments."""

@@ -35,7 +35,7 @@ class PPOAgent(IterativeAgent):
                 else config.learning_rate)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(rate, eps=1e-5),
                                    max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.policy)
+                                   wrt=self.policy, flat=True)
 
     def _rollout(self, key):
         def act(obs, step_key):

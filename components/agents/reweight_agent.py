@@ -35,7 +35,7 @@ class ReweightAgent(mg.Component):
         self.loss = WeightedNLLLoss(self.policy)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
                                    max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.policy)
+                                   wrt=self.policy, flat=True)
 
     @property
     def horizon(self) -> int:

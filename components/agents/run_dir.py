@@ -60,7 +60,7 @@ class RunDir:
         self.metrics_path.write_text("".join(json.dumps(m) + "\n" for m in kept))
 
     def append_metrics(self, rows: list[dict[str, Any]]) -> None:
-        """Append rows to metrics.jsonl (and queue them for TensorBoard)."""
+        """Append rows to metrics.jsonl and to the TensorBoard event file."""
         with self.metrics_path.open("a") as f:
             f.write("".join(json.dumps(row) + "\n" for row in rows))
         if "_tensorboard" not in self.__dict__:
@@ -68,7 +68,7 @@ class RunDir:
         self._tensorboard.add(rows)
 
     def close(self) -> None:
-        """Finish the TensorBoard files (waits for their writer)."""
+        """Flush and close the TensorBoard event file."""
         if "_tensorboard" in self.__dict__:
             self.__dict__.pop("_tensorboard").close()
 

@@ -8,6 +8,13 @@ minimising one of a target component's APIs (a scalar loss).
 The optimizer state (moments, schedule counts) is component state; `steps()` reads the number
 of updates applied so far. Learning-rate schedules are optax schedules passed to the
 transformation (`optax.adam(optax.linear_schedule(...))`).
+
+With `flat=True` the transformation sees all the parameters as one vector
+(`jax.flatten_util.ravel_pytree`): one fused update instead of one per array, which shortens
+XLA's compile of a training loop (PPO's by about a fifth) and its kernels per step. Only for
+transformations that treat every element alike (sgd, adam, rmsprop, clip_by_global_norm, ...),
+not for those that look at each array on its own (masks, LARS/LAMB trust ratios,
+multi_transform); the optimizer state is then that of the one vector.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 import jax.numpy as jnp
 import optax
+from jax.flatten_util import ravel_pytree
 
 import metagraph as mg
 from metagraph.differentiate import assign, value_and_grad
@@ -24,7 +32,7 @@ from metagraph.differentiate import assign, value_and_grad
 class Optimizer(mg.Component):
     def __init__(self, target: mg.Component, loss_api: str,
                  transform: optax.GradientTransformation, max_grad_norm: float | None = None,
-                 has_aux: bool = False, wrt: mg.Component | None = None,
+                 has_aux: bool = False, wrt: mg.Component | None = None, flat: bool = False,
                  name: str | None = None):
         super().__init__(name)
         if not isinstance(target, mg.Component):
@@ -38,7 +46,7 @@ class Optimizer(mg.Component):
         self.link("target", target)
         self.link("wrt", wrt if wrt is not None else target)
         self.loss_api = loss_api
-        self.has_aux = has_aux
+        self.has_aux, self.flat = has_aux, flat
         self.transform = (optax.chain(optax.clip_by_global_norm(max_grad_norm), transform)
                           if max_grad_norm is not None else transform)
 
@@ -48,10 +56,15 @@ class Optimizer(mg.Component):
         {"loss", "grad_norm", "step"} (and "aux" when the loss API returns (loss, aux))."""
         loss, aux, grads, params = value_and_grad(self.target, self.loss_api, *args,
                                                   has_aux=self.has_aux, wrt=self.wrt, **kwargs)
+        unravel = None
+        if self.flat:
+            params, unravel = ravel_pytree(params)
+            grads = ravel_pytree(grads)[0]
         opt_state = self.get_state("opt_state", lambda key: self.transform.init(params))
         count = self.get_state("count", jnp.zeros((), jnp.int32))
         updates, opt_state = self.transform.update(grads, opt_state, params)
-        assign(optax.apply_updates(params, updates))
+        params = optax.apply_updates(params, updates)
+        assign(params if unravel is None else unravel(params))
         self.set_state("opt_state", opt_state)
         self.set_state("count", count + 1)
         out = {"loss": loss, "grad_norm": optax.tree.norm(grads), "step": count + 1}

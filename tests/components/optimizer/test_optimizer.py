@@ -1,5 +1,6 @@
 """The Optimizer component takes the same steps as the same optax chain run by hand (gradient
-clipping and a learning-rate schedule included), and counts them."""
+clipping and a learning-rate schedule included), on the parameter arrays or on them flattened
+into one vector, and counts them."""
 
 import haiku as hk
 import jax
@@ -24,9 +25,10 @@ def transform():
 class Fit(mg.Component):
     """Least squares of a small MLP, minimised by its optimizer."""
 
-    def __init__(self):
+    def __init__(self, flat: bool = False):
         self.model = MLP([8, 1])
-        self.optimizer = Optimizer(self, "loss", transform(), max_grad_norm=0.5, wrt=self.model)
+        self.optimizer = Optimizer(self, "loss", transform(), max_grad_norm=0.5, wrt=self.model,
+                                   flat=flat)
 
     @mg.api
     def loss(self, x, y):
@@ -41,12 +43,13 @@ class Fit(mg.Component):
         return self.optimizer.steps()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_steps_equal_optax_by_hand(backend):
+@pytest.mark.parametrize("backend,flat", [(backend, False) for backend in BACKENDS]
+                         + [(BACKENDS[0], True)])
+def test_steps_equal_optax_by_hand(backend, flat):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(32, 3)).astype(np.float32)
     y = (x @ np.array([1.0, -2.0, 0.5]) + 3.0).astype(np.float32)
-    test = ComponentTest(Fit(), {"x": Box((3,), batch=True), "y": Box((), batch=True)},
+    test = ComponentTest(Fit(flat), {"x": Box((3,), batch=True), "y": Box((), batch=True)},
                          backend=backend)
     params = test.get_state("fit/model")["params"]
 
