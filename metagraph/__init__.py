@@ -9,6 +9,7 @@ from metagraph import spaces
 from metagraph.api import api
 from metagraph.build import build
 from metagraph.component import Component
+from metagraph.conditionals import cond
 from metagraph.errors import LoadError, MetaGraphError, RuntimeCheckError, SpaceError, StateError
 from metagraph.graph import ApiSignature, MetaGraph
 from metagraph.loops import scan
@@ -17,5 +18,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "RuntimeCheckError",
-    "SpaceError", "StateError", "api", "build", "scan", "spaces",
+    "SpaceError", "StateError", "api", "build", "cond", "scan", "spaces",
 ]

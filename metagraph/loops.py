@@ -28,6 +28,23 @@ def _copy(state: dict) -> dict:
     return {scope: dict(variables) for scope, variables in state.items()}
 
 
+def run_on_state(frame: context.Frame, state: dict, fn: Callable, what: str, *args: Any
+                 ) -> tuple[dict, Any]:
+    """(state after, output) of `fn(*args)` run on `state` (inside a control-flow primitive's
+    trace), leaving the frame's own state as it was."""
+    outer = frame.state
+    frame.state = _copy(state)
+    try:
+        out = fn(*args)
+        new_state = frame.state
+    finally:
+        frame.state = outer
+    if jax.tree.structure(new_state) != jax.tree.structure(state):
+        raise StateError(f"{what}: the body created state; create it before (call the API "
+                         f"once outside it)")
+    return new_state, out
+
+
 def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
          length: int | None = None) -> tuple[Any, Any]:
     frame = context.current()
@@ -45,16 +62,7 @@ def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
 
     def step(carry, x):
         state, inner = carry
-        outer = frame.state
-        frame.state = _copy(state)
-        try:
-            inner, y = body(inner, x)
-            new_state = frame.state
-        finally:
-            frame.state = outer
-        if jax.tree.structure(new_state) != jax.tree.structure(state):
-            raise StateError("mg.scan: the loop body created state; create it before the "
-                             "loop (call the API once outside it)")
+        new_state, (inner, y) = run_on_state(frame, state, body, "mg.scan", inner, x)
         return (new_state, inner), y
 
     (state, carry), ys = jax.lax.scan(step, (_copy(frame.state), init), xs, length)

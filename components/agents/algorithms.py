@@ -84,18 +84,30 @@ class PPO:
               ) -> mg.MetaGraph:
         agent = cls.agent_class(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
-        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape))},
+        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
+                                "iterations": Discrete(config.iterations_per_call + 1)},
                         apis=["start", "train", "greedy"])
+
+    @classmethod
+    def total_iterations(cls, config: Any, steps: int) -> int:
+        """The iterations a run of `steps` environment steps does: the whole ones, at least
+        one (what the agent's schedules, PPO's learning rate, were made for)."""
+        return max(1, steps // cls.agent_class.steps_per_iteration(config))
 
     @staticmethod
     def start(exe: Any, key: jax.Array) -> None:
         exe.start(np.asarray(key))
 
     @staticmethod
-    def run(exe: Any, config: PPOConfig, key: jax.Array) -> list[dict[str, Any]]:
-        out = per_seed(exe, exe.train(np.asarray(key)))  # [seeds, iterations]
+    def run(exe: Any, config: PPOConfig, key: jax.Array, iterations: int
+            ) -> list[dict[str, Any]]:
+        """Rows of the next `iterations` iterations (at most `iterations_per_call`)."""
+        count = min(iterations, config.iterations_per_call)
+        seeds = getattr(exe, "seeds", None)
+        out = per_seed(exe, exe.train(np.asarray(key), np.asarray(
+            count if seeds is None else np.full(seeds, count), np.int32)))  # [seeds, K]
         rows = []
-        for i in range(config.iterations_per_call):
+        for i in range(count):
             episodes = out["episodes"][:, i]
             means = np.where(episodes > 0, out["episode_return_sum"][:, i]
                              / np.maximum(episodes, 1), np.nan)

@@ -1,6 +1,6 @@
-"""`Background`: work a training run needs but not at once (drawing the graph, importing the
-plotting and TensorBoard libraries), done on a thread while XLA compiles, which releases the
-GIL. `join()` waits for it and raises what it raised."""
+"""`Background`: work a training run needs but not at once (drawing the graph), done on a
+thread while XLA compiles, which releases the GIL. `join()` waits for it and raises what it
+raised."""
 
 from __future__ import annotations
 
@@ -27,12 +27,3 @@ class Background:
         self.thread.join()
         if self.error is not None:
             raise self.error
-
-
-def import_reporting() -> None:
-    """The libraries the run directory writes with, imported ahead of their first use."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
-    import tensorboardX  # noqa: F401

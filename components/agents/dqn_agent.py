@@ -41,6 +41,10 @@ class DQNAgent(IterativeAgent):
                                    wrt=self.q_network, flat=True)
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
+    @staticmethod
+    def steps_per_iteration(config: DQNConfig) -> int:
+        return config.num_envs * config.rollout
+
     def _state(self):
         return (*self._episodes(),
                 self.get_state("env_steps", jnp.zeros((), jnp.float32)),

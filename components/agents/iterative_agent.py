@@ -1,6 +1,8 @@
-"""`IterativeAgent`: an agent over `config.num_envs` environments whose `train(key)` API runs
-`config.iterations_per_call` whole training iterations (`_iteration(key)`, defined by the
-subclass) in one executable; `start(key)` resets the environments first."""
+"""`IterativeAgent`: an agent over `config.num_envs` environments whose
+`train(key, iterations)` API runs up to `config.iterations_per_call` whole training iterations
+(`_iteration(key)`, defined by the subclass) in one executable: the first `iterations` of them,
+the others skipped (so a run does exactly the iterations it asks for, with one executable);
+`start(key)` resets the environments first."""
 
 from __future__ import annotations
 
@@ -54,6 +56,11 @@ class IterativeAgent(mg.Component):
         self.set_state("episode_return", episode_return)
         return trajectory, last_obs
 
+    @staticmethod
+    def steps_per_iteration(config: Any) -> int:
+        """Environment steps per iteration (all environments together)."""
+        raise NotImplementedError
+
     def _iteration(self, key: jax.Array) -> dict[str, jax.Array]:
         raise NotImplementedError
 
@@ -66,9 +73,14 @@ class IterativeAgent(mg.Component):
         return obs
 
     @mg.api
-    def train(self, key):
-        """`iterations_per_call` iterations; per-iteration statistics [K]."""
-        def one(_, iteration_key):
-            return None, self._iteration(iteration_key)
+    def train(self, key, iterations):
+        """The first `iterations` of `iterations_per_call` (K) iterations; per-iteration
+        statistics [K], zeros for the skipped ones. Iteration k uses the k-th of K keys split
+        from `key`, whatever `iterations` is."""
+        count = self.config.iterations_per_call
 
-        return mg.scan(one, None, jax.random.split(key, self.config.iterations_per_call))[1]
+        def one(_, xs):
+            index, iteration_key = xs
+            return None, mg.cond(index < iterations, self._iteration, None, iteration_key)
+
+        return mg.scan(one, None, (jnp.arange(count), jax.random.split(key, count)))[1]

@@ -3,8 +3,9 @@
 `num_envs` native environments (policy sampling and FFI steps in one `lax.scan`), GAE, and
 `epochs` x `minibatches` clipped-surrogate updates (`mg.scan` over optimizer steps).
 
-APIs: `start(key)` resets the environments; `train(key)` runs `iterations_per_call`
-iterations and returns their statistics; `greedy(observation)` for evaluation.
+APIs: `start(key)` resets the environments; `train(key, iterations)` runs the first
+`iterations` of `iterations_per_call` iterations and returns their statistics;
+`greedy(observation)` for evaluation.
 """
 
 from __future__ import annotations
@@ -29,13 +30,17 @@ class PPOAgent(IterativeAgent):
                              squash=False)
         self.loss = PPOLoss(self.policy, clip=config.clip, value_coef=config.value_coef,
                             entropy_coef=config.entropy_coef)
-        updates = max(1, total_steps // (config.num_envs * config.num_steps)) \
+        updates = max(1, total_steps // self.steps_per_iteration(config)) \
             * config.epochs * config.minibatches
         rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
                 else config.learning_rate)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(rate, eps=1e-5),
                                    max_grad_norm=config.max_grad_norm, has_aux=True,
                                    wrt=self.policy, flat=True)
+
+    @staticmethod
+    def steps_per_iteration(config: PPOConfig) -> int:
+        return config.num_envs * config.num_steps
 
     def _rollout(self, key):
         def act(obs, step_key):

@@ -19,7 +19,8 @@ from gymnasium.vector import AutoresetMode
 
 from backends import xla
 from components.agents.algorithms import ALGORITHMS
-from components.agents.background import Background, import_reporting
+from components.agents.background import Background
+from components.agents.reporter import Reporter
 from components.agents.run_dir import RunDir
 from components.envs import make, spec
 from metagraph import checkpoint
@@ -83,6 +84,20 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
     run.write_config({"env_id": env_id, "algo": algo, "seed": seed, "seeds": seeds,
                       "steps": steps, "backend": backend, "num_samplers": num_samplers,
                       "config": config.to_dict()})
+    reporter = Reporter(run.path)  # its imports run while this process builds and compiles
+    try:
+        _train(run, reporter, alg, env_id, config, seed, steps, resume, progress, seeds,
+               backend, num_samplers, distributed)
+    except BaseException:
+        reporter.close()
+        raise
+    reporter.finish(run.metrics_path, run.curve_path, f"{algo} on {env_id}, seed {seed}")
+    return run.metrics()
+
+
+def _train(run: RunDir, reporter: Reporter, alg: Any, env_id: str, config: Any, seed: int,
+           steps: int, resume: bool, progress: bool, seeds: int | None, backend: str,
+           num_samplers: int | None, distributed: bool) -> None:
     graph = alg.build(env_id, config, steps, 1)
     # a distributed learner with several local devices splits its batches over all of them
     data_parallel = (xla.DataParallel(batch_axes=graph.root.batch_axes())
@@ -92,8 +107,8 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
     precompile = () if distributed else getattr(alg, "precompile", ())
     exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel,
                     precompile=precompile)
-    # after the tracing (which needs Python's lock as much as imports do), while XLA compiles
-    background = Background(lambda: graph.render(run.path / "graph.svg"), import_reporting)
+    # after the tracing (which needs Python's lock), while XLA compiles
+    background = Background(lambda: graph.render(run.path / "graph.svg"))
     meta = {"call": 0, "iteration": 0, "env_steps": 0, "wall": 0.0, "streams": 0}
     if resume and run.checkpoint_path.exists():
         meta.update(exe.load_checkpoint(run.checkpoint_path))
@@ -111,8 +126,14 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
         pool = None
 
         def next_rows(call: int) -> list[dict[str, Any]]:
-            return alg.run(exe, config, keys_for(seed, seeds, call))
+            key = keys_for(seed, seeds, call)
+            if total is None:
+                return alg.run(exe, config, key)
+            return alg.run(exe, config, key, total - iteration)
 
+    # algorithms of whole iterations do exactly the ones `steps` asks for; others (reweighting:
+    # episodes of any length) go on until they have taken `steps` steps
+    total = alg.total_iterations(config, steps) if hasattr(alg, "total_iterations") else None
     call, iteration, env_steps = meta["call"], meta["iteration"], meta["env_steps"]
     run.keep_metrics(iteration)
     start = time.perf_counter()
@@ -126,7 +147,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
             "streams": pool.streams if pool is not None else 0})
 
     try:
-        while env_steps < steps:
+        while (iteration < total) if total is not None else (env_steps < steps):
             rows = next_rows(call)
             call += 1
             wall = meta["wall"] + time.perf_counter() - start
@@ -140,6 +161,7 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
                                 "wall_time": round(wall, 3), **row})
                 iteration += 1
             run.append_metrics(written)
+            reporter.add(written)
             if time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
                 save()
                 saved_call, last_save = call, time.perf_counter()
@@ -156,9 +178,6 @@ def train(env_id: str, out: str | Path, algo: str, config: Any, seed: int = 0,
         if bar is not None:
             bar.close()
         background.join()
-        run.close()
-    run.plot_curve(f"{algo} on {env_id}, seed {seed}")
-    return run.metrics()
 
 
 def _progress(total: int, done: int, enabled: bool) -> Any:

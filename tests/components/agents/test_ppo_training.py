@@ -94,3 +94,23 @@ def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
         trainer.train("CartPole-v1", tmp_path / "host", "ppo",
                       PPOConfig(**{**SMALL.to_dict(), "backend": "host"}), steps=64,
                       progress=False, seeds=2)
+
+
+def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):
+    """steps=100 is 3 iterations of 32 steps: a call of 2, then a call whose second iteration
+    is skipped. They equal the first 3 of a 4-iteration run (same keys, constant rate)."""
+    config = PPOConfig(**{**SMALL.to_dict(), "anneal_lr": False})
+    partial = trainer.train("CartPole-v1", tmp_path / "3", "ppo", config, seed=1, steps=100,
+                            progress=False)
+    whole = trainer.train("CartPole-v1", tmp_path / "4", "ppo", config, seed=1, steps=128,
+                          progress=False)
+    assert [m["env_steps"] for m in partial] == [32, 64, 96]
+    for a, b in zip(partial, whole[:3], strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
+    from backends import xla
+    from components.agents.algorithms import PPO
+
+    exe = xla.lower(PPO.build("CartPole-v1", config, 100, 1))
+    exe.load_checkpoint(tmp_path / "3" / "checkpoint.npz")
+    assert int(np.asarray(exe.get_state("ppo_agent/optimizer")["count"])) == \
+        3 * config.epochs * config.minibatches

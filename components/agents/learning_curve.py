@@ -1,0 +1,48 @@
+"""The learning curve of a run, `DIR/curve.png`: mean episode return against environment steps
+(and each seed's, when several trained at once; D(Q‖P) in bits on a second axis for
+reweighting), drawn with matplotlib from the rows of `DIR/metrics.jsonl`. The trainer draws it
+in its reporting process (`reporter.py`); this module imports nothing of the project's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, BinaryIO
+
+
+def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | BinaryIO, title: str
+                        ) -> None:
+    """Draw the curve of `rows` (metrics rows) into `path`, a PNG file (or binary stream)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    steps = [r["env_steps"] for r in rows]
+    per_seed = bool(rows) and "episode_return_mean_per_seed" in rows[0]
+    ax.plot(steps, [r["episode_return_mean"] for r in rows], marker=".", lw=1.2,
+            label="mean over seeds" if per_seed else None)
+    if per_seed:
+        for k, values in enumerate(zip(*[r["episode_return_mean_per_seed"] for r in rows],
+                                       strict=True)):
+            ax.plot(steps, values, lw=0.6, alpha=0.4, label=f"seed +{k}")
+        ax.legend(fontsize=7)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("mean episode return")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if rows and "bits" in rows[0]:
+        bits = ax.twinx()
+        bits.plot(steps, [r["bits"] for r in rows], color="#ff7f0e", lw=0.8, alpha=0.7)
+        bits.set_ylabel("D(Q‖P) bits", color="#ff7f0e")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, format="png")
+    plt.close(fig)
+
+
+def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line]

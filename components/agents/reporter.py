@@ -1,0 +1,94 @@
+"""`Reporter`: a child process that writes a run's TensorBoard events and draws its learning
+curve, so that the training process never imports tensorboardX or matplotlib (about 0.8 s of
+Python) nor spends time on them between executable calls.
+
+    reporter = Reporter(run_path)    # starts now: its imports run while the agent compiles
+    reporter.add(rows)               # metrics rows -> DIR/tensorboard/ (a pipe write)
+    reporter.finish(metrics_path, curve_path, title)   # draws curve.png, waits, raises
+    reporter.close()                 # or: stop without drawing (training failed)
+
+The child reads one JSON request per line from its standard input and stops at its end, so it
+also goes away when the training process dies. It runs as a script (this file), not as
+`components.agents.reporter`: importing the packages above it would import JAX.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+class Reporter:
+    def __init__(self, run_path: Path):
+        # stderr to a file: a pipe read only at the end could fill up and stall the child
+        self._errors = tempfile.TemporaryFile("w+")  # noqa: SIM115 (lives as the child)
+        self._process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), str(run_path / "tensorboard")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors, text=True)
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        self._send({"rows": rows})
+
+    def finish(self, metrics: Path, curve: Path, title: str) -> None:
+        """Draw the learning curve from the metrics file; returns when it is written (every
+        event before it is, too), while the child exits."""
+        self._send({"curve": str(curve), "metrics": str(metrics), "title": title})
+        if self._process.stdout.readline().strip() != "done":
+            self._fail()
+
+    def close(self) -> None:
+        """Stop after the events sent so far, without drawing."""
+        if self._process.poll() is None:
+            self._process.stdin.close()
+            if self._process.wait() != 0:
+                self._fail()
+
+    def _send(self, request: dict[str, Any]) -> None:
+        try:
+            self._process.stdin.write(json.dumps(request) + "\n")
+            self._process.stdin.flush()
+        except BrokenPipeError:  # the child failed: say why
+            self._fail()
+
+    def _fail(self) -> None:
+        code = self._process.wait()
+        self._errors.seek(0)
+        raise RuntimeError(f"the run's reporting process (TensorBoard events, curve.png) "
+                           f"failed with exit code {code}:\n{self._errors.read().strip()}")
+
+
+def _main(tensorboard_dir: str) -> None:
+    # tensorboardX imports torch when it is installed (1.5 s) for tensors this process never
+    # sees: it writes numbers only
+    sys.modules.setdefault("torch", None)
+    # siblings, imported as top-level modules (this file's folder is on sys.path)
+    import matplotlib
+    from learning_curve import plot_learning_curve, read_metrics
+    from tensorboard_log import TensorBoardLog
+
+    matplotlib.use("Agg")
+    plot_learning_curve([], io.BytesIO(), "")  # imports and loads fonts before any request
+
+    curve = None
+    log = TensorBoardLog(Path(tensorboard_dir))
+    try:
+        for line in sys.stdin:
+            request = json.loads(line)
+            if "rows" not in request:
+                curve = request
+                break
+            log.add(request["rows"])
+    finally:
+        log.close()
+    if curve is not None:
+        plot_learning_curve(read_metrics(curve["metrics"]), curve["curve"], curve["title"])
+        print("done", flush=True)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1])
