@@ -1,4 +1,5 @@
-"""`mg.build`: one abstract trace of every root API records and checks the meta-graph."""
+"""`mg.build`: one abstract trace of every root API records and checks the meta-graph (and,
+when no input has a symbolic dimension, is the program `init_state` compiles)."""
 
 from __future__ import annotations
 
@@ -64,25 +65,32 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
     def trace(key, inputs):
         frame = context.Frame(context.INIT, key=key, recorder=recorder)
         with context.active(frame):
-            outputs = {name: getattr(root, name)(**inputs[name]) for name in wanted}
+            for name in wanted:  # the outputs are recorded; the program returns the state
+                getattr(root, name)(**inputs[name])
         trainable.update(frame.trainable)
-        return frame.state, outputs
+        return frame.state
 
     abstract_inputs = {name: {arg: space.to_abstract(batch, time)
                               for arg, space in sig.inputs.items()}
                        for name, sig in signatures.items()}
     key = jax.ShapeDtypeStruct((2,), np.uint32)
     try:
-        state_spec, _ = jax.eval_shape(trace, key, abstract_inputs)
+        traced = jax.jit(trace).trace(key, abstract_inputs)
     except SpaceError as error:
         if error.graph is None:
             error.graph = recorder.nx
         raise error.with_traceback(None) from error.__cause__
     for name, sig in signatures.items():
         sig.outputs = recorder.nx.nodes[f"{root.name}.{name}"]["outputs"]
+    state_spec = jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype),
+                              traced.out_info)
     _check_static_state(state_spec)
+    # with no symbolic dimension in the inputs this trace is the init program init_state runs
+    concrete = all(isinstance(d, int) for leaf in jax.tree.leaves(abstract_inputs)
+                   for d in leaf.shape)
     graph = MetaGraph(root, recorder.nx, components, signatures, state_spec,
-                      {k for k, v in trainable.items() if v}, batch_size, time_size)
+                      {k for k, v in trainable.items() if v}, batch_size, time_size,
+                      init_trace=traced if concrete else None)
     for path in components:
         recorder.nx.nodes[path]["params"] = graph.param_count(path, recursive=False)
     return graph

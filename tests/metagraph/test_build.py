@@ -6,7 +6,7 @@ import pytest
 from toy_components import Counter, Linear, Model, numpy_model
 
 import metagraph as mg
-from metagraph.spaces import Box
+from metagraph.spaces import Box, PRNGKey
 
 
 def test_graph_has_component_and_api_nodes_and_call_edges(model_graph):
@@ -61,6 +61,17 @@ def test_init_is_deterministic_per_seed_and_scope(model_graph):
     a, b, c = (model_graph.init_state(s) for s in (0, 0, 1))
     np.testing.assert_array_equal(a["model/head"]["w"], b["model/head"]["w"])
     assert not np.allclose(a["model/head"]["w"], c["model/head"]["w"])
+
+
+def test_init_state_from_the_build_trace_equals_a_fresh_trace():
+    """With fixed input shapes, init_state compiles mg.build's own trace; the state equals
+    the one a fresh init trace (what a graph with a batch dimension runs) creates."""
+    graph = mg.build(Model(), {"x": Box((3, 4)), "key": PRNGKey()})
+    assert graph._init_trace is not None
+    reused = graph.init_state(5)
+    graph._init_trace = None
+    fresh = graph.init_state(5)
+    jax.tree.map(np.testing.assert_array_equal, reused, fresh)
 
 
 def test_sibling_instances_of_one_class_get_their_own_scopes_and_params():

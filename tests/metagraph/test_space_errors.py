@@ -165,10 +165,11 @@ def test_state_created_only_on_some_python_branch_is_an_error_at_run_time():
             return x
 
     root = Branchy()
-    graph = mg.build(root, {"x": Box(())})
+    # a batch dimension: init_state traces again (a concrete graph reuses mg.build's trace)
+    graph = mg.build(root, {"x": Box((), batch=True)})
     root.use_state = True
     with pytest.raises(mg.StateError, match="branchy: state 'late' does not exist"):
-        graph.pure("f")({}, jnp.zeros(()))
+        graph.pure("f")({}, jnp.zeros((2,)))
     with pytest.raises(mg.StateError, match="differs from the state recorded"):
         graph.init_state()
     with pytest.raises(mg.MetaGraphError, match="outside a graph"):
