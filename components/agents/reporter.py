@@ -2,7 +2,7 @@
 curve, so that the training process never imports tensorboardX or matplotlib (about 0.8 s of
 Python) nor spends time on them between executable calls.
 
-    reporter = Reporter(run_path)    # starts now: its imports run while the agent compiles
+    reporter = Reporter(run_path)    # starts now: imports tensorboardX while the agent compiles
     reporter.add(rows)               # metrics rows -> DIR/tensorboard/ (a pipe write)
     reporter.finish(metrics_path, curve_path, title)   # draws curve.png, waits, raises
     reporter.close()                 # or: stop without drawing (training failed)
@@ -67,15 +67,11 @@ def _main(tensorboard_dir: str) -> None:
     # sees: it writes numbers only
     sys.modules.setdefault("torch", None)
     # siblings, imported as top-level modules (this file's folder is on sys.path)
-    import matplotlib
     from learning_curve import plot_learning_curve, read_metrics
     from tensorboard_log import TensorBoardLog
 
-    matplotlib.use("Agg")
-    plot_learning_curve([], io.BytesIO(), "")  # imports and loads fonts before any request
-
-    curve = None
-    log = TensorBoardLog(Path(tensorboard_dir))
+    curve, warm = None, False
+    log = TensorBoardLog(Path(tensorboard_dir))  # imports tensorboardX while the agent compiles
     try:
         for line in sys.stdin:
             request = json.loads(line)
@@ -83,12 +79,14 @@ def _main(tensorboard_dir: str) -> None:
                 curve = request
                 break
             log.add(request["rows"])
+            if not warm:  # training runs on one core now: import matplotlib, load its fonts
+                plot_learning_curve([], io.BytesIO(), "")
+                warm = True
     finally:
         log.close()
     if curve is not None:
         plot_learning_curve(read_metrics(curve["metrics"]), curve["curve"], curve["title"])
         print("done", flush=True)
-
 
 if __name__ == "__main__":
     _main(sys.argv[1])
