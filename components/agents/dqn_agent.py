@@ -67,7 +67,7 @@ class DQNAgent(IterativeAgent):
             explore = jax.random.uniform(explore_key, greedy.shape) < epsilon
             return jnp.where(explore, random, greedy).astype(jnp.int32), ()
 
-        trajectory, last_obs = self._run_envs(act, jax.random.split(key, cfg.rollout))
+        trajectory, last_obs = self._run_envs(act, key, cfg.rollout)
         self.set_state("env_steps", env_steps + cfg.rollout * cfg.num_envs)
         return trajectory, last_obs
 

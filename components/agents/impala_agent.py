@@ -59,11 +59,11 @@ class ImpalaAgent(IterativeAgent):
     def rollout(self, key):
         """`num_steps` steps of every environment, continuing their episodes: the trajectory
         for `learn` and the returns of the episodes that finished in it."""
-        def act(obs, noise):
-            return self.policy.sample_action_with_noise(obs, noise)
+        def act(obs, step_key):
+            return self.policy.sample_action(obs, step_key)
 
-        noise = self.policy.action_noise(key, (self.config.num_steps, self.config.num_envs))
-        (obs, action, log_prob, reward, done, finished), last_obs = self._run_envs(act, noise)
+        (obs, action, log_prob, reward, done, finished), last_obs = \
+            self._run_envs(act, key, self.config.num_steps)
         return {"obs": obs, "action": action, "reward": reward * self.config.reward_scale,
                 "done": done, "behaviour_log_prob": log_prob, "last_obs": last_obs,
                 "episode_return_sum": finished.sum(), "episodes": (finished != 0).sum()}

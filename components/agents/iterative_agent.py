@@ -28,18 +28,17 @@ class IterativeAgent(mg.Component):
         return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
                 self.get_state("episode_return", jnp.zeros((n,), jnp.float32)))
 
-    def _run_envs(self, act: Callable, per_step: Any) -> tuple[tuple, jax.Array]:
-        """One step of every environment per leading index of `per_step` (keys, or noise drawn
-        beforehand), continuing their episodes, with actions from
-        `act(obs, per_step[t]) -> (action, extra)`, as one fused scan. Returns the trajectory
+    def _run_envs(self, act: Callable, key: jax.Array, steps: int) -> tuple[tuple, jax.Array]:
+        """`steps` steps of every environment, continuing their episodes, with actions from
+        `act(obs, key) -> (action, extra)`, as one fused scan. Returns the trajectory
         (obs, action, extra, reward, done, finished return or 0), each [steps, N, ...], and the
         observations after the last step."""
         functional = self.env.functional
         obs, episode_return = self._episodes()
 
-        def step(carry, step_input):
+        def step(carry, step_key):
             env_state, obs, episode_return = carry
-            action, extra = act(obs, step_input)
+            action, extra = act(obs, step_key)
             env_state, next_obs, reward, terminated, truncated, _ = \
                 functional.step_with_final_obs(env_state, action)
             done = terminated | truncated
@@ -50,7 +49,8 @@ class IterativeAgent(mg.Component):
             return (env_state, next_obs, episode_return), record
 
         carry = (self.env.read_state(), obs, episode_return)
-        (env_state, last_obs, episode_return), trajectory = mg.scan(step, carry, per_step)
+        (env_state, last_obs, episode_return), trajectory = mg.scan(
+            step, carry, jax.random.split(key, steps))
         self.env.write_state(env_state)
         self.set_state("obs", last_obs)
         self.set_state("episode_return", episode_return)

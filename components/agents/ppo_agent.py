@@ -43,13 +43,11 @@ class PPOAgent(IterativeAgent):
         return config.num_envs * config.num_steps
 
     def _rollout(self, key):
-        def act(obs, noise):
-            action, log_prob = self.policy.sample_action_with_noise(obs, noise)
+        def act(obs, step_key):
+            action, log_prob = self.policy.sample_action(obs, step_key)
             return action, (log_prob, self.policy.value(obs))
 
-        # the rollout's random draws at once: no random-number loop inside the step loop
-        noise = self.policy.action_noise(key, (self.config.num_steps, self.config.num_envs))
-        trajectory, last_obs = self._run_envs(act, noise)
+        trajectory, last_obs = self._run_envs(act, key, self.config.num_steps)
         return trajectory, self.policy.value(last_obs)
 
     def _iteration(self, key):

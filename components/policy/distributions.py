@@ -7,12 +7,6 @@
 
 Each has `sample(params, key)`, `mode(params)`, `log_prob(params, action)`,
 `entropy(params)` and `kl(p, q)` (KL(p‖q)), and `num_params`.
-
-Sampling is split in two: `noise(key, batch_shape)` draws the randomness (Gumbel variables for
-a categorical, standard normals for a Gaussian), `sample_with_noise(params, noise)` turns it
-into actions. `sample(params, key)` is the two together, and equals `jax.random.categorical` /
-`mean + std * jax.random.normal` for the same key. A fused rollout draws the noise of all its
-steps at once and so runs no random-number loop per step.
 """
 
 from __future__ import annotations
@@ -37,15 +31,8 @@ class Categorical:
     def num_params(self) -> int:
         return self.n
 
-    def noise(self, key: jax.Array, batch_shape: tuple[int, ...]) -> jax.Array:
-        return jax.random.gumbel(key, (*batch_shape, self.n))
-
-    def sample_with_noise(self, logits: jax.Array, noise: jax.Array) -> jax.Array:
-        """Gumbel-max: argmax(logits + g), g ~ Gumbel(0, 1), is a draw from softmax(logits)."""
-        return jnp.argmax(logits + noise, -1).astype(jnp.int32)
-
     def sample(self, logits: jax.Array, key: jax.Array) -> jax.Array:
-        return self.sample_with_noise(logits, self.noise(key, logits.shape[:-1]))
+        return jax.random.categorical(key, logits).astype(jnp.int32)
 
     def mode(self, logits: jax.Array) -> jax.Array:
         return jnp.argmax(logits, -1).astype(jnp.int32)
@@ -88,15 +75,9 @@ class DiagGaussian:
         half, mid = self._scale()
         return mid + half * jnp.tanh(u)
 
-    def noise(self, key: jax.Array, batch_shape: tuple[int, ...]) -> jax.Array:
-        return jax.random.normal(key, (*batch_shape, self.dim))
-
-    def sample_with_noise(self, params: jax.Array, noise: jax.Array) -> jax.Array:
-        mean, log_std = self.split(params)
-        return self._to_action(mean + jnp.exp(log_std) * noise)
-
     def sample(self, params: jax.Array, key: jax.Array) -> jax.Array:
-        return self.sample_with_noise(params, self.noise(key, params.shape[:-1]))
+        mean, log_std = self.split(params)
+        return self._to_action(mean + jnp.exp(log_std) * jax.random.normal(key, mean.shape))
 
     def mode(self, params: jax.Array) -> jax.Array:
         return self._to_action(self.split(params)[0])

@@ -1,9 +1,7 @@
 """`Policy`: a network torso, an action distribution chosen from the action space, and a value
 estimate (a head on the shared torso, or a separate network).
 
-APIs (obs: [B, ...]): `sample_action(obs, key) -> (action, log_prob)`,
-`sample_action_with_noise(obs, noise)` (the same from noise drawn beforehand with
-`action_noise(key, batch_shape)`, e.g. a whole rollout's at once), `greedy_action(obs)`,
+APIs (obs: [B, ...]): `sample_action(obs, key) -> (action, log_prob)`, `greedy_action(obs)`,
 `log_prob(obs, action)`, `entropy(obs)`, `distribution_params(obs)`,
 `kl(obs, old_params)` = KL(old‖current), `value(obs)`, and `evaluate(obs, action)` returning
 log-probability, entropy and value together (what actor-critic losses need). Every API is
@@ -50,16 +48,6 @@ class Policy(mg.Component):
     def sample_action(self, obs, key):
         params = self.distribution_params(obs)
         action = self.distribution.sample(params, key)
-        return action, self.distribution.log_prob(params, action)
-
-    def action_noise(self, key: jax.Array, batch_shape: tuple[int, ...]) -> jax.Array:
-        """The randomness of `batch_shape` actions (not an API: no network, no state)."""
-        return self.distribution.noise(key, tuple(batch_shape))
-
-    @mg.api(polymorphic=True)
-    def sample_action_with_noise(self, obs, noise):
-        params = self.distribution_params(obs)
-        action = self.distribution.sample_with_noise(params, noise)
         return action, self.distribution.log_prob(params, action)
 
     @mg.api(polymorphic=True)

@@ -32,27 +32,6 @@ def test_categorical_matches_numpy():
     assert stats.chisquare(counts, expected).pvalue > 1e-3
 
 
-def test_sampling_from_noise_drawn_beforehand_equals_jax_random():
-    """`sample(params, key)` is `sample_with_noise(params, noise(key, batch))` and equals
-    jax.random.categorical / mean + std * jax.random.normal for that key; noise for a
-    [T, N] rollout at once samples step t from its own slice."""
-    key = jax.random.PRNGKey(3)
-    logits = jnp.asarray(rng.normal(size=(7, 5, 3)).astype(np.float32))
-    categorical = Categorical(3)
-    np.testing.assert_array_equal(categorical.sample(logits, key),
-                                  jax.random.categorical(key, logits))
-    noise = categorical.noise(key, (7, 5))
-    assert noise.shape == (7, 5, 3)
-    np.testing.assert_array_equal(categorical.sample_with_noise(logits[2], noise[2]),
-                                  jnp.argmax(logits[2] + noise[2], -1))
-    params = jnp.asarray(rng.normal(size=(7, 5, 4)).astype(np.float32))
-    gaussian = DiagGaussian(2)
-    std = jnp.exp(jnp.clip(params[..., 2:], -20.0, 2.0))  # log std within its documented bounds
-    np.testing.assert_allclose(gaussian.sample(params, key),
-                               params[..., :2] + std * jax.random.normal(key, (7, 5, 2)),
-                               rtol=1e-6)
-
-
 def test_gaussian_matches_scipy():
     params = rng.normal(size=(5, 4)).astype(np.float32)  # 2-d mean and log std
     mean, log_std = params[:, :2], params[:, 2:]

@@ -1,7 +1,6 @@
 """Policy under both executors: its APIs agree with the distribution applied to its own
-parameters (sampling from noise drawn beforehand as from the key it was drawn with), greedy
-actions are the modes, KL of a policy with itself is zero, the value head has one output per
-row; bad observations are SpaceErrors naming the policy."""
+parameters, greedy actions are the modes, KL of a policy with itself is zero, the value head
+has one output per row; bad observations are SpaceErrors naming the policy."""
 
 import jax
 import numpy as np
@@ -14,7 +13,7 @@ from metagraph.testing import BACKENDS, ComponentTest
 
 OBS = np.random.default_rng(0).normal(size=(6, 4)).astype(np.float32)
 SPACES = {"obs": Box((4,), batch=True), "key": PRNGKey(), "action": Discrete(2, batch=True),
-          "old_params": Box((2,), batch=True), "noise": Box((2,), batch=True)}
+          "old_params": Box((2,), batch=True)}
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -29,10 +28,6 @@ def test_apis_agree_with_the_distribution(policy_test):
     assert params.shape == (6, 2)
     action, log_prob = policy_test.test(("sample_action", [OBS, np.asarray(jax.random.PRNGKey(0))]))
     np.testing.assert_allclose(log_prob, dist.log_prob(params, action), rtol=1e-5)
-    noise = np.asarray(policy_test.component.action_noise(jax.random.PRNGKey(0), (6,)))
-    from_noise = policy_test.test(("sample_action_with_noise", [OBS, noise]))
-    np.testing.assert_array_equal(from_noise[0], action)
-    np.testing.assert_allclose(from_noise[1], log_prob, rtol=1e-6)
     policy_test.test(("log_prob", [OBS, action]), expected_outputs=log_prob, decimals=5)
     policy_test.test(("greedy_action", OBS), expected_outputs=params.argmax(-1))
     policy_test.test(("entropy", OBS), expected_outputs=dist.entropy(params), decimals=5)
