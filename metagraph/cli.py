@@ -99,6 +99,13 @@ def train_command(args: argparse.Namespace) -> None:
                                 address=args.address)
     except ValueError as error:
         raise SystemExit(f"metagraph train: {error}") from None
+    except KeyboardInterrupt:
+        checkpoint = Path(args.out) / "checkpoint.npz"
+        saved = f"{checkpoint} holds the state after the last whole call; continue with " \
+                f"`metagraph train {args.env_id} --out {args.out} --resume`" \
+            if checkpoint.exists() else "no checkpoint was written yet"
+        print(f"\nmetagraph train: interrupted; {saved}", file=sys.stderr)
+        raise SystemExit(130) from None
     last = metrics[-1] if metrics else {}
     mean = last.get("episode_return_mean")
     print(f"{len(metrics)} iterations, {last.get('env_steps', 0):,} steps, "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,11 +43,14 @@ class Reporter:
             self._fail()
 
     def close(self) -> None:
-        """Stop after the events sent so far, without drawing."""
+        """Stop after the events sent so far, without drawing (training failed or was
+        interrupted: that error is the one to see, so this raises nothing)."""
         if self._process.poll() is None:
             self._process.stdin.close()
-            if self._process.wait() != 0:
-                self._fail()
+            try:
+                self._process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
 
     def _send(self, request: dict[str, Any]) -> None:
         try:
@@ -63,6 +67,9 @@ class Reporter:
 
 
 def _main(tensorboard_dir: str) -> None:
+    # Ctrl-C is for the training process, which then closes this one's input: the events sent
+    # so far are written, and the interruption is not reported as this process failing
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # tensorboardX imports torch when it is installed (1.5 s) for tensors this process never
     # sees: it writes numbers only
     sys.modules.setdefault("torch", None)

@@ -114,3 +114,26 @@ def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):
     exe.load_checkpoint(tmp_path / "3" / "checkpoint.npz")
     assert int(np.asarray(exe.get_state("ppo_agent/optimizer")["count"])) == \
         3 * config.epochs * config.minibatches
+
+
+def test_ctrl_c_on_the_command_line_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    from components.agents.algorithms import PPO
+
+    calls = []
+    run = PPO.run
+
+    def interrupted(*args):  # Ctrl-C during the second call
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return run(*args)
+
+    monkeypatch.setattr(PPO, "run", staticmethod(interrupted))
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["train", "CartPole-v1", "--algo", "ppo", "--out", str(out), "--steps", "256",
+                  "--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]",
+                  "--set", "iterations_per_call=2"])
+    assert exit_info.value.code == 130
+    assert "--resume" in capsys.readouterr().err
+    assert (out / "checkpoint.npz").exists()
