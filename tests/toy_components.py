@@ -5,8 +5,11 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 
 import metagraph as mg
+from components.networks import MLP
+from components.optimizer import Optimizer
 from metagraph.spaces import Box
 
 
@@ -78,3 +81,20 @@ def numpy_model(xs, w, b):
         count += x.shape[0]
         outputs.append((x - total / count) @ w + b)
     return outputs
+
+
+class LeastSquares(mg.Component):
+    """A one-output MLP fitted by SGD: `update(x, y)` takes one optimizer step and returns its
+    loss (the base of the loop and branch tests, which add APIs of their own)."""
+
+    def __init__(self):
+        self.model = MLP([1])
+        self.optimizer = Optimizer(self, "loss", optax.sgd(0.1), wrt=self.model)
+
+    @mg.api
+    def loss(self, x, y):
+        return ((self.model.forward(x)[:, 0] - y) ** 2).mean()
+
+    @mg.api
+    def update(self, x, y):
+        return self.optimizer.step(x, y)["loss"]

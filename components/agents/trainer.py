@@ -137,7 +137,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Any, env_id: str, config: Any, 
     call, iteration, env_steps = meta["call"], meta["iteration"], meta["env_steps"]
     run.keep_metrics(iteration)
     start = time.perf_counter()
-    bar = _progress(steps, env_steps, progress)
+    goal = steps if total is None else total * alg.agent_class.steps_per_iteration(config)
+    bar = _progress(goal, env_steps, progress)
     last_return, saved_call, last_save = None, call, start
 
     def save() -> None:
@@ -166,7 +167,7 @@ def _train(run: RunDir, reporter: Reporter, alg: Any, env_id: str, config: Any, 
                 save()
                 saved_call, last_save = call, time.perf_counter()
             if bar is not None:
-                bar.update(min(env_steps, steps) - bar.n)
+                bar.update(min(env_steps, goal) - bar.n)
                 bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
                                  if k in ("episode_return_mean", "bits", "policy_lag")
                                  and v is not None})

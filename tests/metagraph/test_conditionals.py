@@ -3,29 +3,15 @@ optimizer step equals the same step taken by a separate call), a skipped one lea
 was and returns zeros; mismatched branches are a clear error."""
 
 import numpy as np
-import optax
 import pytest
+from toy_components import LeastSquares
 
 import metagraph as mg
-from components.networks import MLP
-from components.optimizer import Optimizer
 from metagraph.spaces import Box, Discrete
 from metagraph.testing import BACKENDS, ComponentTest
 
 
-class Fit(mg.Component):
-    def __init__(self):
-        self.model = MLP([1])
-        self.optimizer = Optimizer(self, "loss", optax.sgd(0.1), wrt=self.model)
-
-    @mg.api
-    def loss(self, x, y):
-        return ((self.model.forward(x)[:, 0] - y) ** 2).mean()
-
-    @mg.api
-    def update(self, x, y):
-        return self.optimizer.step(x, y)["loss"]
-
+class Fit(LeastSquares):
     @mg.api
     def update_if(self, x, y, flag):
         return mg.cond(flag == 1, lambda a, b: self.optimizer.step(a, b)["loss"], None, x, y)

@@ -2,29 +2,15 @@
 equal K separate calls, under both executors."""
 
 import numpy as np
-import optax
 import pytest
+from toy_components import LeastSquares
 
 import metagraph as mg
-from components.networks import MLP
-from components.optimizer import Optimizer
 from metagraph.spaces import Box
 from metagraph.testing import BACKENDS, ComponentTest
 
 
-class Fit(mg.Component):
-    def __init__(self):
-        self.model = MLP([1])
-        self.optimizer = Optimizer(self, "loss", optax.sgd(0.1), wrt=self.model)
-
-    @mg.api
-    def loss(self, x, y):
-        return ((self.model.forward(x)[:, 0] - y) ** 2).mean()
-
-    @mg.api
-    def update(self, x, y):
-        return self.optimizer.step(x, y)["loss"]
-
+class Fit(LeastSquares):
     @mg.api
     def update_many(self, xs, ys):
         def body(count, batch):

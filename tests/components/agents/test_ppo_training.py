@@ -9,10 +9,27 @@ import numpy as np
 import pytest
 
 from components.agents import PPOConfig, trainer
+from components.agents.algorithms import PPO
 from metagraph import cli
 
 SMALL = PPOConfig(num_envs=2, num_steps=16, epochs=2, minibatches=2, hidden=(8,),
                   iterations_per_call=2)
+
+
+def interrupt_the_second_call(monkeypatch):
+    """Make PPO's second training call raise KeyboardInterrupt (Ctrl-C during it); returns
+    the real `PPO.run`."""
+    calls = []
+    run = PPO.run
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return run(*args)
+
+    monkeypatch.setattr(PPO, "run", staticmethod(interrupted))
+    return run
 
 
 def test_ppo_run_directory_and_resume_after_an_interruption(tmp_path, monkeypatch):
@@ -22,18 +39,7 @@ def test_ppo_run_directory_and_resume_after_an_interruption(tmp_path, monkeypatc
     assert all(m["episode_return_mean"] is None or m["episode_return_mean"] > 0 for m in full)
     optimizer_steps = 8 * SMALL.epochs * SMALL.minibatches
     assert json.loads((tmp_path / "full" / "config.json").read_text())["algo"] == "ppo"
-    from components.agents.algorithms import PPO
-
-    calls = []
-    run = PPO.run
-
-    def interrupted(*args):  # Ctrl-C during the second call
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return run(*args)
-
-    monkeypatch.setattr(PPO, "run", staticmethod(interrupted))
+    run = interrupt_the_second_call(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         trainer.train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1, steps=256,
                       progress=False)
@@ -108,7 +114,6 @@ def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):
     for a, b in zip(partial, whole[:3], strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
     from backends import xla
-    from components.agents.algorithms import PPO
 
     exe = xla.lower(PPO.build("CartPole-v1", config, 100, 1))
     exe.load_checkpoint(tmp_path / "3" / "checkpoint.npz")
@@ -117,18 +122,7 @@ def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):
 
 
 def test_ctrl_c_on_the_command_line_says_how_to_resume(tmp_path, monkeypatch, capsys):
-    from components.agents.algorithms import PPO
-
-    calls = []
-    run = PPO.run
-
-    def interrupted(*args):  # Ctrl-C during the second call
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return run(*args)
-
-    monkeypatch.setattr(PPO, "run", staticmethod(interrupted))
+    interrupt_the_second_call(monkeypatch)
     out = tmp_path / "run"
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["train", "CartPole-v1", "--algo", "ppo", "--out", str(out), "--steps", "256",
