@@ -19,7 +19,7 @@ import jax.numpy as jnp
 
 from metagraph import context
 from metagraph.errors import MetaGraphError
-from metagraph.loops import _copy, run_on_state
+from metagraph.loops import copy_state, run_on_state
 
 
 def cond(pred: Any, true_fn: Callable, false_fn: Callable | None, *operands: Any) -> Any:
@@ -46,7 +46,7 @@ def cond(pred: Any, true_fn: Callable, false_fn: Callable | None, *operands: Any
         return state, jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes[-1])
 
     try:
-        state, out = jax.lax.cond(pred, taken, not_taken, _copy(frame.state), operands)
+        state, out = jax.lax.cond(pred, taken, not_taken, copy_state(frame.state), operands)
     except TypeError as error:
         if "true_fun" not in str(error):
             raise

@@ -24,7 +24,7 @@ from metagraph import context
 from metagraph.errors import MetaGraphError, StateError
 
 
-def _copy(state: dict) -> dict:
+def copy_state(state: dict) -> dict:
     return {scope: dict(variables) for scope, variables in state.items()}
 
 
@@ -33,7 +33,7 @@ def run_on_state(frame: context.Frame, state: dict, fn: Callable, what: str, *ar
     """(state after, output) of `fn(*args)` run on `state` (inside a control-flow primitive's
     trace), leaving the frame's own state as it was."""
     outer = frame.state
-    frame.state = _copy(state)
+    frame.state = copy_state(state)
     try:
         out = fn(*args)
         new_state = frame.state
@@ -65,7 +65,7 @@ def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
         new_state, (inner, y) = run_on_state(frame, state, body, "mg.scan", inner, x)
         return (new_state, inner), y
 
-    (state, carry), ys = jax.lax.scan(step, (_copy(frame.state), init), xs, length)
+    (state, carry), ys = jax.lax.scan(step, (copy_state(frame.state), init), xs, length)
     if frame.mode == context.APPLY:
         frame.state = state
     return carry, ys

@@ -76,7 +76,8 @@ class IterativeAgent(mg.Component):
     def train(self, key, iterations):
         """The first `iterations` of `iterations_per_call` (K) iterations; per-iteration
         statistics [K], zeros for the skipped ones. Iteration k uses the k-th of K keys split
-        from `key`, whatever `iterations` is."""
+        from `key`, whatever `iterations` is. Its space is Discrete(K + 1) (an int32 scalar;
+        the dtype and shape are checked): a value above K runs all K, one below 1 none."""
         count = self.config.iterations_per_call
 
         def one(_, xs):
