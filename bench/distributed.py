@@ -31,9 +31,16 @@ import jax
 import numpy as np
 
 from backends import xla
-from backends.ray import ImpalaLearner, LocalSamplers, RaySamplers, Sampler, connect
-from components.agents.algorithms import Impala
 from components.agents.impala_config import ImpalaConfig
+from components.training import keys_for
+from components.training.algorithms import Impala
+from components.training.distributed import (
+    Learner,
+    LocalSamplers,
+    RaySamplers,
+    Sampler,
+    connect,
+)
 
 
 def rate(batch_steps: int, seconds: list[float]) -> float:
@@ -96,7 +103,8 @@ def transport(config: ImpalaConfig, weights: dict, rounds: int) -> tuple[float, 
 
 
 def training(exe, pool, rounds: int) -> list[float]:
-    learner = ImpalaLearner(exe, pool, 0)
+    learner = Learner(Impala.distributed, exe, exe.graph.root.config, pool, 0,
+                      lambda version: keys_for(0, None, version))
     version = [0]
 
     def one() -> None:
@@ -126,7 +134,7 @@ def main() -> None:
     connect(num_cpus=2)  # before XLA starts its threads
     config = ImpalaConfig(num_envs=args.envs, num_steps=args.steps)
     batch = args.envs * args.steps
-    exe = xla.lower(Impala.build("CartPole-v1", config, 10**6, 1), seed=0)
+    exe = xla.lower(Impala().build("CartPole-v1", config, 10**6, 1), seed=0)
     weights = exe.get_states("impala_agent/policy")
     print(f"IMPALA on CartPole-v1, batch {args.envs} envs x {args.steps} steps = {batch} "
           f"steps, median of {args.rounds}\n")

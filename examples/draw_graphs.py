@@ -4,7 +4,7 @@
 
 `agent_graph` is also what the command line draws:
 
-    metagraph graph examples.draw_graphs:agent_graph -o agent.svg
+    metagraph graph examples/draw_graphs.py:agent_graph -o agent.svg
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Agents composed from the component library, each with a typed config: `ReweightAgent`
-(path reweighting), `PPOAgent` and `DQNAgent`; `trainer.train` / `trainer.evaluate` run any of
-them into a run directory."""
+(path reweighting), `PPOAgent`, `DQNAgent` and `ImpalaAgent`; `AgentConfig` is the base of
+their configs (from a dict with unknown keys refused, and back). `components.training` runs
+them (and a user's own) into run directories."""
 
+from components.agents.config_checks import AgentConfig
 from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
 from components.agents.ppo_agent import PPOAgent
@@ -9,4 +11,4 @@ from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_agent import ReweightAgent
 from components.agents.reweight_config import ReweightConfig
 
-__all__ = ["DQNAgent", "DQNConfig", "PPOAgent", "PPOConfig", "ReweightAgent", "ReweightConfig"]
+__all__ = ["AgentConfig", "DQNAgent", "DQNConfig", "PPOAgent", "PPOConfig", "ReweightAgent", "ReweightConfig"]

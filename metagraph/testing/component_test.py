@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib.metadata import entry_points
 from typing import Any
 
 import jax
@@ -16,25 +17,38 @@ import numpy as np
 from metagraph.build import build
 from metagraph.component import Component
 
-BACKENDS = ("xla", "eager")
+BACKEND_GROUP = "metagraph.backends"
+"""The entry-point group naming the backends (`xla`, `eager`: modules with a `lower(graph,
+seed=..., ...)`); metagraph finds them through the installed package's metadata, so the
+framework never imports `backends` and a third-party backend registers the same way."""
 
 
-def _lower(graph, backend: str, seed: int, compiler_options: Mapping[str, Any] | None):
-    if backend == "xla":
-        from backends import xla
+def backend_names() -> list[str]:
+    """The names of the installed backends."""
+    return sorted(point.name for point in entry_points(group=BACKEND_GROUP))
 
-        return xla.lower(graph, compiler_options=dict(compiler_options or {}), seed=seed)
-    if backend == "eager":
-        from backends import eager
 
-        return eager.lower(graph, seed=seed)
-    raise ValueError(f"ComponentTest: backend must be one of {BACKENDS}, got {backend!r}")
+BACKENDS = tuple(backend_names())
+"""The installed backends' names, e.g. ("eager", "xla")."""
+
+
+def lower_with(backend: str, graph: Any, seed: int,
+               compiler_options: Mapping[str, Any] | None) -> Any:
+    """`graph` lowered by the backend named `backend` (an entry point of BACKEND_GROUP)."""
+    points = {point.name: point for point in entry_points(group=BACKEND_GROUP)}
+    if backend not in points:
+        raise ValueError(f"ComponentTest: backend must be one of {sorted(points)} (the "
+                         f"{BACKEND_GROUP!r} entry points installed), got {backend!r}")
+    options = {} if compiler_options is None else {"compiler_options": dict(compiler_options)}
+    return points[backend].load().lower(graph, seed=seed, **options)
 
 
 class ComponentTest:
     """A component built as the root of its own graph, on one backend.
 
-    `input_spaces` maps API argument names to spaces; `apis` limits which APIs are built.
+    `input_spaces` maps API argument names to spaces; `apis` limits which APIs are built;
+    `backend` names an installed backend ("xla", "eager"; see `backend_names()`);
+    `compiler_options` go to a backend that compiles (XLA's own options).
     """
 
     def __init__(self, component: Component, input_spaces: Mapping[str, Any] | None = None,
@@ -42,7 +56,7 @@ class ComponentTest:
                  compiler_options: Mapping[str, Any] | None = None, **build_options: Any):
         self.component = component
         self.graph = build(component, dict(input_spaces or {}), apis=apis, **build_options)
-        self.executor = _lower(self.graph, backend, seed, compiler_options)
+        self.executor = lower_with(backend, self.graph, seed, compiler_options)
         self.backend = backend
 
     def test(self, call: tuple[str, Any], expected_outputs: Any = None,

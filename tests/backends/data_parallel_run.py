@@ -8,12 +8,12 @@ import jax
 import numpy as np
 
 from backends import xla
-from components.agents.algorithms import Impala
+from components.training.algorithms import Impala
 from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
 
 config = ImpalaConfig(num_envs=8, num_steps=5, hidden=(16,))
-graph = Impala.build("CartPole-v1", config, 1000, 1)
+graph = Impala().build("CartPole-v1", config, 1000, 1)
 rng = np.random.default_rng(0)
 t, n = config.num_steps, config.num_envs
 batches = [(rng.normal(size=(t, n, 4)).astype(np.float32),

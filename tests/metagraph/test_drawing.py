@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from metagraph import cli
 from metagraph.drawing import have_graphviz, render
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -111,10 +110,3 @@ def test_png_and_pdf_by_suffix(graph, layout, tmp_path):
     assert graph.render(tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
     assert render(graph.drawing(), tmp_path / "g.pdf").read_bytes()[:4] == b"%PDF"
 
-
-def test_command_line_draws_a_graph_built_by_a_function(tmp_path, capsys):
-    out = tmp_path / "cli.svg"
-    cli.main(["graph", "examples.draw_graphs:agent_graph", "-o", str(out), "--depth", "1"])
-    assert out.exists() and "wrote" in capsys.readouterr().out
-    with pytest.raises(SystemExit, match="expected MODULE:OBJECT"):
-        cli.main(["graph", "examples.draw_graphs", "-o", str(out)])

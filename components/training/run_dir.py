@@ -19,14 +19,22 @@ import json
 from pathlib import Path
 from typing import Any
 
-from components.agents.learning_curve import read_metrics
+from components.training.learning_curve import read_metrics
 from metagraph.errors import LoadError
 
 
 class RunDir:
-    def __init__(self, path: str | Path):
+    """The files of one run directory. `create=False` (reading a finished run) refuses a
+    path that is not a directory instead of creating it."""
+
+    def __init__(self, path: str | Path, create: bool = True):
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
+        if create:
+            if self.path.exists() and not self.path.is_dir():
+                raise ValueError(f"{self.path} is a file, not a run directory")
+            self.path.mkdir(parents=True, exist_ok=True)
+        elif not self.path.is_dir():
+            raise LoadError(f"{self.path}: no such run directory")
 
     @property
     def config_path(self) -> Path:

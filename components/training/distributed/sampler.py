@@ -1,8 +1,9 @@
-"""`Sampler`: one sampling worker of a distributed run. It builds the algorithm's sampler graph
-once, lowers it (its own compiled executable and its own native environments), and on each
-`sample(weights, version)` call loads the published policy weights if they are newer and runs
-the algorithm's sampling API. The same class runs in the driver's process (`LocalSamplers`) or
-as a Ray actor (`RaySamplers`)."""
+"""`Sampler`: one sampling worker of a distributed run. It resolves the algorithm from its
+name or `MODULE:ATTRIBUTE` (the registry: a Ray actor imports the user's module itself),
+builds the algorithm's sampler graph once, lowers it (its own compiled executable and its own
+environments), and on each `sample(weights, version)` call loads the published weights if they
+are newer and runs the algorithm's `sample_api`. The same class runs in the driver's process
+(`LocalSamplers`) or as a Ray actor (`RaySamplers`)."""
 
 from __future__ import annotations
 
@@ -14,22 +15,27 @@ import jax
 import numpy as np
 
 from backends import xla
-from components.agents.trainer import START_INDEX, algorithm
+from components.training.distributed.learner import shared_scope
+from components.training.keys import START_INDEX
+from components.training.registry import resolve
 
 
 class Sampler:
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
                  num_samplers: int):
-        self.alg = algorithm(algo)
-        cfg = self.alg.config_class.from_dict(config)
-        graph = self.alg.build_sampler(env_id, cfg, num_samplers)
+        algorithm = resolve(algo)
+        self.parts = algorithm.distributed
+        if self.parts is None:
+            raise ValueError(f"Sampler: algorithm {algo!r} has no distributed form")
+        cfg = algorithm.config_class.from_dict(config)
+        graph = self.parts.build_sampler(env_id, cfg, num_samplers)
         self.exe = xla.lower(graph, seed=seed)
-        # the policy's components that sampling uses (the learner's may have more: a value)
-        self.needed = sorted(self.exe.get_states(graph.root.policy.scope))
+        # the shared components that sampling uses (the learner's may have more: a value)
+        self.needed = sorted(self.exe.get_states(shared_scope(graph, self.parts.shared)))
         # every sampler ever started in a run has its own stream of keys
         self.key = jax.random.fold_in(jax.random.PRNGKey(seed), stream)
         self.stream, self.calls, self.version = stream, 0, None
-        self.alg.start_sampler(self.exe, jax.random.fold_in(self.key, START_INDEX))
+        self.parts.start_sampler(self.exe, jax.random.fold_in(self.key, START_INDEX))
 
     def sample(self, weights: dict[str, Any] | None, version: int) -> dict[str, Any]:
         """A batch sampled with the policy of `version` (loading `weights` when they are newer
@@ -44,7 +50,7 @@ class Sampler:
         if self.version is None:
             raise RuntimeError("Sampler.sample: no policy weights received yet")
         start = time.perf_counter()
-        out = self.exe.call(self.alg.sample_api,
+        out = self.exe.call(self.parts.sample_api,
                             np.asarray(jax.random.fold_in(self.key, self.calls)))
         batch = {name: np.asarray(value) for name, value in out.items()}
         self.calls += 1

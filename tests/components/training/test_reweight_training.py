@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import metagraph as mg
-from components.agents import ReweightConfig, trainer
-from metagraph import cli
+from components.agents import ReweightConfig
+from components.training import cli, evaluate, train
 
 SMALL = ReweightConfig(num_paths=8, fit_paths=4, fit_steps=2, hidden=(8,))
 STEPS = 600  # a few iterations of 8 short CartPole episodes
@@ -19,7 +19,7 @@ STEPS = 600  # a few iterations of 8 short CartPole episodes
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("full")
-    metrics = trainer.train("CartPole-v1", out, "reweight", SMALL, seed=3, steps=STEPS,
+    metrics = train("CartPole-v1", out, "reweight", SMALL, seed=3, steps=STEPS,
                             progress=False)
     return out, metrics
 
@@ -42,16 +42,16 @@ def test_run_directory_holds_everything(full_run):
     np.testing.assert_allclose([v for _, v in logged["episode_return_mean"]],
                                [r["episode_return_mean"] for r in metrics], rtol=1e-6)
     assert "<svg" in (out / "graph.svg").read_text()
-    result = trainer.evaluate(out, episodes=5)
+    result = evaluate(out, episodes=5)
     assert result["episodes"] == 5 and 8 <= result["return_mean"] <= 500
 
 
 def test_resumed_run_equals_uninterrupted_run(full_run, tmp_path):
     _, metrics = full_run
-    first = trainer.train("CartPole-v1", tmp_path, "reweight", SMALL, seed=3,
+    first = train("CartPole-v1", tmp_path, "reweight", SMALL, seed=3,
                           steps=metrics[0]["env_steps"], progress=False)
     assert len(first) == 1
-    resumed = trainer.train("CartPole-v1", tmp_path, "reweight", ReweightConfig(), seed=99,
+    resumed = train("CartPole-v1", tmp_path, "reweight", ReweightConfig(), seed=99,
                             steps=STEPS, resume=True, progress=False)  # the saved run wins
     for a, b in zip(resumed, metrics, strict=True):
         assert {k: v for k, v in a.items() if k != "wall_time"} == \
@@ -71,9 +71,9 @@ def test_bad_configs_and_corrupt_checkpoints_are_clear_errors(full_run, tmp_path
     (broken / "config.json").write_text((out / "config.json").read_text())
     (broken / "checkpoint.npz").write_bytes((out / "checkpoint.npz").read_bytes()[:500])
     with pytest.raises(mg.LoadError, match="corrupt checkpoint"):
-        trainer.evaluate(broken, episodes=2)
+        evaluate(broken, episodes=2)
     with pytest.raises(mg.LoadError, match="no config.json"):
-        trainer.evaluate(tmp_path / "nothing", episodes=2)
+        evaluate(tmp_path / "nothing", episodes=2)
 
 
 def test_command_line_train_and_evaluate(tmp_path, capsys):

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backends.ray.cluster import ray_module
-from backends.ray.sampler import Sampler
+from components.training.distributed.cluster import ray_module
+from components.training.distributed.sampler import Sampler
 
 
 class RaySamplers:

@@ -6,17 +6,17 @@ import numpy as np
 import pytest
 
 from backends import xla
-from backends.ray import LocalSamplers, ReweightLearner
-from components.agents import trainer
-from components.agents.algorithms import Reweight
 from components.agents.impala_config import ImpalaConfig
 from components.agents.reweight_config import ReweightConfig
+from components.training import keys_for, resolve, train
+from components.training.algorithms import Reweight
+from components.training.distributed import Learner, LocalSamplers
 
 
 def test_reweighting_learner_reweights_the_pooled_paths_of_all_samplers():
     config = ReweightConfig(num_paths=12, fit_paths=6, fit_steps=1, hidden=(16,),
                             scheme="exponential", temperature=1.0)
-    exe = xla.lower(Reweight.build("CartPole-v1", config, 10_000, 1), seed=0)
+    exe = xla.lower(Reweight().build("CartPole-v1", config, 10_000, 1), seed=0)
     pool = LocalSamplers("reweight", "CartPole-v1", config.to_dict(), 0, 3)
     seen = []
     next_result = pool.next
@@ -27,7 +27,8 @@ def test_reweighting_learner_reweights_the_pooled_paths_of_all_samplers():
         return index, result
 
     pool.next = spy
-    learner = ReweightLearner(exe, pool, config, lambda call: trainer.keys_for(0, None, call))
+    learner = Learner(Reweight.distributed, exe, config, pool, 0,
+                      lambda call: keys_for(0, None, call))
     row = learner.step(0)[0]
     assert sorted(index for index, _ in seen) == [0, 1, 2]
     assert all(batch["quality"].shape == (4,) for _, batch in seen)
@@ -42,8 +43,8 @@ def test_reweighting_learner_reweights_the_pooled_paths_of_all_samplers():
 
 
 def test_impala_learns_cartpole_in_one_process(tmp_path):
-    metrics = trainer.train("CartPole-v1", tmp_path, "impala", ImpalaConfig(), steps=150_000,
-                            progress=False, num_samplers=2)
+    metrics = train("CartPole-v1", tmp_path, "impala", ImpalaConfig(), steps=150_000,
+                    progress=False, num_samplers=2)
     returns = [row["episode_return_mean"] for row in metrics]
     assert np.mean(returns[:5]) < 40
     assert np.mean(returns[-10:]) > 100
@@ -51,14 +52,13 @@ def test_impala_learns_cartpole_in_one_process(tmp_path):
 
 
 @pytest.mark.parametrize("algo, options, message", [
-    ("ppo", {"backend": "ray"}, "ppo has no distributed form"),
+    ("ppo", {"runner": "ray"}, "ppo has no distributed form"),
     ("impala", {"num_samplers": 0}, "num_samplers must be an int >= 1"),
-    ("impala", {"backend": "spark"}, "unknown backend 'spark'"),
+    ("impala", {"runner": "spark"}, "unknown runner 'spark'"),
     ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
     ("reweight", {"num_samplers": 3}, "num_paths=128 must divide evenly among 3 samplers"),
 ])
 def test_bad_distributed_settings_are_clear_errors(tmp_path, algo, options, message):
-    config = trainer.algorithm(algo).config_class()
+    config = resolve(algo).config_class()
     with pytest.raises(ValueError, match=message):
-        trainer.train("CartPole-v1", tmp_path, algo, config, steps=10, progress=False,
-                      **options)
+        train("CartPole-v1", tmp_path, algo, config, steps=10, progress=False, **options)

@@ -12,10 +12,11 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from backends import xla  # noqa: E402
-from backends.ray import ImpalaLearner, LocalSamplers, RaySamplers  # noqa: E402
-from components.agents.algorithms import Impala  # noqa: E402
 from components.agents.impala_config import ImpalaConfig  # noqa: E402
-from metagraph.cli import main  # noqa: E402
+from components.training import keys_for  # noqa: E402
+from components.training.algorithms import Impala  # noqa: E402
+from components.training.cli import main  # noqa: E402
+from components.training.distributed import Learner, LocalSamplers, RaySamplers  # noqa: E402
 
 CONFIG = ImpalaConfig(num_envs=8, num_steps=16, hidden=(16,))
 
@@ -29,7 +30,7 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def learner_exe():
-    return xla.lower(Impala.build("CartPole-v1", CONFIG, 10_000, 1), seed=0)
+    return xla.lower(Impala().build("CartPole-v1", CONFIG, 10_000, 1), seed=0)
 
 
 def test_ray_transport_gives_the_in_process_batch(cluster, learner_exe):
@@ -52,7 +53,8 @@ def test_ray_transport_gives_the_in_process_batch(cluster, learner_exe):
 
 def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
     pool = RaySamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 2)
-    learner = ImpalaLearner(learner_exe, pool, 0)
+    learner = Learner(Impala.distributed, learner_exe, CONFIG, pool, 0,
+                      lambda version: keys_for(0, None, version))
     rows = [learner.step(v)[0] for v in range(3)]
     before = pool.pids()
     os.kill(before[0], signal.SIGKILL)  # the sampler's process dies mid-run
@@ -76,13 +78,13 @@ def read_metrics(path):
 
 def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, capsys):
     out = tmp_path / "impala"
-    args = ["train", "CartPole-v1", "--algo", "impala", "--backend", "ray", "--num-samplers",
+    args = ["train", "CartPole-v1", "--algo", "impala", "--runner", "ray", "--num-samplers",
             "2", "--out", str(out), "--set", "num_envs=8", "--set", "num_steps=16",
             "--set", "hidden=[16]"]
     main([*args, "--steps", "3000"])
     first = read_metrics(out)
     saved = json.loads((out / "config.json").read_text())
-    assert (saved["backend"], saved["num_samplers"], saved["algo"]) == ("ray", 2, "impala")
+    assert (saved["runner"], saved["num_samplers"], saved["algo"]) == ("ray", 2, "impala")
     assert {"policy_lag", "loss", "episode_return_mean"} <= set(first[-1])
     for name in ("graph.svg", "curve.png", "checkpoint.npz"):
         assert (out / name).stat().st_size > 0
@@ -97,7 +99,7 @@ def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, caps
 
 def test_path_reweighting_on_ray(cluster, tmp_path):
     out = tmp_path / "reweight"
-    main(["train", "CartPole-v1", "--algo", "reweight", "--backend", "ray", "--num-samplers",
+    main(["train", "CartPole-v1", "--algo", "reweight", "--runner", "ray", "--num-samplers",
           "2", "--out", str(out), "--steps", "1500", "--set", "num_paths=16",
           "--set", "fit_paths=8", "--set", "fit_steps=2", "--set", "hidden=[16]"])
     rows = read_metrics(out)

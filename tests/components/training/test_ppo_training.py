@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from components.agents import PPOConfig, trainer
-from components.agents.algorithms import PPO
-from metagraph import cli
+from components.agents import PPOConfig
+from components.training import cli, evaluate, train
+from components.training.algorithms import PPO
 
 SMALL = PPOConfig(num_envs=2, num_steps=16, epochs=2, minibatches=2, hidden=(8,),
                   iterations_per_call=2)
@@ -22,18 +22,18 @@ def interrupt_the_second_call(monkeypatch):
     calls = []
     run = PPO.run
 
-    def interrupted(*args):
+    def interrupted(self, *args):
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return run(*args)
+        return run(self, *args)
 
-    monkeypatch.setattr(PPO, "run", staticmethod(interrupted))
+    monkeypatch.setattr(PPO, "run", interrupted)
     return run
 
 
 def test_ppo_run_directory_and_resume_after_an_interruption(tmp_path, monkeypatch):
-    full = trainer.train("CartPole-v1", tmp_path / "full", "ppo", SMALL, seed=1, steps=256,
+    full = train("CartPole-v1", tmp_path / "full", "ppo", SMALL, seed=1, steps=256,
                          progress=False)
     assert len(full) == 8 and full[-1]["env_steps"] == 256
     assert all(m["episode_return_mean"] is None or m["episode_return_mean"] > 0 for m in full)
@@ -41,20 +41,20 @@ def test_ppo_run_directory_and_resume_after_an_interruption(tmp_path, monkeypatc
     assert json.loads((tmp_path / "full" / "config.json").read_text())["algo"] == "ppo"
     run = interrupt_the_second_call(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
-        trainer.train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1, steps=256,
+        train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1, steps=256,
                       progress=False)
-    monkeypatch.setattr(PPO, "run", staticmethod(run))
+    monkeypatch.setattr(PPO, "run", run)
     assert len((tmp_path / "part" / "metrics.jsonl").read_text().splitlines()) == 2
-    resumed = trainer.train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1,
+    resumed = train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1,
                             steps=256, resume=True, progress=False)
     for a, b in zip(resumed, full, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
         assert a["env_steps"] == b["env_steps"]
-    result = trainer.evaluate(tmp_path / "full", episodes=3)
+    result = evaluate(tmp_path / "full", episodes=3)
     assert result["episodes"] == 3
     from backends import xla
 
-    exe = xla.lower(PPO.build("CartPole-v1", SMALL, 256, 1))
+    exe = xla.lower(PPO().build("CartPole-v1", SMALL, 256, 1))
     exe.load_checkpoint(tmp_path / "full" / "checkpoint.npz")
     assert int(np.asarray(exe.get_state("ppo_agent/optimizer")["count"])) == optimizer_steps
 
@@ -64,9 +64,8 @@ def test_ppo_config_checks_and_command_line(tmp_path, capsys):
         PPOConfig(num_envs=3, num_steps=5, minibatches=4)
     with pytest.raises(ValueError, match="gamma"):
         PPOConfig(gamma=1.5)
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="unknown algorithm 'sac'; expected one of reweight"):
         cli.main(["train", "CartPole-v1", "--algo", "sac", "--out", str(tmp_path)])
-    assert "invalid choice: 'sac'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("backend", ["host", "gymnasium"])
@@ -74,17 +73,17 @@ def test_ppo_runs_on_host_doors(backend, tmp_path):
     """The same agent, its fused rollout stepping a host pool (our threaded one, or
     Gymnasium's own CartPole through the adapter) from inside the compiled program."""
     config = PPOConfig(**{**SMALL.to_dict(), "backend": backend})
-    metrics = trainer.train("CartPole-v1", tmp_path, "ppo", config, seed=0, steps=128,
+    metrics = train("CartPole-v1", tmp_path, "ppo", config, seed=0, steps=128,
                             progress=False)
     assert metrics[-1]["env_steps"] == 128
     assert any(m["episode_return_mean"] for m in metrics)
-    assert trainer.evaluate(tmp_path, episodes=2)["episodes"] == 2
+    assert evaluate(tmp_path, episodes=2)["episodes"] == 2
 
 
 def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
-    together = trainer.train("CartPole-v1", tmp_path / "both", "ppo", SMALL, seed=1, steps=128,
+    together = train("CartPole-v1", tmp_path / "both", "ppo", SMALL, seed=1, steps=128,
                              progress=False, seeds=2)
-    alone = [trainer.train("CartPole-v1", tmp_path / f"s{s}", "ppo", SMALL, seed=s, steps=128,
+    alone = [train("CartPole-v1", tmp_path / f"s{s}", "ppo", SMALL, seed=s, steps=128,
                            progress=False) for s in (1, 2)]
     for i, row in enumerate(together):
         assert row["loss"] == pytest.approx((alone[0][i]["loss"] + alone[1][i]["loss"]) / 2,
@@ -94,10 +93,10 @@ def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
                 assert value == pytest.approx(own[i]["episode_return_mean"], rel=1e-6)
             else:
                 assert value is None
-    result = trainer.evaluate(tmp_path / "both", episodes=2)
+    result = evaluate(tmp_path / "both", episodes=2)
     assert len(result["return_mean_per_seed"]) == 2
     with pytest.raises(ValueError, match="needs an in-graph environment"):
-        trainer.train("CartPole-v1", tmp_path / "host", "ppo",
+        train("CartPole-v1", tmp_path / "host", "ppo",
                       PPOConfig(**{**SMALL.to_dict(), "backend": "host"}), steps=64,
                       progress=False, seeds=2)
 
@@ -106,16 +105,16 @@ def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):
     """steps=100 is 3 iterations of 32 steps: a call of 2, then a call whose second iteration
     is skipped. They equal the first 3 of a 4-iteration run (same keys, constant rate)."""
     config = PPOConfig(**{**SMALL.to_dict(), "anneal_lr": False})
-    partial = trainer.train("CartPole-v1", tmp_path / "3", "ppo", config, seed=1, steps=100,
+    partial = train("CartPole-v1", tmp_path / "3", "ppo", config, seed=1, steps=100,
                             progress=False)
-    whole = trainer.train("CartPole-v1", tmp_path / "4", "ppo", config, seed=1, steps=128,
+    whole = train("CartPole-v1", tmp_path / "4", "ppo", config, seed=1, steps=128,
                           progress=False)
     assert [m["env_steps"] for m in partial] == [32, 64, 96]
     for a, b in zip(partial, whole[:3], strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
     from backends import xla
 
-    exe = xla.lower(PPO.build("CartPole-v1", config, 100, 1))
+    exe = xla.lower(PPO().build("CartPole-v1", config, 100, 1))
     exe.load_checkpoint(tmp_path / "3" / "checkpoint.npz")
     assert int(np.asarray(exe.get_state("ppo_agent/optimizer")["count"])) == \
         3 * config.epochs * config.minibatches

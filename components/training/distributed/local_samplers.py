@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from backends.ray.sampler import Sampler
+from components.training.distributed.sampler import Sampler
 
 
 class LocalSamplers:

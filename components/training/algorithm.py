@@ -1,0 +1,148 @@
+"""`Algorithm` and `Distributed`: the whole contract between an algorithm and what runs it.
+
+The trainer (`train`), `evaluate`, the `metagraph` command and the distributed runner know an
+algorithm only through these two classes: they call the methods below and nothing else. The
+four built-in algorithms (`reweight`, `ppo`, `dqn`, `impala`) are ordinary subclasses, and a
+user's own algorithm, in the user's own module, runs everywhere they do:
+
+    metagraph train CartPole-v1 --algo mypackage.module:MyAlgorithm --out runs/mine
+    metagraph evaluate runs/mine
+    metagraph train CartPole-v1 --algo path/to/my_algorithm.py:MyAlgorithm --out runs/mine
+
+A run is a loop of calls: `start(exe, key)` once at the beginning of a new run (not on
+resume), then `run(exe, config, key, iterations)` until the run's steps are taken, each call
+returning one metrics row per iteration it did. `exe` is the executor of the graph that
+`build` returned (see `backends.xla.lower`); its state is what the checkpoints hold.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Protocol
+
+import jax
+
+from metagraph.graph import MetaGraph
+
+
+class AlgorithmConfig(Protocol):
+    """What a config class offers (the agents' configs do, by deriving from
+    `components.agents.AgentConfig`): construction from a dict of JSON/TOML values, with
+    unknown keys refused, and back; `door` names the door its environments are stepped
+    through ("native", "jax", "host" or "gymnasium")."""
+
+    door: str
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> AlgorithmConfig: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class Algorithm(abc.ABC):
+    """A training algorithm as the trainer, `evaluate`, the CLI and the distributed runner see
+    it. Subclass it, set `config_class`, implement `build` and `run`; the other methods have
+    the defaults documented on them.
+
+    The graph `build` returns must have a root API `greedy(observation)` giving the actions
+    of a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]): `evaluate` and
+    `metagraph evaluate` use it.
+    """
+
+    config_class: ClassVar[type]
+    """The config dataclass (`AlgorithmConfig`): `metagraph train --config/--set` make one
+    with `config_class.from_dict(values)`, and the run directory records `to_dict()`."""
+
+    precompile: ClassVar[tuple[str, ...]] = ()
+    """Root APIs the trainer compiles on a worker thread while the state initialises, in the
+    order the loop first calls them (`backends.xla.lower(precompile=...)`)."""
+
+    distributed: ClassVar[Distributed | None] = None
+    """The distributed form (samplers and a learner), or None: the algorithm then refuses
+    `--num-samplers` and `--runner ray` with a clear error."""
+
+    only_distributed: ClassVar[bool] = False
+    """True: the algorithm always runs as samplers and a learner (in this process when no
+    runner is asked for)."""
+
+    @abc.abstractmethod
+    def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int) -> MetaGraph:
+        """The learner's meta-graph (`mg.build(agent, spaces, apis=[...])`) for a run of
+        `total_steps` environment steps; `greedy`'s observations are a batch of `eval_envs`."""
+
+    @abc.abstractmethod
+    def run(self, exe: Any, config: Any, key: jax.Array, iterations: int | None
+            ) -> list[dict[str, Any]]:
+        """Train for one call of the loop and return one metrics row per iteration done (at
+        least one). `iterations` is how many iterations the run has left when
+        `steps_per_iteration` is not None (do at most that many), else None. Each row holds
+        `steps` (the environment steps the iteration took, all seeds' mean) and
+        `episode_return_mean` (None when no episode ended), and any other numbers to record
+        (`loss`, `bits`, ...). `key` is the call's key (one per seed with `--seeds`)."""
+
+    def start(self, exe: Any, key: jax.Array) -> None:
+        """Called once before the first `run` of a new run, not on resume: e.g. reset the
+        environments held in the state. Default: nothing."""
+        return None
+
+    def steps_per_iteration(self, config: Any) -> int | None:
+        """The environment steps of one iteration, when fixed: a run of S steps then does
+        exactly max(1, S // steps_per_iteration) whole iterations. None (the default): the
+        run goes on until its rows have counted S steps (episodes of any length)."""
+        return None
+
+    def door(self, config: Any) -> str:
+        """The door the run's environments are stepped through: decides the environments
+        `evaluate` uses (the native host pool, or Gymnasium's for "gymnasium") and whether
+        several seeds can train in one vmapped executable (only in-graph doors, "native" and
+        "jax"). Default: `config.door`."""
+        return config.door
+
+
+class Distributed(abc.ABC):
+    """The distributed form of an algorithm: K samplers, each with its own graph, executable
+    and environments (in this process or as Ray actors), feed one learner.
+
+    The learner's executor is the one of `Algorithm.build`'s graph. After each update the
+    runner publishes the state of the learner's component at `shared` (an attribute path
+    from the root, e.g. "policy"), and each sampler loads it into the component at the same
+    path of its own graph before it samples again.
+    """
+
+    sample_api: ClassVar[str]
+    """The sampler graph's root API that takes a key and returns a batch (a dict of arrays)."""
+
+    shared: ClassVar[str] = "policy"
+    """The attribute path (from the root component) of the component whose state the
+    learner sends to the samplers."""
+
+    synchronous: ClassVar[bool] = False
+    """True: every update takes one batch from every sampler, all sampled with the current
+    weights (on-policy). False: an update per batch, in the order they arrive, each maybe a
+    few weight versions old (the runner reports the policy lag)."""
+
+    @abc.abstractmethod
+    def build_sampler(self, env_id: str, config: Any, num_samplers: int) -> MetaGraph:
+        """One sampler's meta-graph, with the API `sample_api`."""
+
+    @abc.abstractmethod
+    def update(self, exe: Any, config: Any, batches: list[dict[str, Any]], key: jax.Array
+               ) -> list[dict[str, Any]]:
+        """Learn from `batches` (one with `synchronous=False`, one per sampler in sampler
+        order with `synchronous=True`) and return metrics rows, as `Algorithm.run` does.
+        `components.training.inputs_for(exe.graph, api, batch)` picks an API's
+        inputs out of a batch by the names of its `ApiSignature`."""
+
+    def check(self, config: Any, num_samplers: int) -> None:
+        """Raise ValueError for settings this algorithm cannot run with `num_samplers`
+        samplers. Default: accept all."""
+        return None
+
+    def start_sampler(self, exe: Any, key: jax.Array) -> None:
+        """Called once when a sampler starts (e.g. reset its environments). Default: nothing."""
+        return None
+
+    def batch_axes(self, graph: MetaGraph) -> dict[str, dict[str, int]] | None:
+        """The batch axis of each input of the learner's APIs, to split them over several
+        local devices (`backends.xla.DataParallel`); None (the default): one device."""
+        return None

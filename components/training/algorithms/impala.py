@@ -1,0 +1,68 @@
+"""IMPALA (`--algo impala`): only distributed. The learner's graph has `learn` and `greedy`;
+each sampler's has `start` and `rollout`. One V-trace update per batch, in the order batches
+arrive, each maybe a few weight versions old."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+import metagraph as mg
+from components.agents.impala_agent import ImpalaAgent
+from components.agents.impala_config import ImpalaConfig
+from components.training.algorithm import Algorithm, Distributed
+from components.training.inputs import inputs_for
+from metagraph.spaces import Box, PRNGKey
+
+
+class ImpalaSamplers(Distributed):
+    """Asynchronous samplers running fused rollouts; the learner's V-trace corrects for the
+    policy lag."""
+
+    sample_api = "rollout"
+
+    def build_sampler(self, env_id: str, config: ImpalaConfig, num_samplers: int
+                      ) -> mg.MetaGraph:
+        return mg.build(ImpalaAgent(env_id, config), {"key": PRNGKey()},
+                        apis=["start", "rollout"])
+
+    def start_sampler(self, exe: Any, key: jax.Array) -> None:
+        exe.start(np.asarray(key))
+
+    def update(self, exe: Any, config: ImpalaConfig, batches: list[dict[str, Any]],
+               key: jax.Array) -> list[dict[str, Any]]:
+        rows = []
+        for batch in batches:
+            stats = exe.learn(*inputs_for(exe.graph, "learn", batch))
+            episodes = int(batch["episodes"])
+            rows.append({"steps": int(batch["reward"].size),
+                         "episode_return_mean": (float(batch["episode_return_sum"]) / episodes
+                                                 if episodes else None),
+                         "episodes": episodes, "loss": float(stats["loss"])})
+        return rows
+
+    def batch_axes(self, graph: mg.MetaGraph) -> dict[str, dict[str, int]]:
+        return ImpalaAgent.batch_axes()
+
+
+class Impala(Algorithm):
+    """Importance-weighted actor-learner (`ImpalaAgent`): samplers feed one V-trace learner."""
+
+    config_class = ImpalaConfig
+    distributed = ImpalaSamplers()
+    only_distributed = True
+
+    def build(self, env_id: str, config: ImpalaConfig, total_steps: int, eval_envs: int
+              ) -> mg.MetaGraph:
+        agent = ImpalaAgent(env_id, config)
+        obs_shape = agent.env.observation_space.shape
+        return mg.build(agent, {**agent.trajectory_spaces(),
+                                "observation": Box((eval_envs, *obs_shape))},
+                        apis=["learn", "greedy"])
+
+    def run(self, exe: Any, config: ImpalaConfig, key: jax.Array, iterations: int | None
+            ) -> list[dict[str, Any]]:
+        raise ValueError("impala runs only as samplers and a learner (components.training."
+                         "distributed); the trainer never calls its run")

@@ -1,0 +1,70 @@
+"""PPO and DQN (`--algo ppo`, `--algo dqn`): agents whose `train(key, iterations)` runs up to
+`iterations_per_call` whole iterations in one executable (`IterativeAgent`); `start(key)`
+resets their environments first."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import jax
+import numpy as np
+
+import metagraph as mg
+from components.agents.dqn_agent import DQNAgent
+from components.agents.dqn_config import DQNConfig
+from components.agents.ppo_agent import PPOAgent
+from components.agents.ppo_config import PPOConfig
+from components.training.algorithm import Algorithm
+from components.training.algorithms.rows import per_seed, summarise
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+
+class IterativeAlgorithm(Algorithm):
+    """An `IterativeAgent` subclass (`agent_class`) trained a call of up to
+    `iterations_per_call` iterations at a time."""
+
+    agent_class: ClassVar[type]
+    precompile = ("start", "train")  # in calling order: the worker compiles in turn
+
+    def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int
+              ) -> mg.MetaGraph:
+        agent = self.agent_class(env_id, config, total_steps)
+        obs_shape = agent.env.observation_space.shape
+        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
+                                "iterations": Discrete(config.iterations_per_call + 1)},
+                        apis=["start", "train", "greedy"])
+
+    def steps_per_iteration(self, config: Any) -> int:
+        return self.agent_class.steps_per_iteration(config)
+
+    def start(self, exe: Any, key: jax.Array) -> None:
+        exe.start(np.asarray(key))
+
+    def run(self, exe: Any, config: Any, key: jax.Array, iterations: int | None
+            ) -> list[dict[str, Any]]:
+        """Rows of the next `iterations` iterations (at most `iterations_per_call`)."""
+        count = min(iterations, config.iterations_per_call)
+        counts = count if exe.seeds is None else np.full(exe.seeds, count)
+        out = per_seed(exe, exe.train(np.asarray(key), np.asarray(counts, np.int32)))
+        rows = []
+        for i in range(count):  # outputs are [seeds, iterations_per_call]
+            episodes = out["episodes"][:, i]
+            means = np.where(episodes > 0, out["episode_return_sum"][:, i]
+                             / np.maximum(episodes, 1), np.nan)
+            rows.append(summarise({"steps": out["steps"][:, i], "episode_return_mean": means,
+                                   "episodes": episodes, "loss": out["loss"][:, i]}))
+        return rows
+
+
+class PPO(IterativeAlgorithm):
+    """Proximal policy optimisation (`PPOAgent`), PureJaxRL-style fused iterations."""
+
+    config_class = PPOConfig
+    agent_class = PPOAgent
+
+
+class DQN(IterativeAlgorithm):
+    """Deep Q-learning with prioritised replay and n-step returns (`DQNAgent`)."""
+
+    config_class = DQNConfig
+    agent_class = DQNAgent

@@ -1,0 +1,89 @@
+"""Path reweighting (`--algo reweight`): locally, `rollout` samples and reweights all N paths
+in one executable; distributed, each of K samplers runs `sample_paths` on its N / K share and
+the learner's `select` reweights all N together before fitting."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import numpy as np
+
+import metagraph as mg
+from components.agents.reweight_agent import ReweightAgent
+from components.agents.reweight_config import ReweightConfig
+from components.training.algorithm import Algorithm, Distributed
+from components.training.algorithms.rows import per_seed, summarise
+from components.training.inputs import inputs_for
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+
+class ReweightSamplers(Distributed):
+    """Synchronous: every sampler returns its share of the paths with their qualities; the
+    learner reweights all of them together (`select`: bits, effective sample size, the M
+    paths resampled from Q) and fits those for `fit_steps` steps."""
+
+    sample_api = "sample_paths"
+    synchronous = True
+
+    def check(self, config: ReweightConfig, num_samplers: int) -> None:
+        if config.num_paths % num_samplers:
+            raise ValueError(f"reweight: num_paths={config.num_paths} must divide evenly "
+                             f"among {num_samplers} samplers")
+
+    def build_sampler(self, env_id: str, config: ReweightConfig, num_samplers: int
+                      ) -> mg.MetaGraph:
+        self.check(config, num_samplers)
+        share = dataclasses.replace(config, num_paths=config.num_paths // num_samplers,
+                                    fit_paths=1)
+        return mg.build(ReweightAgent(env_id, share), {"key": PRNGKey()},
+                        apis=["sample_paths"])
+
+    def update(self, exe: Any, config: ReweightConfig, batches: list[dict[str, Any]],
+               key: jax.Array) -> list[dict[str, Any]]:
+        paths = {name: np.concatenate([batch[name] for batch in batches])
+                 for name in batches[0]}
+        selected = exe.select(paths["quality"], np.asarray(key))
+        chosen = np.asarray(selected["chosen"])
+        fit = {name: value[chosen] for name, value in paths.items()}
+        fit["weight"] = np.full((len(chosen),), 1.0 / len(chosen), np.float32)
+        for _ in range(config.fit_steps):
+            fitted = exe.fit(*inputs_for(exe.graph, "fit", fit))
+        return [{"steps": int(paths["mask"].sum()),
+                 "episode_return_mean": float(paths["return"].mean()),
+                 "episode_return_max": float(paths["return"].max()),
+                 "bits": float(selected["bits"]), "ess": float(selected["ess"]),
+                 "loss": float(fitted["loss"])}]
+
+
+class Reweight(Algorithm):
+    """Sample N paths, weight each by its quality, fit the policy to the reweighted path
+    distribution by weighted maximum likelihood (`ReweightAgent`)."""
+
+    config_class = ReweightConfig
+    precompile = ("rollout",)
+    distributed = ReweightSamplers()
+
+    def build(self, env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
+              ) -> mg.MetaGraph:
+        agent = ReweightAgent(env_id, config)
+        m, t = config.fit_paths, agent.horizon
+        obs_shape = agent.env.observation_space.shape
+        action_space = agent.env.action_space
+        actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
+                   else Box((m, t, *action_space.shape)))
+        spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
+                  "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
+                  "observation": Box((eval_envs, *obs_shape))}
+        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "select"])
+
+    def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
+            ) -> list[dict[str, Any]]:
+        out = exe.rollout(np.asarray(key))
+        for _ in range(config.fit_steps):
+            fitted = exe.fit(out["obs"], out["action"], out["mask"], out["weight"])
+        seeds = per_seed(exe, {"steps": out["steps"], "episode_return_mean": out["return_mean"],
+                               "episode_return_max": out["return_max"], "bits": out["bits"],
+                               "ess": out["ess"], "loss": fitted["loss"]})
+        return [summarise(seeds)]

@@ -1,0 +1,51 @@
+"""Distributed runs: samplers and one learner, on Ray or in one process, for any algorithm
+with a `Distributed` part (`components.training.algorithm`).
+
+    metagraph train CartPole-v1 --algo impala --runner ray --num-samplers 2 --out runs/impala
+    metagraph train CartPole-v1 --algo reweight --runner ray --num-samplers 2 --out runs/rw
+
+- `Sampler`: one worker's graph, executable and environments (`sampler.py`).
+- `RaySamplers`: samplers as Ray actors, weights through the object store, dead ones replaced;
+  `LocalSamplers`: the same in the driver's process.
+- `Learner`: publishes the shared weights, gathers batches, calls the algorithm's `update`.
+- `connect(address)`: a local Ray instance with no setup, or an existing cluster.
+- `inputs_for(graph, api, batch)`: an API's inputs out of a batch, by its signature's names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from components.training.algorithm import Distributed
+from components.training.distributed.cluster import connect
+from components.training.distributed.learner import Learner, shared_scope
+from components.training.distributed.local_samplers import LocalSamplers
+from components.training.distributed.ray_samplers import RaySamplers
+from components.training.distributed.sampler import Sampler
+from components.training.inputs import inputs_for
+
+RUNNERS = ("local", "ray")
+
+
+def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: str, seed: int,
+                 runner: str, num_samplers: int, first_stream: int, version: int,
+                 key_for: Callable[[int], jax.Array]) -> Learner:
+    """The learner of algorithm `algo` (its name or MODULE:ATTRIBUTE, which each sampler
+    resolves again) over `num_samplers` samplers on `runner` ("ray": Ray actors; "local": in
+    this process), started from weight version `version`."""
+    if runner not in RUNNERS:
+        raise ValueError(f"unknown runner {runner!r}; expected one of {RUNNERS}")
+    if isinstance(num_samplers, bool) or not isinstance(num_samplers, int) or num_samplers < 1:
+        raise ValueError(f"num_samplers must be an int >= 1, got {num_samplers!r}")
+    parts.check(config, num_samplers)
+    pool_class = RaySamplers if runner == "ray" else LocalSamplers
+    pool = pool_class(algo, env_id, config.to_dict(), seed, num_samplers,
+                      first_stream=first_stream)
+    return Learner(parts, exe, config, pool, version, key_for)
+
+
+__all__ = ["RUNNERS", "Learner", "LocalSamplers", "RaySamplers", "Sampler", "connect",
+           "inputs_for", "open_learner", "shared_scope"]

@@ -1,0 +1,72 @@
+"""`Learner`: the learner's side of a distributed run, for any algorithm with a `Distributed`
+part. It publishes the shared component's state to the samplers, gathers their batches (one
+as it arrives, or one from every sampler for a synchronous algorithm), hands them to the
+algorithm's `update`, and adds what only the runner knows to each metrics row: the policy lag,
+the sampling time and how many samplers were replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from components.training.algorithm import Distributed
+
+
+def shared_scope(graph: Any, path: str) -> str:
+    """The scope, in `graph`, of the component at attribute path `path` from its root."""
+    component = graph.root
+    for part in path.split("."):
+        component = getattr(component, part, None)
+        if component is None:
+            raise ValueError(f"Distributed.shared={path!r}: {graph.root.name} has no component "
+                             f"at that attribute path")
+    for scope, candidate in graph.components.items():
+        if candidate is component:
+            return scope
+    raise ValueError(f"Distributed.shared={path!r} is not a component of the built graph of "
+                     f"{graph.root.name}")
+
+
+class Learner:
+    def __init__(self, parts: Distributed, exe: Any, config: Any, pool: Any, version: int,
+                 key_for: Callable[[int], jax.Array]):
+        self.parts, self.exe, self.config, self.pool = parts, exe, config, pool
+        self.key_for = key_for
+        self.scope = shared_scope(exe.graph, parts.shared)
+        if not parts.synchronous:  # keep every sampler busy from the start
+            pool.publish(exe.get_states(self.scope), version)
+            for index in range(pool.count):
+                for _ in range(pool.depth):
+                    pool.request(index)
+
+    def step(self, version: int) -> list[dict[str, Any]]:
+        """One update; `version` is the number of updates so far (the weights' version)."""
+        if self.parts.synchronous:
+            self.pool.publish(self.exe.get_states(self.scope), version)
+            for index in range(self.pool.count):
+                self.pool.request(index)
+            arrived = dict(self.pool.next() for _ in range(self.pool.count))
+            results = [arrived[index] for index in range(self.pool.count)]
+        else:
+            index, result = self.pool.next()
+            results = [result]
+        rows = self.parts.update(self.exe, self.config, [r["batch"] for r in results],
+                                 self.key_for(version))
+        if not self.parts.synchronous:
+            self.pool.publish(self.exe.get_states(self.scope), version + 1)
+            self.pool.request(index)
+        for row in rows:
+            row["policy_lag"] = max(version - r["version"] for r in results)
+            row["sample_seconds"] = round(max(r["sample_seconds"] for r in results), 5)
+            row["samplers_replaced"] = self.pool.replaced
+        return rows
+
+    @property
+    def streams(self) -> int:
+        """Key streams used so far (every sampler ever started has its own)."""
+        return self.pool.streams
+
+    def close(self) -> None:
+        self.pool.close()

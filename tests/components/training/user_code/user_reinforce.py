@@ -1,0 +1,153 @@
+"""A user's own algorithm, written as a user would from the docs: REINFORCE with reward-to-go
+(Williams 1992), composed from the library's components (Environment, Policy, Optimizer) and
+a loss component of its own, with a distributed form (samplers run `rollout`, the learner
+`learn`). The tests copy this file outside the package and name it on the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+import metagraph as mg
+from components.agents import AgentConfig
+from components.envs import Environment
+from components.losses import discounted_returns, policy_gradient
+from components.optimizer import Optimizer
+from components.policy import Policy
+from components.training import Algorithm, Distributed, inputs_for
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+
+@dataclasses.dataclass(frozen=True)
+class ReinforceConfig(AgentConfig):
+    num_envs: int = 4
+    num_steps: int = 32
+    learning_rate: float = 1e-2
+    gamma: float = 0.99
+    hidden: tuple[int, ...] = (16,)
+    door: str = "native"
+
+
+class ReinforceLoss(mg.Component):
+    def __init__(self, policy: mg.Component):
+        super().__init__()
+        self.link("policy", policy)
+
+    @mg.api
+    def loss(self, obs, action, returns):
+        advantage = (returns - returns.mean()) / (returns.std() + 1e-8)
+        return policy_gradient(self.policy.log_prob(obs, action), advantage)
+
+
+class ReinforceAgent(mg.Component):
+    def __init__(self, env_id: str, config: ReinforceConfig):
+        super().__init__()
+        self.config = config
+        self.env = Environment(env_id, config.num_envs)
+        self.policy = Policy(self.env.action_space, hidden=config.hidden)
+        self.loss = ReinforceLoss(self.policy)
+        self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
+                                   wrt=self.policy)
+
+    def spaces(self) -> dict[str, Any]:
+        t, n = self.config.num_steps, self.config.num_envs
+        obs = self.env.observation_space.shape
+        return {"obs": Box((t, n, *obs)), "action": Discrete(self.env.action_space.n,
+                                                             shape=(t, n)),
+                "reward": Box((t, n)), "done": Box((t, n))}
+
+    @mg.api
+    def start(self, key):
+        obs = self.env.reset(key)
+        self.set_state("obs", obs)
+        return obs
+
+    @mg.api
+    def rollout(self, key):
+        n = self.config.num_envs
+        obs = self.get_state("obs", jnp.zeros((n, *self.env.observation_space.shape)))
+
+        def step(obs, step_key):
+            action, _ = self.policy.sample_action(obs, step_key)
+            out = self.env.step(action)
+            done = (out["terminated"] | out["truncated"]).astype(jnp.float32)
+            return out["obs"], {"obs": obs, "action": action, "reward": out["reward"],
+                                "done": done}
+
+        last, trajectory = mg.scan(step, obs, jax.random.split(key, self.config.num_steps))
+        self.set_state("obs", last)
+        return trajectory
+
+    @mg.api
+    def learn(self, obs, action, reward, done):
+        returns = discounted_returns(reward, self.config.gamma * (1.0 - done),
+                                     jnp.zeros_like(reward[0]))
+        return self.optimizer.step(obs, action, returns)["loss"]
+
+    @mg.api
+    def train(self, key):
+        trajectory = self.rollout(key)
+        loss = self.learn(trajectory["obs"], trajectory["action"], trajectory["reward"],
+                          trajectory["done"])
+        return {**trajectory, "loss": loss}
+
+    @mg.api
+    def greedy(self, observation):
+        return self.policy.greedy_action(observation)
+
+
+def row(batch: dict[str, Any], loss: Any) -> dict[str, Any]:
+    done = np.asarray(batch["done"]) > 0
+    return {"steps": int(done.size), "episode_return_mean": None,
+            "ends": int(done.sum()), "loss": float(loss),
+            "reward_sum": float(np.sum(batch["reward"]))}
+
+
+class ReinforceSamplers(Distributed):
+    sample_api = "rollout"
+
+    def build_sampler(self, env_id, config, num_samplers):
+        agent = ReinforceAgent(env_id, config)
+        return mg.build(agent, {"key": PRNGKey()}, apis=["start", "rollout"])
+
+    def start_sampler(self, exe, key):
+        exe.start(np.asarray(key))
+
+    def update(self, exe, config, batches, key):
+        return [row(batch, exe.learn(*inputs_for(exe.graph, "learn", batch)))
+                for batch in batches]
+
+
+class Reinforce(Algorithm):
+    config_class = ReinforceConfig
+    distributed = ReinforceSamplers()
+
+    def build(self, env_id, config, total_steps, eval_envs):
+        agent = ReinforceAgent(env_id, config)
+        obs = agent.env.observation_space.shape
+        return mg.build(agent, {"key": PRNGKey(), **agent.spaces(),
+                                "observation": Box((eval_envs, *obs))},
+                        apis=["start", "train", "learn", "greedy"])
+
+    def steps_per_iteration(self, config):
+        return config.num_envs * config.num_steps
+
+    def start(self, exe, key):
+        exe.start(np.asarray(key))
+
+    def run(self, exe, config, key, iterations):
+        out = exe.train(np.asarray(key))
+        return [row(out, out["loss"])]
+
+
+class NotAnAlgorithm:
+    pass
+
+
+class Unfinished(Algorithm):
+    config_class = ReinforceConfig
