@@ -10,7 +10,14 @@ from metagraph.api import api
 from metagraph.build import build
 from metagraph.component import Component
 from metagraph.conditionals import cond
-from metagraph.errors import LoadError, MetaGraphError, RuntimeCheckError, SpaceError, StateError
+from metagraph.errors import (
+    LoadError,
+    MetaGraphError,
+    RuntimeCheckError,
+    SpaceError,
+    StateError,
+    TraceError,
+)
 from metagraph.graph import ApiSignature, MetaGraph
 from metagraph.loops import scan
 
@@ -18,5 +25,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "RuntimeCheckError",
-    "SpaceError", "StateError", "api", "build", "cond", "scan", "spaces",
+    "SpaceError", "StateError", "TraceError", "api", "build", "cond", "scan", "spaces",
 ]

@@ -1,8 +1,10 @@
 """`@api`: marks a component method as an API, a node of the meta-graph.
 
 An API call is where the library looks: while a graph is built, each call records a node and
-an edge carrying the spaces that flowed, the declared spaces are checked, and an error that JAX
-raises inside is re-raised as a `SpaceError` naming this component and API.
+an edge carrying the spaces that flowed and the declared spaces are checked; an error raised
+inside names this component and API (`metagraph.api_errors`: JAX's shape errors become a
+`SpaceError`, Python that cannot run on traced values a `TraceError`, the user's own
+exceptions keep their type and get a note).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from metagraph import context
+from metagraph import api_errors, context
 from metagraph.errors import MetaGraphError, SpaceError
 from metagraph.spaces import Space
 
@@ -94,13 +96,16 @@ def api_specs(component_type: type) -> dict[str, ApiSpec]:
 
 
 def call(component: Any, spec: ApiSpec, args: tuple, kwargs: dict) -> Any:
+    """Run API `spec` of `component` inside the active frame: bind the arguments, record the
+    call (while a graph is built), run it under the frame's call stack, and name this
+    component and API in any error it raises (see `metagraph.api_errors`)."""
     frame = context.current()
     if frame is None:
         raise MetaGraphError(
             f"{type(component).__name__}.{spec.name}() was called outside a graph: build it "
             f"with mg.build(root, input_spaces) and call it through a backend, e.g. "
             f"backends.xla.lower(graph).{spec.name}(...)")
-    path = component.scope
+    path = frame.scopes.of(component)
     try:
         bound = spec.signature.bind(component, *args, **kwargs)
     except TypeError as e:
@@ -113,18 +118,21 @@ def call(component: Any, spec: ApiSpec, args: tuple, kwargs: dict) -> Any:
     node = f"{path}.{spec.name}"
     caller = frame.stack[-1] if frame.stack else None
     if recorder is not None:
-        recorder.enter(component, spec, arguments, caller=caller)
+        recorder.enter(path, component, spec, arguments, caller=caller)
     frame.stack.append(node)
+    before = api_errors.attributes(component)
     try:
         result = spec.fn(component, *args, **kwargs)
     except MetaGraphError:
         raise
-    except (TypeError, ValueError) as e:
-        raise SpaceError(
-            f"{node}: JAX raised while tracing this API: {type(e).__name__}: {e}",
-            component=path, api=spec.name, caller=caller or "input") from e
+    except Exception as error:
+        translated = api_errors.translate(error, path, spec.name, caller)
+        if translated is None:
+            raise
+        raise translated from error
     finally:
         frame.stack.pop()
+    api_errors.check_kept_arrays(component, before, path, spec.name)
     if recorder is not None:
-        recorder.exit(component, spec, result)
+        recorder.exit(path, component, spec, result)
     return result

@@ -11,10 +11,12 @@ import numpy as np
 
 from metagraph import context
 from metagraph.api import api_specs
+from metagraph.checks import positive_int
 from metagraph.component import Component
 from metagraph.errors import MetaGraphError, SpaceError
 from metagraph.graph import ApiSignature, MetaGraph
 from metagraph.recorder import INPUT, Recorder
+from metagraph.scopes import Scopes
 from metagraph.spaces import BATCH, TIME, Dict, Space, Tuple
 
 
@@ -29,7 +31,9 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
     """
     if not isinstance(root, Component):
         raise TypeError(f"mg.build: root must be a Component, got {type(root).__name__}")
-    components = assign_scopes(root)
+    batch_size = None if batch_size is None else positive_int(batch_size, "mg.build: batch_size")
+    time_size = None if time_size is None else positive_int(time_size, "mg.build: time_size")
+    scopes = Scopes(root)
     spaces = {name: _as_space(name, space) for name, space in input_spaces.items()}
     specs = api_specs(type(root))
     wanted = list(specs) if apis is None else list(apis)
@@ -39,6 +43,9 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
                                  f"{sorted(specs)}")
     if not wanted:
         raise MetaGraphError(f"mg.build: {root.name} ({type(root).__name__}) has no @api method")
+    batch = BATCH if batch_size is None else batch_size
+    time = TIME if time_size is None else time_size
+    recorder = Recorder(scopes.components, batch, time)
 
     signatures = {}
     for name in wanted:
@@ -50,20 +57,13 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
             if param.name in spaces:
                 params[param.name] = spaces[param.name]
             elif param.default is param.empty:
-                raise SpaceError(
-                    f"{root.name}.{name}({param.name}): no input space given; pass "
-                    f"input_spaces={{{param.name!r}: <Space>, ...}} to mg.build (or build only "
-                    f"some APIs with apis=[...])", component=root.name, api=name,
-                    argument=param.name, caller=INPUT)
+                raise recorder.missing_input(specs[name], root.name, params, param.name)
         signatures[name] = ApiSignature(name, params)
 
-    batch = BATCH if batch_size is None else batch_size
-    time = TIME if time_size is None else time_size
-    recorder = Recorder(components, batch, time)
     trainable: dict[tuple[str, str], bool] = {}
 
     def trace(key, inputs):
-        frame = context.Frame(context.INIT, key=key, recorder=recorder)
+        frame = context.Frame(context.INIT, scopes, key=key, recorder=recorder)
         with context.active(frame):
             for name in wanted:  # the outputs are recorded; the program returns the state
                 getattr(root, name)(**inputs[name])
@@ -88,31 +88,13 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
     # with no symbolic dimension in the inputs this trace is the init program init_state runs
     concrete = all(isinstance(d, int) for leaf in jax.tree.leaves(abstract_inputs)
                    for d in leaf.shape)
-    graph = MetaGraph(root, recorder.nx, components, signatures, state_spec,
+    graph = MetaGraph(root, recorder.nx, scopes, signatures, state_spec,
                       {k for k, v in trainable.items() if v}, batch_size, time_size,
                       init_trace=traced if concrete else None)
-    for path in components:
+    for path, component in scopes.components.items():
         recorder.nx.nodes[path]["params"] = graph.param_count(path, recursive=False)
+        component.__dict__["_mg_last_scope"] = path  # `component.scope` outside any graph
     return graph
-
-
-def assign_scopes(root: Component) -> dict[str, Component]:
-    """Give every component reachable from `root` its scope path; a component reached twice
-    (shared) keeps its first path. Returns path -> component, parents before children."""
-    components: dict[str, Component] = {}
-    seen: dict[int, str] = {}
-
-    def visit(component: Component, path: str) -> None:
-        if id(component) in seen:
-            return
-        seen[id(component)] = path
-        component.__dict__["_mg_scope"] = path
-        components[path] = component
-        for name, child in component.sub_components():
-            visit(child, f"{path}/{name}")
-
-    visit(root, root.name)
-    return components
 
 
 def _as_space(name: str, space: Any) -> Space:

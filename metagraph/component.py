@@ -53,8 +53,16 @@ class Component:
 
     @property
     def scope(self) -> str:
-        """The path of this component in the graph it was last built into: `agent/policy`."""
-        scope = self.__dict__.get("_mg_scope")
+        """The path of this component, e.g. `agent/policy`.
+
+        Inside an API it is the path in the graph running now. Outside, it is the path in the
+        graph this component was most recently built into: a component can be part of several
+        graphs (alone in a `ComponentTest`, inside two agents), so code that holds a graph
+        should ask it, `graph.scope_of(component)`, which is never ambiguous."""
+        frame = context.current()
+        if frame is not None:
+            return frame.scopes.of(self)
+        scope = self.__dict__.get("_mg_last_scope")
         if scope is None:
             raise MetaGraphError(
                 f"{type(self).__name__} '{self.name}' is not part of a built graph: attach it "
@@ -114,7 +122,7 @@ class Component:
     def set_state(self, name: str, value: Any) -> None:
         """Replace state `name`; the new value must have the same structure, shapes and dtypes."""
         frame = self._frame("set_state")
-        scope = self.scope
+        scope = frame.scopes.of(self)
         old = frame.state.get(scope, {}).get(name)
         if old is None:
             known = sorted(frame.state.get(scope, {}))
@@ -131,7 +139,7 @@ class Component:
 
     def _variable(self, name: str, init: Initializer, trainable: bool) -> Any:
         frame = self._frame("get_state")
-        scope = self.scope
+        scope = frame.scopes.of(self)
         existing = frame.state.get(scope, {})
         if name in existing:
             return existing[name]

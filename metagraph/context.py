@@ -24,12 +24,15 @@ class Frame:
 
     In `init` mode, state is created on first read from its initialiser and writes are
     checked but not kept (the initial value is what `init_state` returns). In `apply` mode,
-    state must exist and writes replace it.
+    state must exist and writes replace it. `scopes` (a `metagraph.scopes.Scopes`) is the
+    graph's own map from component to path: every state access and API call inside the frame
+    takes its component's path from there.
     """
 
-    def __init__(self, mode: str, state: dict[str, dict[str, Any]] | None = None,
+    def __init__(self, mode: str, scopes: Any, state: dict[str, dict[str, Any]] | None = None,
                  key: Any = None, recorder: Any = None):
         self.mode = mode
+        self.scopes = scopes
         self.state = {scope: dict(vars_) for scope, vars_ in (state or {}).items()}
         self.trainable: dict[tuple[str, str], bool] = {}
         self.key = key

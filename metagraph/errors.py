@@ -47,13 +47,21 @@ class SpaceError(MetaGraphError, ValueError):
 
     def draw(self, path: Any, rankdir: str = "LR") -> Any:
         """Draw the part of the meta-graph that leads to the faulty edge, that edge in red with
-        the expected and the actual space (.svg, .png, .pdf or .dot by suffix)."""
-        from metagraph.drawing import build_drawing, render
-        from metagraph.drawing.model import leading_to
+        the expected and the actual space (.svg, .png, .pdf or .dot by suffix).
 
-        if self.graph is None or self.edge.callee is None:
-            raise MetaGraphError("this SpaceError has no recorded graph to draw")
-        drawing = build_drawing(leading_to(self.graph, self.edge.callee), error=self,
+        An error raised before any call was recorded (at an executor's input check, say)
+        draws its edge alone: the caller, the called API and its component. An error that
+        names no API (a bad `input_spaces` entry) has nothing to draw: MetaGraphError says so.
+        """
+        from metagraph.drawing import build_drawing, render
+        from metagraph.drawing.model import leading_to, lone_edge
+
+        if self.edge.callee is None:
+            raise MetaGraphError(
+                f"this SpaceError names no API, so there is no edge of the meta-graph to draw "
+                f"(it was raised before any API was traced): {self}")
+        graph = self.graph if self.graph is not None else lone_edge(self.edge)
+        drawing = build_drawing(leading_to(graph, self.edge.callee), error=self,
                                 rankdir=rankdir, title=f"SpaceError at {self.edge.callee}")
         return render(drawing, path)
 
@@ -68,6 +76,18 @@ class SpaceError(MetaGraphError, ValueError):
             message += f"; {hint}"
         return cls(message, component=component, api=api, argument=argument, expected=expected,
                    actual=actual, caller=caller)
+
+
+class TraceError(MetaGraphError, TypeError):
+    """An API's Python code cannot run on traced values: an `if` on an array (use `jnp.where`
+    or `mg.cond`), NumPy on a traced array, a comparison of the symbolic batch dimension
+    (build with `batch_size=n`), or an array kept on `self` between calls (keep it as state).
+    The message names the component path (`component`), the API (`api`) and the fix; the JAX
+    error, if any, is the `__cause__`."""
+
+    def __init__(self, message: str, *, component: str | None = None, api: str | None = None):
+        super().__init__(message)
+        self.component, self.api = component, api
 
 
 class StateError(MetaGraphError, LookupError):

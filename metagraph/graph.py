@@ -14,6 +14,7 @@ import networkx as nx
 
 from metagraph import context
 from metagraph.errors import StateError
+from metagraph.scopes import Scopes
 from metagraph.spaces import Space, abstract_of, same_signature
 
 State = dict[str, dict[str, Any]]
@@ -44,24 +45,30 @@ class MetaGraph:
 
     - `nx`: the networkx DiGraph (see `metagraph.recorder` for its nodes and edges);
     - `apis`: root API name -> `ApiSignature`;
-    - `components`: scope path -> component;
+    - `components`: scope path -> component; `scope_of(component)` the other way. The paths
+      belong to this graph: a component built into another graph too keeps its path here;
     - `state_spec`: `{scope: {name: ShapeDtypeStruct pytree}}` of all state;
     - `pure(api)`: the API as a pure function `(state, *inputs) -> (state', outputs)`;
     - `init_state(seed)`: concrete initial state.
     """
 
-    def __init__(self, root: Any, graph: nx.DiGraph, components: dict[str, Any],
+    def __init__(self, root: Any, graph: nx.DiGraph, scopes: Scopes,
                  apis: dict[str, ApiSignature], state_spec: State,
                  trainable: set[tuple[str, str]], batch_size: int | None,
                  time_size: int | None, init_trace: jax.stages.Traced | None = None):
         self.root = root
         self.nx = graph
-        self.components = components
+        self.scopes = scopes
+        self.components = scopes.components
         self.apis = apis
         self.state_spec = state_spec
         self.trainable = trainable
         self.batch_size, self.time_size = batch_size, time_size
         self._init_trace = init_trace  # mg.build's trace `(key, inputs) -> state`, if concrete
+
+    def scope_of(self, component: Any) -> str:
+        """The path of `component` in this graph (MetaGraphError if it is not part of it)."""
+        return self.scopes.of(component)
 
     # ---- running ---------------------------------------------------------------------------
     def pure(self, api: str) -> Callable[..., tuple[State, Any]]:
@@ -71,7 +78,7 @@ class MetaGraph:
         method = getattr(self.root, api)
 
         def run(state: State, *inputs: Any) -> tuple[State, Any]:
-            frame = context.Frame(context.APPLY, state=state)
+            frame = context.Frame(context.APPLY, self.scopes, state=state)
             frame.trainable = dict.fromkeys(self.trainable, True)
             with context.active(frame):
                 outputs = method(*inputs)
@@ -96,7 +103,7 @@ class MetaGraph:
             state = compiled(key, inputs)
         else:
             def init(key):
-                frame = context.Frame(context.INIT, key=key)
+                frame = context.Frame(context.INIT, self.scopes, key=key)
                 with context.active(frame):
                     for name, args in inputs.items():
                         getattr(self.root, name)(**jax.tree.map(jnp.asarray, args))
@@ -175,10 +182,10 @@ class MetaGraph:
             lines.append(f"  {sig}")
         calls = [(u, v) for u, v, k in self.nx.edges(data="kind") if k == "call"]
         lines.append(f"Calls: {len(calls)}")
-        for caller, callee in calls:
-            data = self.nx.edges[caller, callee]
-            args = ", ".join(f"{k}: {v}" for k, v in data["args"].items())
-            lines.append(f"  {caller} -> {callee}({args}) -> {data['returns']}")
+        for caller, callee in calls:  # one line per distinct (input, output) of one call
+            for flowed, returned in self.nx.edges[caller, callee]["signatures"]:
+                args = ", ".join(f"{k}: {v}" for k, v in flowed.items())
+                lines.append(f"  {caller} -> {callee}({args}) -> {returned}")
         lines.append("State:")
         for scope, variables in self.state_spec.items():
             for name, value in variables.items():

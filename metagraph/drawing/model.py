@@ -151,3 +151,22 @@ def leading_to(graph: nx.DiGraph, node: str) -> nx.DiGraph:
     keep = {node} | callers | {v for u in callers for v in calls.successors(u)}
     components = {n for n, d in graph.nodes(data=True) if d.get("kind") == "component"}
     return graph.subgraph(keep | components).copy()
+
+
+def lone_edge(edge: Any) -> nx.DiGraph:
+    """A meta-graph of one call, for an error raised with no recorded graph: the caller (or
+    the input), the called API `edge.callee` (`path.api`) and its component."""
+    path, api = edge.callee.rsplit(".", 1)
+    caller = edge.caller or INPUT
+    graph = nx.DiGraph()
+    graph.add_node(path, kind="component", cls="", depth=path.count("/"), parent=None)
+    graph.add_node(edge.callee, kind="api", component=path, api=api)
+    if caller == INPUT:
+        graph.add_node(INPUT, kind="input")
+    else:
+        caller_path, caller_api = caller.rsplit(".", 1)
+        graph.add_node(caller_path, kind="component", cls="", depth=caller_path.count("/"),
+                       parent=None)
+        graph.add_node(caller, kind="api", component=caller_path, api=caller_api)
+    graph.add_edge(caller, edge.callee, kind="call", args={}, returns=None)
+    return graph

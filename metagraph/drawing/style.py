@@ -36,7 +36,10 @@ def edge_kind(args: Mapping[str, Any]) -> str:
 
 
 def short(space: Any) -> str:
-    return "?" if space is None else space.short()
+    """A space's compact text (`f32[B,4]`); a description given as text is shown as is."""
+    if space is None:
+        return "?"
+    return space if isinstance(space, str) else space.short()
 
 
 def edge_label(args: Mapping[str, Any], returns: Any = None) -> str:

@@ -116,3 +116,41 @@ def test_symbolic_or_fixed_batch():
     edge = graph.nx.edges["model.predict", "model/head.forward"]
     assert str(edge["args"]["x"]) == "float32[B,4]"  # a leading 8 is recognised as B
     assert graph.apis["predict"].outputs.shape == (3,)
+
+
+def test_summary_pairs_each_calls_input_with_its_own_output():
+    class ValueNetwork(mg.Component):
+        @mg.api(polymorphic=True)
+        def forward(self, x):
+            w = self.get_param("w", np.ones((3, 1), np.float32))
+            return x @ w
+
+    class Critic(mg.Component):
+        def __init__(self):
+            self.value_network = ValueNetwork()
+
+        @mg.api
+        def values(self, obs, batch):
+            return self.value_network.forward(obs), self.value_network.forward(batch)
+
+    graph = mg.build(Critic(), {"obs": Box((4, 3)), "batch": Box((128, 3))})
+    lines = graph.summary().splitlines()
+    calls = [line.strip() for line in lines if "-> critic/value_network.forward" in line]
+    assert calls == [
+        "critic.values -> critic/value_network.forward(x: float32[4,3]) -> float32[4,1]",
+        "critic.values -> critic/value_network.forward(x: float32[128,3]) -> float32[128,1]"]
+    edge = graph.nx.edges["critic.values", "critic/value_network.forward"]
+    assert str(edge["args"]["x"]) == "float32[4,3]" and str(edge["returns"]) == "float32[4,1]"
+    assert edge["calls"] == 2
+
+
+@pytest.mark.parametrize("size", [1.5, 0, -2, True, "8"])
+def test_batch_and_time_sizes_must_be_positive_ints(size):
+    with pytest.raises(ValueError, match=rf"mg.build: batch_size must be a positive int, got "
+                                         rf"{size!r}"):
+        mg.build(Model(), {"x": Box((4,), batch=True)}, apis=["predict"], batch_size=size)
+    with pytest.raises(ValueError, match="mg.build: time_size must be a positive int"):
+        mg.build(Model(), {"x": Box((4,), batch=True)}, apis=["predict"], time_size=size)
+    graph = mg.build(Model(), {"x": Box((4,), batch=True)}, apis=["predict"],
+                     batch_size=np.int64(2))
+    assert graph.batch_size == 2 and type(graph.batch_size) is int

@@ -191,3 +191,28 @@ def test_key_space_flows():
 
     graph = mg.build(Sampler(), {"key": PRNGKey()})
     assert str(graph.apis["f"].outputs) == "float32[3]"
+
+
+def test_an_error_before_the_trace_still_draws_its_edge(tmp_path):
+    error = build_error(Agent(), {})  # no input space for obs: nothing was traced yet
+    text = error.draw(tmp_path / "missing.dot").read_text()
+    assert 'input -> "agent.act"' in text and "#d62728" in text  # the red edge
+    assert "expected an input space" in text and "got none given" in text
+
+
+def test_an_input_check_error_of_an_executor_draws_its_edge(tmp_path):
+    from backends import eager
+
+    exe = eager.lower(mg.build(Agent(), {"obs": Box((4,), batch=True)}))
+    with pytest.raises(mg.SpaceError) as info:
+        exe.act(jnp.zeros((2, 5)))
+    assert info.value.graph is None
+    text = info.value.draw(tmp_path / "input.dot").read_text()
+    assert 'input -> "agent.act"' in text and "got f32[B,5]" in text
+
+
+def test_an_error_naming_no_api_says_why_it_cannot_draw(tmp_path):
+    error = build_error(Agent(), {"obs": 4})
+    with pytest.raises(mg.MetaGraphError, match="names no API, so there is no edge of the "
+                                                "meta-graph to draw.*must be a Space"):
+        error.draw(tmp_path / "none.dot")
