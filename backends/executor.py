@@ -14,7 +14,7 @@ import numpy as np
 
 from backends.inputs import InputChecker
 from metagraph import checkpoint, runtime_checks
-from metagraph.errors import SpaceError, StateError
+from metagraph.errors import MetaGraphError, SpaceError, StateError
 from metagraph.graph import MetaGraph, State
 from metagraph.spaces import abstract_of, same_signature, space_of
 
@@ -22,19 +22,46 @@ from metagraph.spaces import abstract_of, same_signature, space_of
 class Executor:
     """Holds a graph's state on the device and runs its root APIs.
 
-    Subclasses implement `_run(api, state, inputs) -> (state', outputs)`.
+    Each root API is also an attribute, `exe.act(...)`, bound once (no lookup per call), so a
+    root API cannot be named like an attribute or method of the executor: those names
+    (`reserved_names()`: `state`, `graph`, `call`, `get_state`, ... and a backend's own) are
+    refused when the graph is lowered. Subclasses implement `_run(api, state, inputs) ->
+    (state', outputs)` and declare their instance attributes as class annotations.
     """
 
+    graph: MetaGraph
+    state: State
+
     def __init__(self, graph: MetaGraph, seed: int = 0, state: State | None = None):
+        self._check_api_names(graph)
         self.graph = graph
         self._checkers = {name: InputChecker(graph.root.name, sig)
                           for name, sig in graph.apis.items()}
-        self.state: State = self._initial_state(seed)
+        self.state = self._initial_state(seed)
         if state is not None:
             self.set_state(state)
         for name in graph.apis:  # exe.act(...) without a lookup through __getattr__ per call
-            if not hasattr(type(self), name):
-                self.__dict__[name] = self._bound(name)
+            self.__dict__[name] = self._bound(name)
+
+    @classmethod
+    def reserved_names(cls) -> set[str]:
+        """The names a root API cannot have with this executor: its methods, properties and
+        (annotated) instance attributes (and any name starting with '_')."""
+        names = set(dir(cls))
+        for klass in cls.__mro__:
+            names.update(vars(klass).get("__annotations__", {}))
+        return names
+
+    def _check_api_names(self, graph: MetaGraph) -> None:
+        reserved = self.reserved_names()
+        clashes = [name for name in graph.apis if name in reserved or name.startswith("_")]
+        if clashes:
+            public = sorted(n for n in reserved if not n.startswith("_"))
+            raise MetaGraphError(
+                f"{graph.root.name} ({type(graph.root).__name__}): root API {clashes[0]!r} "
+                f"has the name of an attribute of {type(self).__name__} (exe.{clashes[0]}), "
+                f"which it would replace; rename the API. Names a root API cannot have: "
+                f"{public} and names starting with '_'")
 
     def _initial_state(self, seed: int) -> State:
         return self.graph.init_state(seed)
@@ -94,9 +121,10 @@ class Executor:
             self.state = {**self.state, scope: value}
 
     def get_states(self, path: Any) -> dict[str, Any]:
-        """NumPy copies of the state of component `path` and of every component inside it,
-        `{scope: {name: value}}`: e.g. a policy's parameters, to send to another process."""
-        scope = path if isinstance(path, str) else getattr(path, "scope", None)
+        """NumPy copies of the state of component `path` (a scope path or a component of the
+        graph) and of every component inside it, `{scope: {name: value}}`: e.g. a policy's
+        parameters, to send to another process."""
+        scope = path if isinstance(path, str) else self.graph.scope_of(path)
         found = {s: jax.tree.map(np.array, v) for s, v in self.state.items()
                  if s == scope or s.startswith(f"{scope}/")}
         if not found:
@@ -124,7 +152,7 @@ class Executor:
     def _scope(self, path: Any) -> str | None:
         if path is None:
             return None
-        scope = path if isinstance(path, str) else getattr(path, "scope", None)
+        scope = path if isinstance(path, str) else self.graph.scope_of(path)
         if scope not in self.graph.components:
             raise StateError(f"no component {path!r} in the graph; components: "
                              f"{list(self.graph.components)}")

@@ -12,6 +12,7 @@ from backends.executor import Executor
 from backends.xla.data_parallel import DataParallel
 from backends.xla.executable import ApiExecutable
 from backends.xla.export import export_api
+from metagraph.checks import positive_int
 from metagraph.errors import SpaceError
 from metagraph.graph import MetaGraph, State
 
@@ -51,16 +52,21 @@ class SeededInputChecker:
 class XlaExecutor(Executor):
     """Runs each root API through its `ApiExecutable` (in `.executables[api]`)."""
 
+    executables: dict[str, ApiExecutable]
+    compiler_options: dict[str, Any]
+    seeds: int | None
+    data_parallel: DataParallel | None
+
     def __init__(self, graph: MetaGraph, compiler_options: dict[str, Any] | None = None,
                  seed: int = 0, state: State | None = None, donate_state: bool = True,
                  seeds: int | None = None, data_parallel: DataParallel | None = None,
                  precompile: tuple[str, ...] = ()):
+        self._check_api_names(graph)  # before anything compiles
         check_compiler_options(compiler_options or {})
         if data_parallel is not None and seeds is not None:
             raise ValueError("backends.xla.lower: seeds and data_parallel cannot be combined")
-        if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int)
-                                  or seeds < 1):
-            raise ValueError(f"backends.xla.lower: seeds must be a positive int, got {seeds!r}")
+        if seeds is not None:
+            seeds = positive_int(seeds, "backends.xla.lower: seeds")
         self.compiler_options = dict(compiler_options or {})
         self.seeds, self.data_parallel = seeds, data_parallel
         self.executables = {name: ApiExecutable(graph, name, compiler_options, donate_state,
@@ -75,8 +81,7 @@ class XlaExecutor(Executor):
             self._checkers = {name: SeededInputChecker(checker, seeds)
                               for name, checker in self._checkers.items()}
             for name in graph.apis:
-                if name in self.__dict__:
-                    self.__dict__[name] = self._bound(name)
+                self.__dict__[name] = self._bound(name)
 
     def _initial_state(self, seed: int) -> State:
         return self._placed(self.graph.init_state(seed, seeds=self.seeds))

@@ -137,3 +137,51 @@ def test_precompiled_apis_compile_in_the_background_and_run_the_same(model_graph
     plain = xla.lower(model_graph, compiler_options={"xla_cpu_enable_fast_math": False})
     np.testing.assert_array_equal(exe.predict(x), plain.predict(x))
     assert "0 compiling" in repr(executable)  # the call took the background compile
+
+
+def named_apis(*names):
+    """A component whose root APIs have the given names, each returning x + 1."""
+
+    def make(name):
+        def method(self, x):
+            return x + 1.0
+
+        method.__name__ = method.__qualname__ = name
+        return mg.api(method)
+
+    return type("Named", (mg.Component,), {name: make(name) for name in names})()
+
+
+@pytest.mark.parametrize("backend", ["xla", "eager"])
+@pytest.mark.parametrize("api", ["state", "graph", "get_state", "call", "set_states",
+                                 "save_checkpoint", "_run"])
+def test_an_api_named_like_an_executor_attribute_is_refused(backend, api):
+    from backends import eager, xla
+
+    graph = mg.build(named_apis("act", api), {"x": Box((2,), batch=True)})
+    lower = xla.lower if backend == "xla" else eager.lower
+    with pytest.raises(mg.MetaGraphError, match=rf"named \(Named\): root API '{api}' has the "
+                                                rf"name of an attribute of \w+Executor "
+                                                rf"\(exe.{api}\).*rename the API.*'get_state'"):
+        lower(graph)
+
+
+def test_backend_attributes_are_reserved_by_their_backend_only():
+    from backends import eager, xla
+
+    graph = mg.build(named_apis("act", "executables"), {"x": Box((2,), batch=True)})
+    with pytest.raises(mg.MetaGraphError, match="root API 'executables'"):
+        xla.lower(graph)
+    assert "executables" in xla.XlaExecutor.reserved_names()
+    exe = eager.lower(graph)
+    x = np.zeros((3, 2), np.float32)
+    np.testing.assert_array_equal(exe.executables(x), x + 1)
+
+
+@pytest.mark.parametrize("backend", ["xla", "eager"])
+def test_apis_are_plain_attributes_of_the_executor(backend, model_xla, model_eager, fresh):
+    exe = fresh(model_xla if backend == "xla" else model_eager)
+    assert "predict" in vars(exe)  # bound once, no __getattr__ per call
+    x = BATCHES[0]
+    np.testing.assert_array_equal(exe.predict(x), fresh(exe).call("predict", x))
+    assert isinstance(exe.state, dict) and exe.graph.root.name == "model"
