@@ -50,15 +50,33 @@ class SoaBatch {
     }
     return ok;
   }
-  // The first environment in [begin, end) whose physics is not finite, or end.
+  // Whether environment i's step count is one that reset and step produce: [0, kMaxSteps).
+  bool steps_valid(int64_t i) const {
+    return steps()[i] >= 0 && steps()[i] < Env::kMaxSteps;
+  }
+  // The first environment in [begin, end) whose physics is not finite or whose step count is
+  // outside [0, kMaxSteps) (a state that did not come from reset/step), or end.
   int64_t first_invalid(int64_t begin, int64_t end) const {
-    if (within(begin, end, std::numeric_limits<double>::max())) return end;  // rejects inf too
+    bool counts_ok = true;
+    for (int64_t i = begin; i < end; ++i) counts_ok &= steps_valid(i);
+    if (counts_ok && within(begin, end, std::numeric_limits<double>::max()))  // rejects inf too
+      return end;
     double s[Env::kStateDim];
     for (int64_t i = begin; i < end; ++i) {
       load(i, s);
-      if (!Env::valid(s)) return i;
+      if (!Env::valid(s) || !steps_valid(i)) return i;
     }
     return end;
+  }
+  // Why environment i (found by first_invalid, `offset` before it in the caller's numbering)
+  // cannot be stepped: the message for the exception.
+  std::string invalid_message(int64_t i, int64_t offset = 0) const {
+    const std::string where =
+        std::string(Env::kId) + " step: environment " + std::to_string(offset + i);
+    if (!steps_valid(i))
+      return where + " has step count " + std::to_string(steps()[i]) + " outside [0, " +
+             std::to_string(Env::kMaxSteps) + "): its state did not come from reset or step";
+    return where + " has a non-finite state (reset it, or start it from a finite state)";
   }
 
   // Environment i starts its stream (seed, index) and a first episode.

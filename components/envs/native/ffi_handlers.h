@@ -29,7 +29,8 @@ inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 
 
 // Worker threads for in-graph steps (the `num_threads` attribute), shared by every handler in
 // the process. One job at a time: a caller that finds them busy (two programs stepping at
-// once) steps on its own thread, which gives the same results.
+// once) steps on its own thread, which gives the same results. Throws std::runtime_error when
+// the workers cannot be started (nothing has been stepped then).
 inline void parallel_for(int num_threads, int64_t n,
                          const std::function<void(int64_t, int64_t)>& job) {
   static std::mutex guard;
@@ -115,23 +116,29 @@ ffi::Error StepImpl(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Env> action,
   // A state that did not come from reset/step may hold anything: each thread checks its
   // range before stepping it. On an error the program fails, so no partial step is seen.
   std::atomic<int64_t> first_bad{total};
-  parallel_for(num_threads, total, [&](int64_t begin, int64_t end) {
-    for (int64_t g = begin / n; g * n < end; ++g) {  // the blocks that [begin, end) touches
-      const int64_t lo = std::max(begin, g * n) - g * n, hi = std::min(end, (g + 1) * n) - g * n;
-      const SoaBatch<Env> batch = block<Env>(state, n, g);
-      const int64_t bad = batch.first_invalid(lo, hi);
-      if (bad < hi) {
-        int64_t seen = first_bad.load();
-        while (g * n + bad < seen && !first_bad.compare_exchange_weak(seen, g * n + bad)) {}
-        return;
+  try {
+    parallel_for(num_threads, total, [&](int64_t begin, int64_t end) {
+      for (int64_t g = begin / n; g * n < end; ++g) {  // the blocks that [begin, end) touches
+        const int64_t lo = std::max(begin, g * n) - g * n;
+        const int64_t hi = std::min(end, (g + 1) * n) - g * n;
+        const SoaBatch<Env> batch = block<Env>(state, n, g);
+        const int64_t bad = batch.first_invalid(lo, hi);
+        if (bad < hi) {
+          int64_t seen = first_bad.load();
+          while (g * n + bad < seen && !first_bad.compare_exchange_weak(seen, g * n + bad)) {}
+          return;
+        }
+        step_range<Env>(batch, actions + g * n, lo, hi, out.from(g * n, Env::kObsDim));
       }
-      step_range<Env>(batch, actions + g * n, lo, hi, out.from(g * n, Env::kObsDim));
-    }
-  });
-  if (first_bad.load() < total)
-    return ffi::Error::InvalidArgument(std::string(Env::kId) + " step: environment " +
-                                       std::to_string(first_bad.load()) +
-                                       " has a non-finite state");
+    });
+  } catch (const std::exception& e) {  // no exception may cross into XLA
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted, std::string(Env::kId) + " step: " +
+                      e.what());
+  }
+  const int64_t bad = first_bad.load();
+  if (bad < total)
+    return ffi::Error::InvalidArgument(block<Env>(state, n, bad / n).invalid_message(
+        bad % n, bad - bad % n));
   return ffi::Error::Success();
 }
 

@@ -1,8 +1,10 @@
 // components.envs._native: the classic-control cores behind two doors, a threaded host pool
 // (nanobind, GIL released while stepping) and XLA FFI handlers (capsules for jax.ffi).
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,16 +32,18 @@ namespace {
 // way, several times less than nanobind's buffer-protocol round trip, which dominated a step of
 // one environment.
 template <class T>
-constexpr int kNumpyType = std::is_same_v<T, float>     ? NPY_FLOAT32
-                           : std::is_same_v<T, double>  ? NPY_FLOAT64
-                           : std::is_same_v<T, int32_t> ? NPY_INT32
-                                                        : NPY_BOOL;
+constexpr int kNumpyType = std::is_same_v<T, float>      ? NPY_FLOAT32
+                           : std::is_same_v<T, double>   ? NPY_FLOAT64
+                           : std::is_same_v<T, int32_t>  ? NPY_INT32
+                           : std::is_same_v<T, uint64_t> ? NPY_UINT64
+                                                         : NPY_BOOL;
 
 template <class T>
-constexpr const char* kNumpyName = std::is_same_v<T, float>     ? "float32"
-                                   : std::is_same_v<T, double>  ? "float64"
-                                   : std::is_same_v<T, int32_t> ? "int32"
-                                                                : "bool";
+constexpr const char* kNumpyName = std::is_same_v<T, float>      ? "float32"
+                                   : std::is_same_v<T, double>   ? "float64"
+                                   : std::is_same_v<T, int32_t>  ? "int32"
+                                   : std::is_same_v<T, uint64_t> ? "uint64"
+                                                                 : "bool";
 
 // A fresh NumPy array of T, left for the C++ code to fill; and where its data is.
 template <class T>
@@ -50,21 +54,31 @@ std::pair<nb::object, T*> new_array(std::initializer_list<npy_intp> shape) {
   return {nb::steal(array), static_cast<T*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)))};
 }
 
-// The data of `obj` if it is an aligned, C-contiguous, native-order NumPy array of `count` T.
+// The data of `obj` if it is an aligned, C-contiguous, native-order NumPy array of `count` T;
+// else an error naming the first requirement it misses.
 template <class T>
 const T* array_data(nb::handle obj, size_t count, const char* env_id, const char* what) {
   auto* array = reinterpret_cast<PyArrayObject*>(obj.ptr());
+  const std::string prefix = std::string(env_id) + ": " + what + " must be ";
   if (!PyArray_Check(obj.ptr()) || PyArray_TYPE(array) != kNumpyType<T> ||
-      !PyArray_IS_C_CONTIGUOUS(array) || !PyArray_ISALIGNED(array) ||
-      !PyArray_ISNOTSWAPPED(array))
-    throw nb::type_error((std::string(env_id) + ": " + what + " must be a C-contiguous NumPy " +
-                          "array of " + kNumpyName<T>).c_str());
+      !PyArray_IS_C_CONTIGUOUS(array))
+    throw nb::type_error((prefix + "a C-contiguous NumPy array of " + kNumpyName<T>).c_str());
+  if (!PyArray_ISALIGNED(array))
+    throw nb::type_error((prefix + "aligned to " + std::to_string(alignof(T)) + " bytes (" +
+                          kNumpyName<T> + "); this array's data is not: copy it with " +
+                          "np.require(a, requirements='CA')").c_str());
+  if (!PyArray_ISNOTSWAPPED(array))
+    throw nb::type_error((prefix + "in the machine's byte order, got a byte-swapped " +
+                          kNumpyName<T>).c_str());
   if (static_cast<size_t>(PyArray_SIZE(array)) != count)
     throw std::invalid_argument(std::string(env_id) + ": expected " + std::to_string(count) +
                                 " " + what + ", got " + std::to_string(PyArray_SIZE(array)));
   return static_cast<const T*>(PyArray_DATA(array));
 }
 
+// A host pool of n environments. Safe to call from several Python threads at once: every
+// call that reads or writes the environments holds the pool's lock (taken with the GIL
+// released), so concurrent calls give the results of some serial order.
 template <class Env>
 class Pool {
  public:
@@ -78,42 +92,54 @@ class Pool {
 
   int64_t num_envs() const { return static_cast<int64_t>(num_envs_); }
   int num_threads() const { return threads_.size(); }
-  bool closed() const { return closed_; }
-  void close() { closed_ = true; }
+  bool closed() const { return closed_.load(); }
+  void close() { closed_.store(true); }
 
   // With a seed, every environment restarts its stream from (seed, index); without one,
   // each draws its next initial state from where its stream is.
   nb::object reset(std::optional<uint64_t> seed) {
     check_open();
-    if (seed) {
-      reseed(*seed);
-    } else {
-      for (size_t i = 0; i < num_envs_; ++i) batch().restart(i);
-    }
-    return observe_all();
+    auto [array, obs] = new_array<float>({rows(), Env::kObsDim});
+    locked([&] {
+      if (seed) {
+        reseed(*seed);
+      } else {
+        for (size_t i = 0; i < num_envs_; ++i) batch().restart(i);
+      }
+      observe_all(obs);
+    });
+    return array;
   }
 
   // Start every environment from the given physical states (Gymnasium's own layout).
   nb::object reset_to(nb::handle physics) {
     check_open();
-    const double* p = array_data<double>(physics, num_envs_ * Env::kStateDim, Env::kId,
-                                         "physical states");
+    const std::vector<double> p = copy_of<double>(physics, num_envs_ * Env::kStateDim,
+                                                  "physical states");
     for (size_t i = 0; i < num_envs_; ++i)
-      if (!Env::valid(p + i * Env::kStateDim))
+      if (!Env::valid(p.data() + i * Env::kStateDim))
         throw std::invalid_argument(std::string(Env::kId) + ": state of environment " +
                                     std::to_string(i) + " is not finite");
-    for (size_t i = 0; i < num_envs_; ++i) {
-      batch().store(i, p + i * Env::kStateDim);
-      batch().steps()[i] = 0;
-    }
-    return observe_all();
+    auto [array, obs] = new_array<float>({rows(), Env::kObsDim});
+    locked([&] {
+      for (size_t i = 0; i < num_envs_; ++i) {
+        batch().store(i, p.data() + i * Env::kStateDim);
+        batch().steps()[i] = 0;
+      }
+      observe_all(obs);
+    });
+    return array;
   }
 
+  // One step of every environment. Refuses (before any environment moves) actions out of
+  // range or not finite, and environments whose state is not finite (set far out of range by
+  // reset_to, the physics overflowed), with the in-graph step's messages.
   nb::tuple step(nb::handle actions) {
     check_open();
     const size_t n = num_envs_;
-    const Action* a = array_data<Action>(actions, n, Env::kId, "actions");
-    const std::string problem = envs::check_actions<Env>(a, static_cast<int64_t>(n));
+    // A private copy: another Python thread may write the caller's array once the GIL is free.
+    const std::vector<Action> a = copy_of<Action>(actions, n, "actions");
+    const std::string problem = envs::check_actions<Env>(a.data(), static_cast<int64_t>(n));
     if (!problem.empty()) throw std::invalid_argument(problem);
     // Fresh arrays every step: a caller may keep them. Every element is written by step_range.
     const npy_intp d = Env::kObsDim;
@@ -122,30 +148,63 @@ class Pool {
     auto [reward_array, reward] = new_array<float>({rows()});
     auto [terminated_array, terminated] = new_array<bool>({rows()});
     auto [truncated_array, truncated] = new_array<bool>({rows()});
-    {
-      nb::gil_scoped_release release;
-      envs::StepOut out{obs, reward, terminated, truncated, final_obs};
+    std::string invalid;
+    locked([&] {
       const envs::SoaBatch<Env> all = batch();
+      const int64_t bad = all.first_invalid(0, static_cast<int64_t>(n));
+      if (bad < static_cast<int64_t>(n)) {
+        invalid = all.invalid_message(bad);
+        return;
+      }
+      const envs::StepOut out{obs, reward, terminated, truncated, final_obs};
       threads_.run(static_cast<int64_t>(n), [&](int64_t begin, int64_t end) {
-        envs::step_range<Env>(all, a, begin, end, out);
+        envs::step_range<Env>(all, a.data(), begin, end, out);
       });
-    }
+    });
+    if (!invalid.empty()) throw std::invalid_argument(invalid);
     bool any_done = false;  // saves the caller a pass over both flag arrays
     for (size_t i = 0; i < n && !any_done; ++i) any_done = terminated[i] || truncated[i];
     return nb::make_tuple(obs_array, reward_array, terminated_array, truncated_array,
                           final_array, any_done);
   }
 
-  nb::object physics() const {
+  nb::object physics() {
     auto [array, data] = new_array<double>({rows(), Env::kStateDim});
-    for (size_t i = 0; i < num_envs_; ++i) batch().load(i, data + i * Env::kStateDim);
+    locked([&] {
+      for (size_t i = 0; i < num_envs_; ++i) batch().load(i, data + i * Env::kStateDim);
+    });
     return array;
   }
 
-  nb::object elapsed_steps() const {
+  nb::object elapsed_steps() {
     auto [array, data] = new_array<int32_t>({rows()});
-    for (size_t i = 0; i < num_envs_; ++i) data[i] = static_cast<int32_t>(batch().steps()[i]);
+    locked([&] {
+      for (size_t i = 0; i < num_envs_; ++i) data[i] = static_cast<int32_t>(batch().steps()[i]);
+    });
     return array;
+  }
+
+  // Pickling: (num_envs, num_threads, closed, the whole state as uint64[kRows, num_envs]),
+  // so that a copy goes on exactly where the original is (streams and step counts included).
+  nb::tuple get_state() {
+    auto [array, data] = new_array<uint64_t>({static_cast<npy_intp>(envs::kRows<Env>), rows()});
+    locked([&] { std::memcpy(data, storage_.data(), sizeof(uint64_t) * storage_.size()); });
+    return nb::make_tuple(num_envs(), num_threads(), closed(), array);
+  }
+  // The pool pickled by get_state, built in place at `self` (nanobind's __setstate__).
+  static void set_state(Pool* self, const nb::tuple& state) {
+    if (state.size() != 4)
+      throw std::invalid_argument(std::string(Env::kId) + ": a pickled pool is a 4-tuple");
+    const auto num_envs = nb::cast<int64_t>(state[0]);
+    const std::vector<uint64_t> words = copy_of<uint64_t>(
+        state[3], static_cast<size_t>(envs::kRows<Env>) * check_size(num_envs), "pickled state");
+    const envs::SoaBatch<Env> pickled(const_cast<uint64_t*>(words.data()), num_envs);
+    const int64_t bad = pickled.first_invalid(0, num_envs);
+    if (bad < num_envs)
+      throw std::invalid_argument("pickled pool: " + pickled.invalid_message(bad));
+    new (self) Pool(num_envs, 0, nb::cast<int>(state[1]));
+    self->storage_ = words;
+    self->closed_.store(nb::cast<bool>(state[2]));
   }
 
  private:
@@ -156,7 +215,21 @@ class Pool {
     return static_cast<size_t>(n);
   }
   void check_open() const {
-    if (closed_) throw std::runtime_error(std::string(Env::kId) + ": the pool is closed");
+    if (closed_.load()) throw std::runtime_error(std::string(Env::kId) + ": the pool is closed");
+  }
+  // Runs f, which touches the environments but no Python object, under the pool's lock with
+  // the GIL released (a thread waiting for the lock never blocks the interpreter).
+  template <class F>
+  void locked(F&& f) {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    f();
+  }
+  // A copy of `count` T from a NumPy array (checked as array_data does).
+  template <class T>
+  static std::vector<T> copy_of(nb::handle obj, size_t count, const char* what) {
+    const T* data = array_data<T>(obj, count, Env::kId, what);
+    return std::vector<T>(data, data + count);
   }
   void reseed(uint64_t seed) {
     for (size_t i = 0; i < num_envs_; ++i) batch().reseed(i, seed, i);
@@ -166,16 +239,15 @@ class Pool {
   envs::SoaBatch<Env> batch() const {
     return envs::SoaBatch<Env>(const_cast<uint64_t*>(storage_.data()), num_envs());
   }
-  nb::object observe_all() const {
-    auto [array, obs] = new_array<float>({rows(), Env::kObsDim});
+  void observe_all(float* obs) const {
     for (size_t i = 0; i < num_envs_; ++i) batch().observe(i, obs + i * Env::kObsDim);
-    return array;
   }
 
   size_t num_envs_;
   std::vector<uint64_t> storage_;
   envs::ThreadPool threads_;
-  bool closed_ = false;
+  std::mutex mutex_;  // held by every call that reads or writes storage_
+  std::atomic<bool> closed_{false};
 };
 
 template <class Env>
@@ -193,7 +265,9 @@ void bind_env(nb::module_& m, const char* pool_name, nb::dict& registry, nb::cap
       .def("reset_to", &P::reset_to, nb::arg("physics"))
       .def("step", &P::step, nb::arg("actions"))
       .def("physics", &P::physics)
-      .def("elapsed_steps", &P::elapsed_steps);
+      .def("elapsed_steps", &P::elapsed_steps)
+      .def("__getstate__", &P::get_state)
+      .def("__setstate__", &P::set_state);
   nb::dict info;
   info["pool"] = m.attr(pool_name);
   info["state_dim"] = Env::kStateDim;

@@ -5,6 +5,9 @@
 // job counter for a short while after each job (a stepping loop calls again within
 // microseconds) before they sleep, and a job too small to pay for a second thread runs on the
 // caller alone.
+//
+// One `run` at a time: the pool keeps a single job, so its owner serializes callers (the host
+// pool holds its own lock; the FFI handlers share theirs through try_lock).
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -12,6 +15,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -22,16 +28,23 @@ class ThreadPool {
   // `min_per_thread`: the fewest items worth handing to another thread.
   explicit ThreadPool(int num_threads, int64_t min_per_thread = 512)
       : num_threads_(num_threads < 1 ? 1 : num_threads), min_per_thread_(min_per_thread) {
-    for (int t = 1; t < num_threads_; ++t) workers_.emplace_back([this, t] { loop(t); });
-  }
-  ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_.store(true);
+    workers_.reserve(num_threads_ - 1);
+    try {
+      for (int t = 1; t < num_threads_; ++t) workers_.emplace_back([this, t] { loop(t); });
+    } catch (const std::system_error& e) {
+      // The workers already started wait on wake_: stop and join them before the members go,
+      // or destroying the condition variable they sleep on never returns.
+      const size_t started = workers_.size();
+      stop();
+      throw std::runtime_error("could not start worker thread " + std::to_string(started + 1) +
+                               " of " + std::to_string(num_threads_ - 1) + " (" + e.what() +
+                               "): use fewer threads or raise the limit on threads or memory " +
+                               "(ulimit -u / -v, the container's pid limit)");
     }
-    wake_.notify_all();
-    for (auto& w : workers_) w.join();
   }
+  ~ThreadPool() { stop(); }
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
   int size() const { return num_threads_; }
 
   // Calls job(begin, end) over [0, n) split into contiguous parts, one per thread used; the
@@ -58,6 +71,16 @@ class ThreadPool {
   }
 
  private:
+  // Wakes every worker to exit and joins them.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
   std::pair<int64_t, int64_t> part(int t) const {
     const int64_t chunk = (n_ + used_ - 1) / used_;
     const int64_t begin = t * chunk < n_ ? t * chunk : n_;

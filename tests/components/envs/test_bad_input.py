@@ -120,3 +120,70 @@ def test_random_reset_states_only_raise_documented_errors(env_id, state):
     actions = (np.zeros(2, np.int32) if spec.discrete else np.zeros((2, 1), np.float32))
     obs, *_ = env.step(actions)
     assert obs.shape[0] == 2
+
+
+def test_gymnasium_env_checks_an_action_before_casting_it():
+    env = gymnasium.make("metagraph/CartPole-v1")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"CartPole-v1: actions must be in \[0, 2\), got "
+                                         r"values in \[4294967296, 4294967296\]"):
+        env.step(2**32)  # was stepped as action 0
+    with pytest.raises(ValueError, match=r"must be in \[0, 2\)"):
+        env.step(np.int64(-2**32 + 1))
+
+
+def misaligned(values, dtype):
+    """`values` as a C-contiguous array of `dtype` whose data is not aligned to its size."""
+    dtype = np.dtype(dtype)
+    raw = np.zeros(len(values) * dtype.itemsize + 1, np.uint8)[1:].view(dtype)
+    raw[:] = values
+    assert raw.flags.c_contiguous and not raw.flags.aligned
+    return raw
+
+
+def test_misaligned_actions_are_copied_by_the_vector_env_and_named_by_the_pool():
+    actions = [0, 1, 1, 0]
+    env, reference = envs.make("CartPole-v1", 4, seed=1), envs.make("CartPole-v1", 4, seed=1)
+    np.testing.assert_array_equal(env.step(misaligned(actions, np.int32))[0],
+                                  reference.step(np.array(actions, np.int32))[0])
+    pool = envs.spec("CartPole-v1").pool_class(4, 1)
+    with pytest.raises(TypeError, match=r"CartPole-v1: actions must be aligned to 4 bytes "
+                                        r"\(int32\); this array's data is not"):
+        pool.step(misaligned(actions, np.int32))
+    with pytest.raises(TypeError, match="must be in the machine's byte order"):
+        pool.step(np.array(actions, np.dtype(np.int32).newbyteorder()))
+    with pytest.raises(TypeError, match="physical states must be aligned to 8 bytes"):
+        pool.reset_to(misaligned(np.zeros(16), np.float64))
+
+
+@pytest.mark.parametrize("door", ["native", "jax"])
+def test_state_from_physical_needs_an_environment(door):
+    env = envs.make_functional("CartPole-v1", door)
+    with pytest.raises(ValueError, match=r"CartPole-v1: a physical state needs at least one "
+                                         r"environment, got 0 \(shape \(0, 4\)\)"):
+        env.state_from_physical(np.zeros((0, 4)))
+
+
+def test_huge_finite_state_is_refused_by_the_host_pool_as_in_graph():
+    huge = np.array([0.0, 0.0, 1e300, 1e300])  # finite; the physics overflows on the first step
+    actions = np.zeros(1, np.int32)
+    message = r"Acrobot-v1 step: environment 0 has a non-finite state"
+    host = envs.make("Acrobot-v1", 1)
+    host.reset(options={"state": huge})
+    host.step(actions)
+    with pytest.raises(ValueError, match=message):
+        host.step(actions)  # was NaN observations for 500 steps
+    in_graph = envs.make_functional("Acrobot-v1")
+    state = in_graph.step(in_graph.state_from_physical(huge), jnp.asarray(actions))[0]
+    with pytest.raises(Exception, match=message):
+        jax.block_until_ready(in_graph.step(state, jnp.asarray(actions)))
+
+
+@pytest.mark.parametrize("count", [np.iinfo(np.int64).max, -1, 500])
+def test_in_graph_forged_step_count_is_refused(count):
+    env = envs.make_functional("CartPole-v1")
+    state = env.state_from_physical(np.zeros((3, 4)))
+    state.view(np.int64)[5, 1] = count  # row 5: steps in the episode (rows of 8-byte words)
+    with pytest.raises(Exception, match=rf"CartPole-v1 step: environment 1 has step count "
+                                        rf"{count} outside \[0, 500\)"):
+        jax.block_until_ready(env.step(state, jnp.zeros(3, jnp.int32)))
