@@ -29,9 +29,7 @@ class NativeEnv(gymnasium.Env):
         return obs[0], info
 
     def step(self, action: Any):
-        batched = np.asarray(action)[None]
-        if self.env_spec.discrete and batched.dtype.kind in "iu":
-            batched = batched.astype(np.int32)
+        batched = np.asarray(action)[None]  # checked before any cast (2**32 is not 0)
         obs, reward, terminated, truncated, info = self._vector.step(batched)
         if terminated[0] or truncated[0]:  # a single env hands back the final observation
             obs = info["final_obs"]

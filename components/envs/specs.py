@@ -37,6 +37,10 @@ class EnvSpec:
     ffi_reset: Any
     ffi_step: Any
 
+    def __reduce__(self) -> tuple:
+        """Pickled by id (its FFI capsules are process-local): unpickling looks the spec up."""
+        return spec, (self.env_id,)
+
     @property
     def discrete(self) -> bool:
         return isinstance(self.action_space, gymnasium.spaces.Discrete)

@@ -28,7 +28,13 @@ def check_seed(seed: Any, where: str) -> int:
 class NativeVectorEnv(gymnasium.vector.VectorEnv):
     """`num_envs` copies of a native environment. `step` returns the next observations; where
     an episode ended (terminated or truncated) that is already the next episode's first
-    observation, and `info["final_obs"]` (masked by `info["_final_obs"]`) holds the last one."""
+    observation, and `info["final_obs"]` (masked by `info["_final_obs"]`) holds the last one;
+    `info["final_info"]` (masked by `info["_final_info"]`) is the ended episodes' last info, as
+    Gymnasium's own vector envs set it (empty: these environments report none).
+
+    Several Python threads may call one pool at once: each call holds the pool's lock, so the
+    environments end as if the calls had run one after another. A pool pickles with its whole
+    state (each environment's physics, random stream and step count)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
@@ -62,23 +68,29 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
         """Reset every environment: from `seed` (each environment index its own stream), or
         from an exact physical state, `options={"state": s}` in Gymnasium's layout."""
         self._check_open()
+        if seed is not None:  # np_random_seed == seed, as Gymnasium's vector envs
+            seed = check_seed(seed, self.env_spec.env_id)
+            super().reset(seed=seed)
         if options and "state" in options:
             state = check_physical_state(self.env_spec, options["state"], self.num_envs)
             return self._pool.reset_to(state), {}
         if seed is None:  # continue each environment's own random stream
             return self._pool.reset(None), {}
-        return self._pool.reset(check_seed(seed, self.env_spec.env_id)), {}
+        return self._pool.reset(seed), {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         # (a closed pool refuses to step by itself: no Python check on this hot path)
         if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
-                and actions.shape == self._action_shape and actions.flags.c_contiguous):
+                and actions.shape == self._action_shape and actions.flags.c_contiguous
+                and actions.flags.aligned):
             actions = check_actions(self.env_spec, actions, self.num_envs)
         # the core checks the values (range, NaN) itself before any environment moves
         obs, reward, terminated, truncated, final_obs, any_done = self._pool.step(actions)
         if any_done:
-            return obs, reward, terminated, truncated, {"final_obs": final_obs,
-                                                        "_final_obs": terminated | truncated}
+            done = terminated | truncated
+            return obs, reward, terminated, truncated, {
+                "final_obs": final_obs, "_final_obs": done,
+                "final_info": {}, "_final_info": done.copy()}
         return obs, reward, terminated, truncated, {}
 
     def physical_state(self) -> np.ndarray:
@@ -100,4 +112,12 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
 def make(env_id: str, num_envs: int = 1, seed: int | None = 0,
          num_threads: int = 1) -> NativeVectorEnv:
     """A batched pool of native environments stepped by `num_threads` C++ threads."""
+    return NativeVectorEnv(env_id, num_envs, seed, num_threads)
+
+
+def vector_entry_point(env_id: str, num_envs: int = 1, seed: int | None = 0,
+                       num_threads: int = 1, **gymnasium_kwargs: Any) -> NativeVectorEnv:
+    """`gymnasium.make_vec("metagraph/<id>", n)`: registered by name,
+    "components.envs.vector_env:vector_entry_point", so that the specs Gymnasium keeps on its
+    environments pickle. Gymnasium's own arguments (max_episode_steps) are the core's."""
     return NativeVectorEnv(env_id, num_envs, seed, num_threads)
