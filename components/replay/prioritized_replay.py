@@ -27,8 +27,9 @@ from metagraph.spaces import Space
 
 class PrioritizedReplay(ReplayBuffer):
     def __init__(self, capacity: int, record_space: Space, alpha: float = 0.6,
-                 check_priorities: bool = True, name: str | None = None):
-        super().__init__(capacity, record_space, name)
+                 check_priorities: bool = True, name: str | None = None, min_size: int = 1,
+                 check_empty: bool = True):
+        super().__init__(capacity, record_space, name, min_size, check_empty)
         if not alpha >= 0:
             raise ValueError(f"PrioritizedReplay: alpha must be >= 0, got {alpha}")
         self.alpha = alpha
@@ -50,7 +51,9 @@ class PrioritizedReplay(ReplayBuffer):
 
     @mg.api
     def sample(self, key, beta: float = 0.4, batch_size: int = 32):
-        """(records, indices, importance weights) of `batch_size` prioritised draws."""
+        """(records, indices, importance weights) of `batch_size` prioritised draws; refused
+        while the buffer holds fewer than `min_size` records (see `ReplayBuffer`)."""
+        self._require_records()
         storage = self._storage()
         trees, _ = self._trees()
         total = sum_tree.total(trees)

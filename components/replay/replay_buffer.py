@@ -5,7 +5,11 @@
     batch, indices = buffer.sample(key, 256)
 
 Inserting overwrites the oldest records once the buffer is full. Sampling draws indices
-uniformly from the records inserted so far (with replacement).
+uniformly from the records inserted so far (with replacement). `can_sample()` says whether the
+buffer holds `min_size` records (at least 1); sampling with fewer is refused, as dopamine
+refuses an empty sum tree: `mg.RuntimeCheckError` after the call, the state unchanged
+(`check_empty=False` drops that check, one host callback per `sample`, for a caller that only
+samples after inserting).
 """
 
 from __future__ import annotations
@@ -16,18 +20,28 @@ import jax
 import jax.numpy as jnp
 
 import metagraph as mg
+from metagraph import runtime_checks
 from metagraph.spaces import Space
 
 
+def _positive_int(owner: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{owner}: {name} must be a positive int, got {value!r}")
+    return value
+
+
 class ReplayBuffer(mg.Component):
-    def __init__(self, capacity: int, record_space: Space, name: str | None = None):
+    def __init__(self, capacity: int, record_space: Space, name: str | None = None,
+                 min_size: int = 1, check_empty: bool = True):
         super().__init__(name)
-        if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-            raise ValueError(f"{type(self).__name__}: capacity must be a positive int, got "
-                             f"{capacity!r}")
+        owner = type(self).__name__
+        self.capacity = _positive_int(owner, "capacity", capacity)
         if not isinstance(record_space, Space):
-            raise TypeError(f"{type(self).__name__}: record_space must be a metagraph Space")
-        self.capacity = capacity
+            raise TypeError(f"{owner}: record_space must be a metagraph Space")
+        self.min_size = _positive_int(owner, "min_size", min_size)
+        if min_size > capacity:
+            raise ValueError(f"{owner}: min_size {min_size} exceeds the capacity {capacity}")
+        self.check_empty = check_empty
         self.record_space = record_space.with_ranks(batch=True)
 
     def _storage(self) -> Any:
@@ -54,6 +68,15 @@ class ReplayBuffer(mg.Component):
         self.set_state("size", jnp.minimum(size + n, self.capacity))
         return slots
 
+    def _require_records(self) -> None:
+        """Refuse to sample (after the call) while fewer than `min_size` records are held."""
+        if self.check_empty:
+            size = self._counters()[1]
+            runtime_checks.require(
+                size >= self.min_size,
+                f"{self.scope}.sample: the buffer holds fewer than min_size={self.min_size} "
+                f"records; insert some first (can_sample() says when sampling is possible)")
+
     @mg.api(inputs={"records": lambda self: self.record_space})
     def insert(self, records):
         """Append a batch of records (a leading batch axis); returns the new size."""
@@ -63,6 +86,7 @@ class ReplayBuffer(mg.Component):
     @mg.api
     def sample(self, key, batch_size: int = 32):
         """(records, indices): `batch_size` records drawn uniformly with replacement."""
+        self._require_records()
         storage = self._storage()
         size = self._counters()[1]
         indices = jax.random.randint(key, (batch_size,), 0, jnp.maximum(size, 1))
@@ -71,3 +95,8 @@ class ReplayBuffer(mg.Component):
     @mg.api
     def size(self):
         return self._counters()[1]
+
+    @mg.api
+    def can_sample(self):
+        """Whether `sample` can draw: the buffer holds at least `min_size` records."""
+        return self._counters()[1] >= self.min_size

@@ -158,3 +158,22 @@ def test_ring_writes_wrap_and_keep_both_trees_exact(start, n):
         assert trees[0, node] == pytest.approx(trees[0, 2 * node] + trees[0, 2 * node + 1],
                                                rel=1e-5, abs=1e-6)
         assert trees[1, node] == min(trees[1, 2 * node], trees[1, 2 * node + 1])
+
+
+@pytest.mark.parametrize("buffer", [ReplayBuffer, PrioritizedReplay])
+def test_an_empty_buffer_refuses_to_sample_and_says_so(buffer):
+    test = ComponentTest(buffer(4, RECORD, min_size=2), SPACES)
+    sample = ("sample", keys(1) + ([np.float32(0.4)] if buffer is PrioritizedReplay else []))
+    assert not test.test(("can_sample", None))
+    with pytest.raises(mg.RuntimeCheckError, match=r"\.sample: the buffer holds fewer than "
+                                                   r"min_size=2 records"):
+        test.test(sample)  # was index 0 (with NaN weights)
+    test.test(("insert", records(0, 1)))
+    assert not test.test(("can_sample", None))
+    with pytest.raises(mg.RuntimeCheckError, match="fewer than min_size=2"):
+        test.test(sample)
+    test.test(("insert", records(1, 1)))
+    assert test.test(("can_sample", None))
+    assert set(np.asarray(test.test(sample)[1]).tolist()) <= {0, 1}
+    with pytest.raises(ValueError, match="min_size 5 exceeds the capacity 4"):
+        buffer(4, RECORD, min_size=5)
