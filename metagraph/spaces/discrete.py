@@ -20,6 +20,9 @@ class Discrete(ArraySpace):
         super().__init__(shape, dtype, batch, time, time_major)
         if self.dtype.kind not in "iu":
             raise ValueError(f"Discrete: dtype must be an integer type, got {self.dtype}")
+        if n - 1 > np.iinfo(self.dtype).max:
+            raise ValueError(f"Discrete: n={n} does not fit dtype {self.dtype} (largest value "
+                             f"{np.iinfo(self.dtype).max}); use a smaller n or a wider dtype")
         self.n = int(n)
 
     def sample(self, seed=None, batch_size: int = 1, time_size: int = 1) -> np.ndarray:
