@@ -43,8 +43,8 @@ def ours_host(n: int, steps: int, threads: int) -> float:
     return rate(n, steps, run)
 
 
-def ours_in_graph(n: int, steps: int, backend: str = "native", threads: int = 1) -> float:
-    env = envs.make_functional("CartPole-v1", backend=backend, num_threads=threads)
+def ours_in_graph(n: int, steps: int, door: str = "native", threads: int = 1) -> float:
+    env = envs.make_functional("CartPole-v1", door=door, num_threads=threads)
 
     def rollout(key, actions):
         state, obs = env.reset(key, n)
@@ -155,7 +155,7 @@ def main() -> None:
             "host-2t": ours_host(n, steps, 2),
             "graph-1t": ours_in_graph(n, steps),
             "graph-2t": ours_in_graph(n, steps, threads=2),
-            "jax-twin": ours_in_graph(n, steps, backend="jax"),
+            "jax-twin": ours_in_graph(n, steps, door="jax"),
             "gym-numpy": gymnasium_vector(n, steps),
             "gym-single": gymnasium_single(steps) if n == 1 else "-",
             "gymnax": gymnax_rate(n, steps),

@@ -4,17 +4,23 @@
   `gymnasium.vector.VectorEnv` stepped by C++ threads.
 - `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
   registered on import.
-- `make_functional(env_id, backend="native" | "jax")`: pure reset/step for jit, scan and vmap,
+- `make_functional(env_id, door="native" | "jax")`: pure reset/step for jit, scan and vmap,
   through the XLA FFI or the pure-JAX twin.
-- `Environment(env_id, num_envs, backend=...)`: any of the doors as a meta-graph component.
+- `Environment(env_id, num_envs, door=...)`: any of the doors ("native", "jax", "host",
+  "gymnasium") as a meta-graph component.
+- `register_ffi_targets()`: registers the native cores' XLA FFI targets (idempotent; the native
+  door calls it).
 """
 
 from __future__ import annotations
 
 import gymnasium
 
-from components.envs.environment import Environment
-from components.envs.functional import FunctionalEnv, NativeFunctionalEnv, make_functional
+from components.envs.environment import DOORS, Environment
+from components.envs.ffi_targets import register_ffi_targets
+from components.envs.functional import make_functional
+from components.envs.functional_env import FunctionalEnv
+from components.envs.native_functional import NativeFunctionalEnv
 from components.envs.single_env import NativeEnv
 from components.envs.specs import SPECS, EnvSpec, spec
 from components.envs.twin_env import TwinFunctionalEnv, TwinState
@@ -41,6 +47,7 @@ for _env_id, _spec in SPECS.items():
         )
 
 __all__ = [
-    "ENV_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv", "NativeFunctionalEnv",
-    "NativeVectorEnv", "TwinFunctionalEnv", "TwinState", "make", "make_functional", "spec",
+    "DOORS", "ENV_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv",
+    "NativeFunctionalEnv", "NativeVectorEnv", "TwinFunctionalEnv", "TwinState", "make",
+    "make_functional", "register_ffi_targets", "spec",
 ]

@@ -7,18 +7,20 @@ The same two APIs whichever door steps it:
 - `step(action) -> {"obs", "reward", "terminated", "truncated", "final_obs"}` with same-step
   auto-reset; `final_obs` is the last observation of the step (before any auto-reset).
 
-Doors (`backend=`), all behind the same functional interface (`self.functional`), so agents
-that fuse a rollout into a `lax.scan` run on any of them:
+Doors (`door=`), all behind the same functional interface (`self.functional`); an agent steps
+any of them the same way, by calling `step` inside `mg.scan`, so its rollout is one compiled
+loop and `environment.step` is a node of its graph:
 
 - "native": the C++ core through the XLA FFI; the environments' state is component state, so
-  policy and environment lower into one executable;
+  policy and environment lower into one executable; `num_threads` C++ threads step inside it;
 - "jax": the pure-JAX twin, same, on any device;
-- "host": the threaded native pool (`components.envs.make`), reached from the program through
-  ordered `io_callback`s; its state lives in the pool;
+- "host": the threaded native pool (`components.envs.make`, `num_threads` C++ threads),
+  reached from the program through ordered `io_callback`s; its state lives in the pool;
 - "gymnasium": any Gymnasium environment id (`gymnasium.make_vec`, same-step auto-reset),
   the adapter for environments without a native core, also through `io_callback`s.
 
-The native and host doors draw the same initial states from the same key.
+The native and host doors draw the same initial states from the same key. Actions outside the
+action space fail the step with the same message on every door (`action_refusal.py`).
 """
 
 from __future__ import annotations
@@ -30,41 +32,60 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
-from components.envs.functional import make_functional
+from components.envs.functional import make_functional, renamed_argument
 from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
+from components.envs.positive_int import require_positive_int
 from components.envs.specs import spec
 from components.envs.vector_env import make
 from metagraph.spaces import Bool, Box, Discrete, Space
 
-BACKENDS = ("native", "jax", "host", "gymnasium")
+DOORS = ("native", "jax", "host", "gymnasium")
+THREADED_DOORS = ("native", "host")
 
 
 class Environment(mg.Component):
-    """`num_envs` copies of a native environment as a component (see the module docstring)."""
+    """`num_envs` copies of an environment as a component (see the module docstring).
 
-    def __init__(self, env_id: str, num_envs: int, backend: str = "native", num_threads: int = 1,
-                 name: str | None = None):
+    Args:
+        env_id: a native environment id, or any Gymnasium id with `door="gymnasium"`.
+        num_envs: how many environments `reset` and `step` drive at once.
+        door: "native" (default), "jax", "host" or "gymnasium".
+        num_threads: C++ threads stepping the environments (native and host doors; results do
+            not depend on it). The jax and gymnasium doors have no threads: anything but 1 is
+            refused.
+
+    Raises:
+        ValueError: an unknown id or door, a bad `num_envs` or `num_threads`.
+        TypeError: `backend=`, the old name of `door=`.
+    """
+
+    def __init__(self, env_id: str, num_envs: int, door: str = "native", num_threads: int = 1,
+                 name: str | None = None, **renamed: Any):
         super().__init__(name)
-        if backend != "gymnasium":
-            self.env_spec = spec(env_id)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"Environment({env_id!r}): num_envs must be a positive int, got "
-                             f"{num_envs!r}")
-        if backend not in BACKENDS:
-            raise ValueError(f"Environment({env_id!r}): backend must be one of {BACKENDS}, got "
-                             f"{backend!r}")
+        where = f"Environment({env_id!r})"
+        if renamed:
+            raise TypeError(renamed_argument(where, renamed))
+        if door not in DOORS:
+            raise ValueError(f"{where}: door must be one of {DOORS}, got {door!r}")
+        require_positive_int(where, "num_envs", num_envs)
+        require_positive_int(where, "num_threads", num_threads)
+        if num_threads != 1 and door not in THREADED_DOORS:
+            raise ValueError(f"{where}: the {door} door has no threads; num_threads must be 1 "
+                             f"(threads step the native and host doors), got {num_threads}")
         self.num_envs = num_envs
-        self.backend = backend
-        if backend == "gymnasium":
+        self.door = door
+        if door == "gymnasium":
             pool = gymnasium.make_vec(env_id, num_envs, vectorization_mode="sync",
                                       vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
             self.env_spec = spec_of_gymnasium(env_id, pool)
             self.functional = HostFunctionalEnv(self.env_spec, pool)
-        elif backend == "host":
-            self.functional = HostFunctionalEnv(self.env_spec, make(env_id, num_envs, seed=0,
-                                                                    num_threads=num_threads))
+        elif door == "host":
+            self.env_spec = spec(env_id)
+            pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+            self.functional = HostFunctionalEnv(self.env_spec, pool)
         else:
-            self.functional = make_functional(env_id, backend)
+            self.functional = make_functional(env_id, door, num_threads)
+            self.env_spec = self.functional.env_spec
 
     # ---- spaces ------------------------------------------------------------------------------
     @property
@@ -110,14 +131,6 @@ class Environment(mg.Component):
                         strict=True))
 
     # ---- in-graph state ----------------------------------------------------------------------
-    def read_state(self) -> Any:
-        """The environments' state (native and jax doors), for callers that step the
-        functional form themselves inside a `lax.scan` (a fused rollout)."""
-        return self._env_state()
-
-    def write_state(self, env_state: Any) -> None:
-        self.set_state("env_state", env_state)
-
     def _env_state(self) -> Any:
         """The environments' state: created at build from the component's own key."""
         return self.get_state("env_state",

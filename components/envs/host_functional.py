@@ -19,7 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import io_callback
 
-from components.envs.functional import FunctionalEnv
+from components.envs.action_refusal import action_error
+from components.envs.functional_env import FunctionalEnv
 from components.envs.specs import EnvSpec
 from metagraph import context
 
@@ -46,8 +47,12 @@ def spec_of_gymnasium(env_id: str, pool: gymnasium.vector.VectorEnv) -> EnvSpec:
 
 @dataclasses.dataclass(frozen=True)
 class HostFunctionalEnv(FunctionalEnv):
+    """A host pool (`pool`, a `gymnasium.vector.VectorEnv` with same-step auto-reset) behind
+    the functional interface, stepped from the program through ordered `io_callback`s. Bad
+    actions fail the step with the native core's message, before the pool sees them."""
+
     pool: Any = None
-    backend: ClassVar[str] = "host"
+    door: ClassVar[str] = "host"
 
     def _structs(self, n: int) -> tuple:
         obs = jax.ShapeDtypeStruct((n, *self.env_spec.observation_space.shape), jnp.float32)
@@ -78,6 +83,9 @@ class HostFunctionalEnv(FunctionalEnv):
             return (state, *(jnp.zeros(s.shape, s.dtype) for s in structs))
 
         def host_step(action):
+            message = action_error(self.env_spec, action)
+            if message is not None:
+                raise ValueError(message)
             obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
             obs = np.asarray(obs, np.float32)
             final = info.get("final_obs")

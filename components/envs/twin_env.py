@@ -1,11 +1,12 @@
-"""The pure-JAX twin behind the functional interface (`make_functional(env_id, backend="jax")`):
+"""The pure-JAX twin behind the functional interface (`make_functional(env_id, door="jax")`):
 the dynamics of `twin_dynamics.py` in float32, with the same spaces, limits and same-step
 auto-reset as the C++ core, for accelerators where a host round trip would dominate.
 
 Its state is a `TwinState` pytree. Random streams come from JAX keys (environment i of
 `reset(key, n)` uses `fold_in(key, i)`), so the twin is deterministic under a seed but does not
 draw the same initial states as the native core; from the same physical state the two step
-alike to float32 precision (tested).
+alike to float32 precision (tested). Bad actions fail the step with the native core's message
+(`action_refusal.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.functional import FunctionalEnv, check_elapsed_steps
+from components.envs.action_refusal import refuse_bad_actions
+from components.envs.functional_env import FunctionalEnv, check_elapsed_steps
 from components.envs.twin_dynamics import DYNAMICS
 
 
@@ -34,7 +36,9 @@ def _map_keys(fn, keys: jax.Array) -> Any:
 
 
 class TwinFunctionalEnv(FunctionalEnv):
-    backend: ClassVar[str] = "jax"
+    """The pure-JAX twin of a native environment (see the module docstring)."""
+
+    door: ClassVar[str] = "jax"
 
     @property
     def dynamics(self) -> Any:
@@ -62,6 +66,7 @@ class TwinFunctionalEnv(FunctionalEnv):
         return pair[..., 0, :], pair[..., 1, :]
 
     def _step(self, state: TwinState, action: jax.Array) -> tuple:
+        refuse_bad_actions(self.env_spec, action)
         physics, reward, terminated = self.dynamics.step(state.physics, action)
         steps = state.steps + 1
         truncated = ~terminated & (steps >= self.env_spec.max_episode_steps)
@@ -80,6 +85,7 @@ class TwinFunctionalEnv(FunctionalEnv):
         return np.asarray(state.physics, np.float64)
 
     def elapsed_steps(self, state: TwinState) -> np.ndarray:
+        """Steps taken in each environment's current episode."""
         return np.asarray(state.steps)
 
     def state_from_physical(self, physics: Any, seed: int = 0, elapsed_steps: Any = 0

@@ -17,7 +17,7 @@ ACTIONS = np.random.default_rng(0).integers(0, 2, (T, N)).astype(np.int32)
 
 
 def component_rollout(door, executor):
-    env = Environment("CartPole-v1", N, backend=door)
+    env = Environment("CartPole-v1", N, door=door)
     test = ComponentTest(env, {"key": PRNGKey(), "action": env.batch_action_space()},
                          backend=executor)
     observations = [test.test(("reset", np.asarray(jax.random.PRNGKey(SEED))))]
@@ -43,7 +43,7 @@ def reference_rollout(door):
         observations = [pool.reset(seed=SEED)[0]]
         observations += [pool.step(action)[0] for action in ACTIONS]
         return np.stack(observations)
-    twin = envs.make_functional("CartPole-v1", backend="jax")
+    twin = envs.make_functional("CartPole-v1", door="jax")
     state, obs = twin.reset(jax.random.PRNGKey(SEED), N)
     observations = [obs]
     for action in ACTIONS:
@@ -64,8 +64,8 @@ def test_wrong_actions_are_space_errors_naming_the_component():
     with pytest.raises(mg.SpaceError, match=r"environment\.step") as error:
         mg.build(env, {"key": PRNGKey(), "action": mg.spaces.Box((N,))})
     assert "float32[4,1]" in str(error.value)
-    with pytest.raises(ValueError, match="backend must be one of"):
-        Environment("Pendulum-v1", N, backend="gpu")
+    with pytest.raises(ValueError, match="door must be one of"):
+        Environment("Pendulum-v1", N, door="gpu")
     with pytest.raises(ValueError, match="num_envs"):
         Environment("Pendulum-v1", 0)
 

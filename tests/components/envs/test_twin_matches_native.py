@@ -25,14 +25,14 @@ def test_one_step_from_the_same_states_agrees_with_the_native_core(env_id):
     elapsed = np.where(rng.random(N) < 0.25, spec.max_episode_steps - 1,
                        rng.integers(0, spec.max_episode_steps - 1, N))
     results = {}
-    for backend in ("native", "jax"):
-        env = envs.make_functional(env_id, backend=backend)
+    for door in ("native", "jax"):
+        env = envs.make_functional(env_id, door=door)
         state = env.state_from_physical(states, seed=1, elapsed_steps=elapsed)
         state, obs, reward, terminated, truncated, final_obs = jax.jit(env.step_with_final_obs)(
             state, jnp.asarray(actions))
-        results[backend] = [np.asarray(x) for x in (obs, reward, terminated, truncated,
-                                                      final_obs)]
-        results[backend].append(env.elapsed_steps(state))
+        results[door] = [np.asarray(x) for x in (obs, reward, terminated, truncated,
+                                                 final_obs)]
+        results[door].append(env.elapsed_steps(state))
     (obs, reward, term, trunc, final, steps) = results["native"]
     (t_obs, t_reward, t_term, t_trunc, t_final, t_steps) = results["jax"]
     np.testing.assert_array_equal(t_term, term)
@@ -51,7 +51,7 @@ def test_one_step_from_the_same_states_agrees_with_the_native_core(env_id):
 
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
 def test_twin_rolls_out_under_scan_and_vmap_deterministically(env_id):
-    env = envs.make_functional(env_id, backend="jax")
+    env = envs.make_functional(env_id, door="jax")
     spec = envs.spec(env_id)
     num_envs, steps = 8, 520  # through Pendulum's and CartPole's time limit
 
@@ -80,10 +80,10 @@ def test_twin_rolls_out_under_scan_and_vmap_deterministically(env_id):
     assert not np.array_equal(np.asarray(batched[0][0]), np.asarray(batched[0][1]))
 
 
-def test_unknown_backend_and_foreign_state_are_clear_errors():
-    with pytest.raises(ValueError, match="backend must be one of"):
-        envs.make_functional("CartPole-v1", backend="torch")
-    twin = envs.make_functional("CartPole-v1", backend="jax")
+def test_unknown_door_and_foreign_state_are_clear_errors():
+    with pytest.raises(ValueError, match="door must be one of"):
+        envs.make_functional("CartPole-v1", door="torch")
+    twin = envs.make_functional("CartPole-v1", door="jax")
     native_state, _ = envs.make_functional("CartPole-v1").reset(jax.random.PRNGKey(0), 2)
     with pytest.raises(TypeError, match="TwinState"):
         twin.step(native_state, jnp.zeros(2, jnp.int32))
