@@ -4,6 +4,9 @@ runs `iterations_per_call` iterations, each: an ε-greedy fused rollout of `roll
 `num_envs` native environments, its n-step transitions into the replay, and
 `updates_per_iteration` prioritised updates (Huber loss, importance weights, new priorities);
 the target network is copied every `target_every` iterations.
+
+Its parts can be swapped without subclassing (keyword arguments, see `DQNAgent`): the
+Q-network, an observation preprocessor, the loss and the optimizer.
 """
 
 from __future__ import annotations
@@ -15,34 +18,61 @@ import optax
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
 from components.agents.iterative_agent import IterativeAgent
-from components.losses import DQNLoss
+from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.losses import DQNLoss, n_step_terms
 from components.networks import MLP
-from components.optimizer import Optimizer
 from components.replay import PrioritizedReplay
 from metagraph.spaces import Box, Dict, Discrete
 
 
 class DQNAgent(IterativeAgent):
+    """DQN over `config.num_envs` environments of `env_id` (see the module docstring).
+
+    Args:
+        env_id: the environment, with discrete actions (`config.door` says which door steps
+            it).
+        config: the hyperparameters (`DQNConfig`).
+        total_steps: the training's length, over whose `epsilon_fraction` ε decays.
+        name: the scope name (default "dqn_agent").
+        q_network: the online Q-network, a component with `forward(obs) -> q [B, actions]`
+            and, for the target network, `current_params(obs)` and `forward_with(params, obs)`
+            (every `HaikuNetwork` has them). Default `MLP([*config.hidden, actions], relu)`.
+        preprocessor: a component applied to observations before the Q-network
+            (`forward(obs)`, optionally `update(obs)` called during rollouts; see
+            `components.agents.preprocessing`). The replay keeps the raw observations; a
+            sampled batch is preprocessed when it is learnt from. Default: none.
+        loss: a component with `loss(obs, action, reward, discount, next_obs, target_q_next,
+            weight) -> (total, {"td_error", ...})`, or a function of the Q-network returning
+            one (default `DQNLoss(q_network, double=config.double)`).
+        optimizer: an optax `GradientTransformation` (default Adam at
+            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+    """
+
     def __init__(self, env_id: str, config: DQNConfig = DQNConfig(),
-                 total_steps: int = 500_000, name: str | None = None):
-        super().__init__(env_id, config, name)
+                 total_steps: int = 500_000, name: str | None = None, *,
+                 q_network: mg.Component | None = None,
+                 preprocessor: mg.Component | None = None, loss: LossPart = None,
+                 optimizer: optax.GradientTransformation | None = None):
+        super().__init__(env_id, config, name, preprocessor)
         actions = self.env.action_space
         if not isinstance(actions, Discrete):
             raise ValueError(f"DQN needs discrete actions; {env_id} has {actions}")
         self.num_actions = int(actions.n)
-        self.q_network = MLP([*config.hidden, self.num_actions], activation=jax.nn.relu)
+        self.q_network = q_network if q_network is not None else MLP(
+            [*config.hidden, self.num_actions], activation=jax.nn.relu)
         obs = Box(self.env.observation_space.shape)
         record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
                       discount=Box(()), next_obs=obs)
         self.replay = PrioritizedReplay(config.buffer_size, record, alpha=config.alpha)
-        self.loss = DQNLoss(self.q_network, double=config.double)
-        self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
-                                   max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.q_network, flat=True)
+        self.loss = make_loss("DQNAgent", loss, self.q_network, q_network is not None,
+                              lambda q: DQNLoss(q, double=config.double))
+        self.optimizer = make_optimizer("DQNAgent", optimizer, self.loss, self.q_network,
+                                        optax.adam(config.learning_rate), config.max_grad_norm)
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
     @staticmethod
     def steps_per_iteration(config: DQNConfig) -> int:
+        """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
 
     def _state(self):
@@ -62,7 +92,7 @@ class DQNAgent(IterativeAgent):
 
         def act(obs, step_key):  # ε-greedy
             explore_key, action_key = jax.random.split(step_key)
-            greedy = jnp.argmax(self.q_network.forward(obs), -1).astype(jnp.int32)
+            greedy = jnp.argmax(self.q_network.forward(self.observe(obs)), -1).astype(jnp.int32)
             random = jax.random.randint(action_key, greedy.shape, 0, self.num_actions)
             explore = jax.random.uniform(explore_key, greedy.shape) < epsilon
             return jnp.where(explore, random, greedy).astype(jnp.int32), ()
@@ -72,21 +102,14 @@ class DQNAgent(IterativeAgent):
         return trajectory, last_obs
 
     def _transitions(self, trajectory, last_obs):
-        """n-step transitions (truncated at the rollout's end) for every step [T, N]."""
+        """n-step transitions (truncated at the rollout's end) for every step [T, N], from
+        `losses.n_step_terms`."""
         cfg = self.config
         obs, action, _, reward, done, _ = trajectory
-        t_len = cfg.rollout
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
         following = jnp.concatenate([obs[1:], last_obs[None]], 0)  # obs after step t
-        returns, scale = jnp.zeros_like(reward), jnp.ones_like(reward)
-        index = jnp.arange(t_len)
-        last = jnp.minimum(index + cfg.n_step, t_len) - 1
-        for k in range(cfg.n_step):
-            source = jnp.minimum(index + k, t_len - 1)
-            valid = (index + k <= last)[:, None]
-            returns = returns + jnp.where(valid, scale * reward[source], 0.0)
-            scale = jnp.where(valid, scale * discounts[source], scale)
-        records = {"obs": obs, "action": action, "reward": returns, "discount": scale,
+        reward_sum, discount, last = n_step_terms(reward, discounts, cfg.n_step)
+        records = {"obs": obs, "action": action, "reward": reward_sum, "discount": discount,
                    "next_obs": following[last]}
         return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records)
 
@@ -95,13 +118,15 @@ class DQNAgent(IterativeAgent):
         rollout_key, update_key = jax.random.split(key)
         trajectory, last_obs = self._rollout(rollout_key)
         self.replay.insert(self._transitions(trajectory, last_obs))
+        last_obs = self.preprocess(last_obs)  # the shape the Q-network's parameters see
         target = self._target_params(last_obs)
 
         def update(_, sample_key):
             batch, indices, weights = self.replay.sample(sample_key, cfg.beta, cfg.batch_size)
-            target_q = self.q_network.forward_with(target, batch["next_obs"])
-            stats = self.optimizer.step(batch["obs"], batch["action"], batch["reward"],
-                                        batch["discount"], batch["next_obs"], target_q,
+            obs, next_obs = self.preprocess(batch["obs"]), self.preprocess(batch["next_obs"])
+            target_q = self.q_network.forward_with(target, next_obs)
+            stats = self.optimizer.step(obs, batch["action"], batch["reward"],
+                                        batch["discount"], next_obs, target_q,
                                         weights / weights.max())
             self.replay.update_priorities(indices,
                                           stats["aux"]["td_error"] + cfg.priority_eps)
@@ -121,4 +146,6 @@ class DQNAgent(IterativeAgent):
 
     @mg.api
     def greedy(self, observation):
-        return jnp.argmax(self.q_network.forward(observation), -1).astype(jnp.int32)
+        """The Q-network's best actions for a batch of observations."""
+        return jnp.argmax(self.q_network.forward(self.preprocess(observation)),
+                          -1).astype(jnp.int32)

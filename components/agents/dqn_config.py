@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from components.agents.config_checks import (
-    ENV_BACKEND,
+    ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
     POSITIVE,
@@ -37,7 +37,7 @@ class DQNConfig(AgentConfig):
     double: bool = True
     hidden: tuple[int, ...] = (64, 64)
     iterations_per_call: int = 64
-    backend: str = "native"
+    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
     def __post_init__(self) -> None:
         check_fields(self, {
@@ -53,5 +53,5 @@ class DQNConfig(AgentConfig):
             "priority_eps": POSITIVE,
             "double": (lambda v: isinstance(v, bool), "a bool"),
             "hidden": HIDDEN,
-            "backend": ENV_BACKEND,
+            "door": ENV_DOOR,
         })

@@ -8,6 +8,9 @@ building the APIs its role needs.
   several policy versions old, and `greedy(observation)` for evaluation.
 
 An episode end (terminated or truncated) cuts the return: V-trace's discount is 0 there.
+
+Its parts can be swapped without subclassing (keyword arguments, see `ImpalaAgent`): the
+policy, an observation preprocessor, the loss and the optimizer.
 """
 
 from __future__ import annotations
@@ -17,24 +20,49 @@ import optax
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
 from components.agents.iterative_agent import IterativeAgent
+from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.losses import VTraceLoss
-from components.optimizer import Optimizer
 from components.policy import Policy
 from metagraph.spaces import Bool, Box, Discrete
 
 
 class ImpalaAgent(IterativeAgent):
+    """IMPALA's sampler and learner over `config.num_envs` environments of `env_id` (see the
+    module docstring).
+
+    Args:
+        env_id: the environment (`config.door` says which door steps it).
+        config: the hyperparameters (`ImpalaConfig`).
+        name: the scope name (default "impala_agent").
+        policy: the policy (default `Policy(action_space, hidden=config.hidden,
+            value="separate", squash=False)`). It needs `sample_action(obs, key)`,
+            `greedy_action(obs)` and what the loss calls.
+        preprocessor: a component applied to observations before the policy
+            (`forward(obs)`, optionally `update(obs)` called during rollouts; see
+            `components.agents.preprocessing`). `rollout` returns the preprocessed
+            observations, so the learner learns from what the policy saw; they keep the
+            observations' shape (float32), which `trajectory_spaces` declares. Default: none.
+        loss: a component with `loss(obs, action, reward, done, behaviour_log_prob, last_obs)
+            -> (total, stats)`, or a function of the policy returning one (default
+            `VTraceLoss(policy, ...)` from the config).
+        optimizer: an optax `GradientTransformation` (default Adam at
+            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+    """
+
     def __init__(self, env_id: str, config: ImpalaConfig = ImpalaConfig(),
-                 name: str | None = None):
-        super().__init__(env_id, config, name)
-        self.policy = Policy(self.env.action_space, hidden=config.hidden, value="separate",
-                             squash=False)
-        self.loss = VTraceLoss(self.policy, gamma=config.gamma, value_coef=config.value_coef,
-                               entropy_coef=config.entropy_coef, clip_rho=config.clip_rho,
-                               clip_c=config.clip_c)
-        self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
-                                   max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.policy, flat=True)
+                 name: str | None = None, *, policy: mg.Component | None = None,
+                 preprocessor: mg.Component | None = None, loss: LossPart = None,
+                 optimizer: optax.GradientTransformation | None = None):
+        super().__init__(env_id, config, name, preprocessor)
+        self.policy = policy if policy is not None else Policy(
+            self.env.action_space, hidden=config.hidden, value="separate", squash=False)
+        self.loss = make_loss("ImpalaAgent", loss, self.policy, policy is not None,
+                              lambda p: VTraceLoss(
+                                  p, gamma=config.gamma, value_coef=config.value_coef,
+                                  entropy_coef=config.entropy_coef, clip_rho=config.clip_rho,
+                                  clip_c=config.clip_c))
+        self.optimizer = make_optimizer("ImpalaAgent", optimizer, self.loss, self.policy,
+                                        optax.adam(config.learning_rate), config.max_grad_norm)
 
     def trajectory_spaces(self, num_envs: int | None = None) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs for batches of `num_envs` environments."""
@@ -60,12 +88,15 @@ class ImpalaAgent(IterativeAgent):
         """`num_steps` steps of every environment, continuing their episodes: the trajectory
         for `learn` and the returns of the episodes that finished in it."""
         def act(obs, step_key):
-            return self.policy.sample_action(obs, step_key)
+            seen = self.observe(obs)
+            action, log_prob = self.policy.sample_action(seen, step_key)
+            return action, (seen, log_prob)
 
-        (obs, action, log_prob, reward, done, finished), last_obs = \
+        (_, action, (obs, log_prob), reward, done, finished), last_obs = \
             self._run_envs(act, key, self.config.num_steps)
         return {"obs": obs, "action": action, "reward": reward * self.config.reward_scale,
-                "done": done, "behaviour_log_prob": log_prob, "last_obs": last_obs,
+                "done": done, "behaviour_log_prob": log_prob,
+                "last_obs": self.preprocess(last_obs),
                 "episode_return_sum": finished.sum(), "episodes": (finished != 0).sum()}
 
     @mg.api
@@ -76,5 +107,6 @@ class ImpalaAgent(IterativeAgent):
 
     @mg.api
     def greedy(self, observation):
-        return self.policy.greedy_action(observation)
+        """The policy's most likely actions for a batch of observations."""
+        return self.policy.greedy_action(self.preprocess(observation))
 

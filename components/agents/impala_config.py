@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from components.agents.config_checks import (
-    ENV_BACKEND,
+    ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
     POSITIVE,
@@ -29,7 +29,7 @@ class ImpalaConfig(AgentConfig):
     max_grad_norm: float = 0.5
     reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
     hidden: tuple[int, ...] = (64, 64)
-    backend: str = "native"
+    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
     def __post_init__(self) -> None:
         check_fields(self, {
@@ -44,5 +44,5 @@ class ImpalaConfig(AgentConfig):
             "max_grad_norm": POSITIVE,
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
-            "backend": ENV_BACKEND,
+            "door": ENV_DOOR,
         })

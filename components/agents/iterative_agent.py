@@ -2,7 +2,12 @@
 `train(key, iterations)` API runs up to `config.iterations_per_call` whole training iterations
 (`_iteration(key)`, defined by the subclass) in one executable: the first `iterations` of them,
 the others skipped (so a run does exactly the iterations it asks for, with one executable);
-`start(key)` resets the environments first."""
+`start(key)` resets the environments first.
+
+The environments are an `Environment` component (`self.env`, door `config.door`), stepped
+through its `step` API inside `mg.scan`, so every agent's graph shows the rollout's call of
+`environment.step` with its spaces, whatever the door.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +18,30 @@ import jax
 import jax.numpy as jnp
 
 import metagraph as mg
+from components.agents.preprocessing import check_preprocessor, preprocess
 from components.envs import Environment
 
 
 class IterativeAgent(mg.Component):
-    def __init__(self, env_id: str, config: Any, name: str | None = None):
+    """Base of the agents that train in whole iterations over `config.num_envs` environments
+    (see the module docstring). `preprocessor` (optional) is applied to observations before
+    the policy sees them (`components.agents.preprocessing`)."""
+
+    def __init__(self, env_id: str, config: Any, name: str | None = None,
+                 preprocessor: mg.Component | None = None):
         super().__init__(name)
         self.config = config
-        self.env = Environment(env_id, config.num_envs, backend=config.backend)
+        self.env = Environment(env_id, config.num_envs, door=config.door)
+        self.preprocessor = check_preprocessor(type(self).__name__, preprocessor)
+
+    def observe(self, obs: jax.Array) -> jax.Array:
+        """What the policy sees of rollout observations: the preprocessor's `forward`, after
+        its `update` (statistics change during rollouts only)."""
+        return preprocess(self.preprocessor, obs, update=True)
+
+    def preprocess(self, obs: jax.Array) -> jax.Array:
+        """What the policy sees of observations outside rollouts (learning, `greedy`)."""
+        return preprocess(self.preprocessor, obs)
 
     def _episodes(self) -> tuple[jax.Array, jax.Array]:
         """The current observations and the returns of the running episodes."""
@@ -30,28 +51,26 @@ class IterativeAgent(mg.Component):
 
     def _run_envs(self, act: Callable, key: jax.Array, steps: int) -> tuple[tuple, jax.Array]:
         """`steps` steps of every environment, continuing their episodes, with actions from
-        `act(obs, key) -> (action, extra)`, as one fused scan. Returns the trajectory
-        (obs, action, extra, reward, done, finished return or 0), each [steps, N, ...], and the
-        observations after the last step."""
-        functional = self.env.functional
+        `act(obs, key) -> (action, extra)` (`obs` as the environments returned them), each an
+        `env.step` call inside one `mg.scan`. Returns the trajectory (obs, action, extra,
+        reward, done, finished return or 0), each [steps, N, ...], and the observations after
+        the last step."""
         obs, episode_return = self._episodes()
 
         def step(carry, step_key):
-            env_state, obs, episode_return = carry
+            obs, episode_return = carry
             action, extra = act(obs, step_key)
-            env_state, next_obs, reward, terminated, truncated, _ = \
-                functional.step_with_final_obs(env_state, action)
-            done = terminated | truncated
+            out = self.env.step(action)
+            reward = out["reward"]
+            done = out["terminated"] | out["truncated"]
             episode_return = episode_return + reward
             finished = jnp.where(done, episode_return, 0.0)
             episode_return = jnp.where(done, 0.0, episode_return)
             record = (obs, action, extra, reward, done, finished)
-            return (env_state, next_obs, episode_return), record
+            return (out["obs"], episode_return), record
 
-        carry = (self.env.read_state(), obs, episode_return)
-        (env_state, last_obs, episode_return), trajectory = mg.scan(
-            step, carry, jax.random.split(key, steps))
-        self.env.write_state(env_state)
+        (last_obs, episode_return), trajectory = mg.scan(
+            step, (obs, episode_return), jax.random.split(key, steps))
         self.set_state("obs", last_obs)
         self.set_state("episode_return", episode_return)
         return trajectory, last_obs
@@ -62,10 +81,12 @@ class IterativeAgent(mg.Component):
         raise NotImplementedError
 
     def _iteration(self, key: jax.Array) -> dict[str, jax.Array]:
+        """One training iteration (rollout and updates); returns its statistics."""
         raise NotImplementedError
 
     @mg.api
     def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
         obs = self.env.reset(key)
         self._episodes()
         self.set_state("obs", obs)

@@ -6,6 +6,9 @@
 APIs: `start(key)` resets the environments; `train(key, iterations)` runs the first
 `iterations` of `iterations_per_call` iterations and returns their statistics;
 `greedy(observation)` for evaluation.
+
+Its parts can be swapped without subclassing (keyword arguments, see `PPOAgent`): the policy,
+an observation preprocessor, the loss and the optimizer.
 """
 
 from __future__ import annotations
@@ -16,44 +19,70 @@ import optax
 
 import metagraph as mg
 from components.agents.iterative_agent import IterativeAgent
+from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.ppo_config import PPOConfig
 from components.losses import PPOLoss, gae
-from components.optimizer import Optimizer
 from components.policy import Policy
 
 
 class PPOAgent(IterativeAgent):
+    """PPO over `config.num_envs` environments of `env_id` (see the module docstring).
+
+    Args:
+        env_id: the environment (`config.door` says which door steps it).
+        config: the hyperparameters (`PPOConfig`).
+        total_steps: the training's length, for the learning-rate annealing of the default
+            optimizer.
+        name: the scope name (default "ppo_agent").
+        policy: the policy (default `Policy(action_space, hidden=config.hidden,
+            value="separate", squash=False)`). It needs the APIs `sample_action(obs, key)`,
+            `value(obs)`, `greedy_action(obs)` and what the loss calls (the default loss:
+            `evaluate(obs, action)`).
+        preprocessor: a component applied to observations before the policy
+            (`forward(obs)`, optionally `update(obs)` called during rollouts; see
+            `components.agents.preprocessing`). Default: none.
+        loss: a component with `loss(obs, action, old_log_prob, advantage, target_value,
+            old_value) -> (total, stats)`, or a function of the policy returning one
+            (default `PPOLoss(policy, clip, value_coef, entropy_coef)` from the config).
+        optimizer: an optax `GradientTransformation` (default Adam with eps 1e-5, its rate
+            `config.learning_rate`, annealed linearly to 0 when `config.anneal_lr`); gradients
+            are clipped to `config.max_grad_norm` first.
+    """
+
     def __init__(self, env_id: str, config: PPOConfig = PPOConfig(),
-                 total_steps: int = 500_000, name: str | None = None):
-        super().__init__(env_id, config, name)
-        self.policy = Policy(self.env.action_space, hidden=config.hidden, value="separate",
-                             squash=False)
-        self.loss = PPOLoss(self.policy, clip=config.clip, value_coef=config.value_coef,
-                            entropy_coef=config.entropy_coef)
+                 total_steps: int = 500_000, name: str | None = None, *,
+                 policy: mg.Component | None = None, preprocessor: mg.Component | None = None,
+                 loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
+        super().__init__(env_id, config, name, preprocessor)
+        self.policy = policy if policy is not None else Policy(
+            self.env.action_space, hidden=config.hidden, value="separate", squash=False)
+        self.loss = make_loss("PPOAgent", loss, self.policy, policy is not None, lambda p: PPOLoss(
+            p, clip=config.clip, value_coef=config.value_coef, entropy_coef=config.entropy_coef))
         updates = max(1, total_steps // self.steps_per_iteration(config)) \
             * config.epochs * config.minibatches
         rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
                 else config.learning_rate)
-        self.optimizer = Optimizer(self.loss, "loss", optax.adam(rate, eps=1e-5),
-                                   max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.policy, flat=True)
+        self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
+                                        optax.adam(rate, eps=1e-5), config.max_grad_norm)
 
     @staticmethod
     def steps_per_iteration(config: PPOConfig) -> int:
+        """Environment steps per iteration: num_envs * num_steps."""
         return config.num_envs * config.num_steps
 
     def _rollout(self, key):
         def act(obs, step_key):
-            action, log_prob = self.policy.sample_action(obs, step_key)
-            return action, (log_prob, self.policy.value(obs))
+            seen = self.observe(obs)
+            action, log_prob = self.policy.sample_action(seen, step_key)
+            return action, (seen, log_prob, self.policy.value(seen))
 
         trajectory, last_obs = self._run_envs(act, key, self.config.num_steps)
-        return trajectory, self.policy.value(last_obs)
+        return trajectory, self.policy.value(self.preprocess(last_obs))
 
     def _iteration(self, key):
         cfg = self.config
         rollout_key, shuffle_key = jax.random.split(key)
-        (obs, action, (log_prob, value), reward, done, finished), last_value = \
+        (_, action, (obs, log_prob, value), reward, done, finished), last_value = \
             self._rollout(rollout_key)
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
         advantage = gae(reward * cfg.reward_scale, discounts,
@@ -85,4 +114,5 @@ class PPOAgent(IterativeAgent):
 
     @mg.api
     def greedy(self, observation):
-        return self.policy.greedy_action(observation)
+        """The policy's most likely actions for a batch of observations."""
+        return self.policy.greedy_action(self.preprocess(observation))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from components.agents.config_checks import (
-    ENV_BACKEND,
+    ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
     POSITIVE,
@@ -33,7 +33,7 @@ class PPOConfig(AgentConfig):
     reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
     hidden: tuple[int, ...] = (64, 64)
     iterations_per_call: int = 32  # iterations fused into one executable call
-    backend: str = "native"
+    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
     def __post_init__(self) -> None:
         check_fields(self, {
@@ -53,5 +53,5 @@ class PPOConfig(AgentConfig):
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
             "iterations_per_call": POSITIVE_INT,
-            "backend": ENV_BACKEND,
+            "door": ENV_DOOR,
         })

@@ -6,6 +6,9 @@ Two executables: `rollout(key)` runs N environments for one episode each (T = th
 limit) as one `lax.scan` of policy sampling and environment steps, and returns the paths with
 their weights and statistics; `fit(obs, action, mask, weight)` is one gradient step, called
 `fit_steps` times per iteration.
+
+Its parts can be swapped without subclassing (keyword arguments, see `ReweightAgent`): the
+policy, an observation preprocessor, the loss and the optimizer.
 """
 
 from __future__ import annotations
@@ -15,30 +18,56 @@ import jax.numpy as jnp
 import optax
 
 import metagraph as mg
+from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.envs import Environment
 from components.losses import WeightedNLLLoss
-from components.optimizer import Optimizer
 from components.policy import Policy
 from components.reweighting import PathReweighting, quality
 
 
 class ReweightAgent(mg.Component):
+    """The path-reweighting agent over `config.num_paths` environments of `env_id` (see the
+    module docstring).
+
+    Args:
+        env_id: the environment (`config.door` says which door steps it).
+        config: the hyperparameters (`ReweightConfig`).
+        name: the scope name (default "reweight_agent").
+        policy: the policy (default `Policy(action_space, hidden=config.hidden,
+            value=None)`). It needs `sample_action(obs, key)`, `greedy_action(obs)` and what
+            the loss calls (the default loss: `log_prob(obs, action)`).
+        preprocessor: a component applied to observations before the policy
+            (`forward(obs)`, optionally `update(obs)` called during rollouts; see
+            `components.agents.preprocessing`). Qualities see the environments' own
+            observations; the fit sees them preprocessed. Default: none.
+        loss: a component with `loss(obs, action, mask, weight) -> (total, stats)`, or a
+            function of the policy returning one (default `WeightedNLLLoss(policy)`).
+        optimizer: an optax `GradientTransformation` (default Adam at
+            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+    """
+
     def __init__(self, env_id: str, config: ReweightConfig = ReweightConfig(),
-                 name: str | None = None):
+                 name: str | None = None, *, policy: mg.Component | None = None,
+                 preprocessor: mg.Component | None = None, loss: LossPart = None,
+                 optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.env = Environment(env_id, config.num_paths, backend=config.backend)
-        self.policy = Policy(self.env.action_space, hidden=config.hidden, value=None)
+        self.env = Environment(env_id, config.num_paths, door=config.door)
+        self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
+        self.policy = policy if policy is not None else Policy(
+            self.env.action_space, hidden=config.hidden, value=None)
         self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
                                            fraction=config.fraction, strict=False)
-        self.loss = WeightedNLLLoss(self.policy)
-        self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
-                                   max_grad_norm=config.max_grad_norm, has_aux=True,
-                                   wrt=self.policy, flat=True)
+        self.loss = make_loss("ReweightAgent", loss, self.policy, policy is not None,
+                              WeightedNLLLoss)
+        self.optimizer = make_optimizer("ReweightAgent", optimizer, self.loss, self.policy,
+                                        optax.adam(config.learning_rate), config.max_grad_norm)
 
     @property
     def horizon(self) -> int:
+        """Steps of one path: the environment's episode limit."""
         return self.env.env_spec.max_episode_steps
 
     def _quality(self, reward, obs, mask):
@@ -49,26 +78,23 @@ class ReweightAgent(mg.Component):
         return height if self.config.quality == "max_height" else ret + 100.0 * height
 
     def _paths(self, reset_key, key):
-        """One episode in each of the N environments: paths [N, T, ...] with their mask, and
+        """One episode in each of the N environments, each step an `env.step` call inside one
+        `mg.scan`: paths [N, T, ...] (the environments' observations) with their mask, and
         their qualities q(p)."""
         obs = self.env.reset(reset_key)
-        functional = self.env.functional
-        env_state = self.env.read_state()
         alive = jnp.ones((self.config.num_paths,), jnp.float32)
 
         def step(carry, step_key):
-            env_state, obs, alive = carry
-            action, _ = self.policy.sample_action(obs, step_key)
-            env_state, next_obs, reward, terminated, truncated, _ = \
-                functional.step_with_final_obs(env_state, action)
-            record = (obs, action, reward, alive)
-            alive = alive * (1.0 - (terminated | truncated).astype(jnp.float32))
-            return (env_state, next_obs, alive), record
+            obs, alive = carry
+            seen = preprocess(self.preprocessor, obs, update=True)
+            action, _ = self.policy.sample_action(seen, step_key)
+            out = self.env.step(action)
+            record = (obs, action, out["reward"], alive)
+            alive = alive * (1.0 - (out["terminated"] | out["truncated"]).astype(jnp.float32))
+            return (out["obs"], alive), record
 
         keys = jax.random.split(key, self.horizon)
-        (env_state, _, _), (obs_t, action_t, reward_t, mask_t) = mg.scan(
-            step, (env_state, obs, alive), keys)
-        self.env.write_state(env_state)
+        _, (obs_t, action_t, reward_t, mask_t) = mg.scan(step, (obs, alive), keys)
         paths = {"obs": obs_t.swapaxes(0, 1), "action": action_t.swapaxes(0, 1),
                  "reward": reward_t.swapaxes(0, 1), "mask": mask_t.swapaxes(0, 1)}
         return paths, self._quality(paths["reward"], paths["obs"], paths["mask"])
@@ -91,6 +117,7 @@ class ReweightAgent(mg.Component):
         paths, q = self._paths(reset_key, key)
         selected = self._select(q, key)
         fit = {name: paths[name][selected["chosen"]] for name in ("obs", "action", "mask")}
+        fit["obs"] = preprocess(self.preprocessor, fit["obs"])
         returns = (paths["reward"] * paths["mask"]).sum(-1)
         return {**fit, "weight": jnp.full((self.config.fit_paths,), 1.0 / self.config.fit_paths),
                 "bits": selected["bits"], "ess": selected["ess"],
@@ -103,7 +130,8 @@ class ReweightAgent(mg.Component):
         qualities and returns (a distributed sampler's share of an iteration)."""
         reset_key, key = jax.random.split(key)
         paths, q = self._paths(reset_key, key)
-        return {"obs": paths["obs"], "action": paths["action"], "mask": paths["mask"],
+        return {"obs": preprocess(self.preprocessor, paths["obs"]), "action": paths["action"],
+                "mask": paths["mask"],
                 "quality": q, "return": (paths["reward"] * paths["mask"]).sum(-1)}
 
     @mg.api
@@ -121,8 +149,9 @@ class ReweightAgent(mg.Component):
     def act(self, observation, key):
         """Sampled actions for a batch of observations (separate name, so that acting and
         fitting can be built into one graph with their own shapes)."""
-        return self.policy.sample_action(observation, key)[0]
+        return self.policy.sample_action(preprocess(self.preprocessor, observation), key)[0]
 
     @mg.api
     def greedy(self, observation):
-        return self.policy.greedy_action(observation)
+        """The policy's most likely actions for a batch of observations."""
+        return self.policy.greedy_action(preprocess(self.preprocessor, observation))

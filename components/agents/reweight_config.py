@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from components.agents.config_checks import (
-    ENV_BACKEND,
+    ENV_DOOR,
     HIDDEN,
     POSITIVE,
     POSITIVE_INT,
@@ -31,7 +31,7 @@ class ReweightConfig(AgentConfig):
     fit_steps: int = 20           # gradient steps of weighted maximum likelihood per iteration
     fit_paths: int = 32           # M paths resampled from Q (∝ w) for the fit
     max_grad_norm: float = 1.0
-    backend: str = "native"       # environment door: native (FFI), jax, host, gymnasium
+    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
     def __post_init__(self) -> None:
         check_fields(self, {
@@ -46,5 +46,5 @@ class ReweightConfig(AgentConfig):
             "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_paths,
                           f"an int in [1, num_paths={self.num_paths}]"),
             "max_grad_norm": POSITIVE,
-            "backend": ENV_BACKEND,
+            "door": ENV_DOOR,
         })

@@ -10,7 +10,7 @@ from components.losses.policy_losses import (
     weighted_nll,
 )
 from components.losses.ppo_loss import PPOLoss
-from components.losses.returns import discounted_returns, gae, n_step_returns
+from components.losses.returns import discounted_returns, gae, n_step_returns, n_step_terms
 from components.losses.td import double_q_learning_td, huber, q_learning_td
 from components.losses.vtrace import vtrace
 from components.losses.vtrace_loss import VTraceLoss
@@ -18,7 +18,7 @@ from components.losses.weighted_nll_loss import WeightedNLLLoss
 
 __all__ = [
     "ActorCriticLoss", "DQNLoss", "PPOLoss", "VTraceLoss", "WeightedNLLLoss",
-    "discounted_returns", "double_q_learning_td", "gae", "huber", "n_step_returns",
+    "discounted_returns", "double_q_learning_td", "gae", "huber", "n_step_returns", "n_step_terms",
     "policy_gradient", "ppo_clipped_surrogate", "q_learning_td", "value_loss", "vtrace",
     "weighted_nll",
 ]

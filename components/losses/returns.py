@@ -5,6 +5,9 @@
 - `n_step_returns(rewards, discounts, bootstrap_values, n)`: G_t = r_t + d_t r_{t+1} + ... +
   d_t…d_{t+m-2} r_{t+m-1} + d_t…d_{t+m-1} v_{t+m-1} with m = min(n, T - t); bootstrap_values[t]
   is the value of the state after reward r_t.
+- `n_step_terms(rewards, discounts, n)`: the same return in pieces (the reward sum, the
+  discount product and the step whose next state bootstraps), what an n-step transition for
+  a replay holds (DQN).
 - `discounted_returns(rewards, discounts, bootstrap)`: the full Monte-Carlo return.
 
 `discounts` are γ·(1 - terminated) per step.
@@ -20,6 +23,8 @@ from components.losses.shapes import require_same_shape, require_shape
 
 def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
         lambda_: float = 0.95) -> jax.Array:
+    """Generalised advantage estimates over [T, ...] (Schulman et al. 2016); `values` has
+    T + 1 entries, the last bootstraps."""
     require_same_shape("gae", rewards=rewards, discounts=discounts)
     require_shape("gae", "values", values, (rewards.shape[0] + 1, *rewards.shape[1:]))
     deltas = rewards + discounts * values[1:] - values[:-1]
@@ -36,6 +41,8 @@ def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
 
 def discounted_returns(rewards: jax.Array, discounts: jax.Array,
                        bootstrap: jax.Array | float = 0.0) -> jax.Array:
+    """The full discounted (Monte-Carlo) return of every step over [T, ...], bootstrapped
+    from `bootstrap` after the last step."""
     require_same_shape("discounted_returns", rewards=rewards, discounts=discounts)
 
     def back(ret, step):
@@ -47,21 +54,34 @@ def discounted_returns(rewards: jax.Array, discounts: jax.Array,
     return jax.lax.scan(back, init, (rewards, discounts), reverse=True)[1]
 
 
-def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: jax.Array,
-                   n: int) -> jax.Array:
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n_step_returns: n must be a positive int, got {n!r}")
-    require_same_shape("n_step_returns", rewards=rewards, discounts=discounts,
-                       bootstrap_values=bootstrap_values)
+def n_step_terms(rewards: jax.Array, discounts: jax.Array, n: int
+                 ) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The pieces of the n-step return G_t = reward_sum_t + discount_t * v(s after step
+    last_t), truncated at the sequence's end (m = min(n, T - t) steps):
+    reward_sum_t = r_t + d_t r_{t+1} + ... + d_t…d_{t+m-2} r_{t+m-1},
+    discount_t = d_t…d_{t+m-1}, last_t = t + m - 1 (int32[T]).
+    (Sutton & Barto 2018, §7.1; rlax.n_step_bootstrapped_returns for the whole return.)"""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n-step returns (n_step_terms): n must be a positive int, got {n!r}")
+    require_same_shape("n_step_terms", rewards=rewards, discounts=discounts)
     t_len = rewards.shape[0]
-    returns = jnp.zeros_like(rewards)
-    # accumulate k = 0..n-1 terms with running discount products, then the bootstrap
+    reward_sum = jnp.zeros_like(rewards)
+    # accumulate k = 0..n-1 terms with running discount products
     scale = jnp.ones_like(rewards)
     index = jnp.arange(t_len)
-    last = jnp.minimum(index + n, t_len) - 1  # the step whose value bootstraps G_t
+    last = jnp.minimum(index + n, t_len) - 1  # the step whose next state bootstraps G_t
     for k in range(n):
         src = jnp.minimum(index + k, t_len - 1)
         valid = (index + k <= last).reshape((-1,) + (1,) * (rewards.ndim - 1))
-        returns = returns + jnp.where(valid, scale * rewards[src], 0.0)
+        reward_sum = reward_sum + jnp.where(valid, scale * rewards[src], 0.0)
         scale = jnp.where(valid, scale * discounts[src], scale)
-    return returns + scale * bootstrap_values[last]
+    return reward_sum, scale, last
+
+
+def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: jax.Array,
+                   n: int) -> jax.Array:
+    """n-step bootstrapped returns over [T, ...] (see the module docstring)."""
+    require_same_shape("n_step_returns", rewards=rewards, discounts=discounts,
+                       bootstrap_values=bootstrap_values)
+    reward_sum, discount, last = n_step_terms(rewards, discounts, n)
+    return reward_sum + discount * bootstrap_values[last]

@@ -1,0 +1,60 @@
+"""The swappable parts of a built-in agent: its loss and its optimizer, given by the user or
+made from the agent's defaults.
+
+- `loss`: a component with a `loss(...)` API returning `(total, stats)`, or a function of the
+  agent's model (policy or Q-network) returning one: `loss=lambda policy: PPOLoss(policy,
+  clip=0.1)`. A loss component given as such must be over the model the agent trains, so it
+  needs the model to be given too (`policy=` / `q_network=`).
+- `optimizer`: an optax `GradientTransformation` (`optax.rmsprop(1e-3)`), wrapped in the
+  agent's `Optimizer` component over the loss, with the config's `max_grad_norm` clipping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import optax
+
+import metagraph as mg
+from components.optimizer import Optimizer
+from metagraph.api import api_specs
+
+LossPart = mg.Component | Callable[[mg.Component], mg.Component] | None
+
+
+def make_loss(agent: str, loss: LossPart, model: mg.Component, model_given: bool,
+              default: Callable[[mg.Component], mg.Component]) -> mg.Component:
+    """The agent's loss component: `default(model)`, the user's component, or the user's
+    factory called with the model."""
+    if loss is None:
+        made = default(model)
+    elif isinstance(loss, mg.Component):
+        if not model_given:
+            raise TypeError(f"{agent}: a loss component must be over the model this agent "
+                            f"trains: pass the model too, or the loss as a function of it "
+                            f"(loss=lambda model: MyLoss(model))")
+        made = loss
+    elif callable(loss):
+        made = loss(model)
+    else:
+        raise TypeError(f"{agent}: loss must be a Component or a function of the model "
+                        f"returning one, got {type(loss).__name__}")
+    if not isinstance(made, mg.Component) or "loss" not in api_specs(type(made)):
+        raise TypeError(f"{agent}: the loss must be a Component with a loss(...) API returning "
+                        f"(total, stats), got {type(made).__name__}")
+    return made
+
+
+def make_optimizer(agent: str, optimizer: optax.GradientTransformation | None,
+                   loss: mg.Component, model: mg.Component,
+                   default: optax.GradientTransformation, max_grad_norm: float) -> Optimizer:
+    """The agent's `Optimizer` component minimising `loss.loss` over `model`'s parameters with
+    `optimizer` (the default transformation when None). The default runs flat (one fused
+    update, see `Optimizer(flat=True)`); a user's transformation runs per array, which every
+    optax transformation supports."""
+    if optimizer is not None and not isinstance(optimizer, optax.GradientTransformation):
+        raise TypeError(f"{agent}: optimizer must be an optax GradientTransformation (e.g. "
+                        f"optax.rmsprop(1e-3)), got {type(optimizer).__name__}")
+    transform = default if optimizer is None else optimizer
+    return Optimizer(loss, "loss", transform, max_grad_norm=max_grad_norm, has_aux=True,
+                     wrt=model, flat=optimizer is None)

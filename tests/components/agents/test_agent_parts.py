@@ -1,0 +1,177 @@
+"""A user swaps an agent's parts without subclassing: components written here, outside the
+package, as a user writes them. A stateful running-mean normaliser in front of PPO's policy
+builds, shows in the graph, and trains with its statistics changing (checked against NumPy);
+DQN takes a network of the user's; IMPALA takes the user's optax transformation; the
+documented errors name what was expected."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+from jax.flatten_util import ravel_pytree
+
+import metagraph as mg
+from backends import xla
+from components.agents import DQNAgent, PPOAgent
+from components.agents.dqn_config import DQNConfig
+from components.agents.impala_agent import ImpalaAgent
+from components.agents.impala_config import ImpalaConfig
+from components.agents.ppo_config import PPOConfig
+from components.losses import PPOLoss
+from components.networks import HaikuNetwork
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+
+class RunningNormaliser(mg.Component):
+    """Observations minus their running mean, over their running standard deviation. The
+    statistics change in `update` (called during rollouts); `forward` only reads them. Both
+    see several batch sizes inside an agent: polymorphic."""
+
+    @mg.api(polymorphic=True)
+    def update(self, obs):
+        count, mean, var = self._stats(obs)
+        batch = obs.reshape(-1, obs.shape[-1])
+        n = batch.shape[0]
+        total = count + n
+        delta = batch.mean(0) - mean
+        new_mean = mean + delta * n / total
+        m2 = var * count + batch.var(0) * n + delta**2 * count * n / total
+        self.set_state("count", total)
+        self.set_state("mean", new_mean)
+        self.set_state("var", m2 / total)
+
+    @mg.api(polymorphic=True)
+    def forward(self, obs):
+        _, mean, var = self._stats(obs)
+        return (obs - mean) / jnp.sqrt(var + 1e-8)
+
+    def _stats(self, obs):
+        dim = obs.shape[-1]
+        return (self.get_state("count", jnp.zeros((), jnp.float32)),
+                self.get_state("mean", jnp.zeros((dim,), jnp.float32)),
+                self.get_state("var", jnp.ones((dim,), jnp.float32)))
+
+
+PPO_SMALL = PPOConfig(num_envs=4, num_steps=16, epochs=2, minibatches=2, hidden=(16,),
+                      iterations_per_call=2)
+PPO_SPACES = {"key": PRNGKey(), "iterations": Discrete(3), "observation": Box((3, 4))}
+
+
+def test_a_running_mean_normaliser_in_front_of_ppo_trains_and_updates():
+    agent = PPOAgent("CartPole-v1", PPO_SMALL, 1000, preprocessor=RunningNormaliser())
+    graph = mg.build(agent, PPO_SPACES)
+    for api in ("update", "forward"):
+        assert ("ppo_agent.train", f"ppo_agent/preprocessor.{api}") in graph.nx.edges
+    assert ("ppo_agent.greedy", "ppo_agent/preprocessor.forward") in graph.nx.edges
+    assert "ppo_agent/preprocessor.update" in graph.summary()
+    exe = xla.lower(graph)
+    first = exe.start(np.asarray(jax.random.PRNGKey(0)))
+    params = ravel_pytree(exe.get_states("ppo_agent/policy"))[0]
+    stats = exe.train(np.asarray(jax.random.PRNGKey(1)), np.int32(2))
+    assert np.isfinite(stats["loss"]).all() and (stats["steps"] == 64).all()
+    state = exe.get_state("ppo_agent/preprocessor")
+    assert state["count"] == 2 * 16 * 4  # two iterations of 16 steps of 4 environments
+    assert not np.allclose(state["mean"], 0.0) and (state["var"] > 0).all()
+    assert not np.array_equal(params, ravel_pytree(exe.get_states("ppo_agent/policy"))[0])
+    # greedy reads the statistics without changing them
+    exe.greedy(np.repeat(first[:1], 3, 0))
+    assert exe.get_state("ppo_agent/preprocessor")["count"] == state["count"]
+
+
+def test_the_normaliser_matches_numpy():
+    class Harness(mg.Component):
+        def __init__(self):
+            self.norm = RunningNormaliser()
+
+        @mg.api
+        def observe(self, obs):
+            self.norm.update(obs)
+            return self.norm.forward(obs)
+
+    exe = xla.lower(mg.build(Harness(), {"obs": Box((5, 3))}))
+    batches = np.random.default_rng(0).normal(2.0, 3.0, (4, 5, 3)).astype(np.float32)
+    for batch in batches:
+        out = exe.observe(batch)
+    seen = batches.reshape(-1, 3)
+    np.testing.assert_allclose(out, (batches[-1] - seen.mean(0)) / seen.std(0), rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_a_normaliser_without_polymorphic_names_the_fix():
+    class Fixed(RunningNormaliser):
+        @mg.api
+        def forward(self, obs):
+            return obs * 2.0
+
+    with pytest.raises(mg.SpaceError, match=r"polymorphic=True"):
+        mg.build(PPOAgent("CartPole-v1", PPO_SMALL, 1000, preprocessor=Fixed()), PPO_SPACES)
+
+
+class Duelling(HaikuNetwork):
+    """A user's Q-network: a duelling head over a small torso (Wang et al. 2016)."""
+
+    def __init__(self, actions):
+        self.actions = actions
+
+    def network(self, x):
+        import haiku as hk
+
+        h = jax.nn.relu(hk.Linear(16)(x))
+        advantage = hk.Linear(self.actions)(h)
+        return hk.Linear(1)(h) + advantage - advantage.mean(-1, keepdims=True)
+
+
+def test_dqn_takes_a_users_network():
+    config = DQNConfig(num_envs=2, rollout=4, buffer_size=64, batch_size=8,
+                       updates_per_iteration=2, iterations_per_call=2)
+    agent = DQNAgent("CartPole-v1", config, 1000, q_network=Duelling(2))
+    graph = mg.build(agent, PPO_SPACES)
+    assert graph.nx.nodes["dqn_agent/q_network"]["cls"] == "Duelling"
+    assert ("dqn_agent/loss.loss", "dqn_agent/q_network.forward") in graph.nx.edges
+    exe = xla.lower(graph)
+    exe.start(np.asarray(jax.random.PRNGKey(0)))
+    before = exe.get_state("dqn_agent/q_network")
+    stats = exe.train(np.asarray(jax.random.PRNGKey(1)), np.int32(2))
+    assert np.isfinite(stats["loss"]).all()
+    after = exe.get_state("dqn_agent/q_network")
+    assert not np.array_equal(ravel_pytree(before)[0], ravel_pytree(after)[0])
+    assert exe.greedy(np.zeros((3, 4), np.float32)).shape == (3,)
+
+
+def test_impala_takes_a_users_optimizer():
+    """With optax.sgd(lr) and no clipping, one update moves the parameters by lr times the
+    gradient's norm (Adam, the default, would move every parameter by about lr)."""
+    lr = 1e-2
+    config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(16,), max_grad_norm=1e9)
+    agent = ImpalaAgent("CartPole-v1", config, optimizer=optax.sgd(lr))
+    graph = mg.build(agent, {"key": PRNGKey(), **agent.trajectory_spaces()},
+                     apis=["start", "rollout", "learn"])
+    exe = xla.lower(graph)
+    exe.start(np.asarray(jax.random.PRNGKey(0)))
+    batch = exe.rollout(np.asarray(jax.random.PRNGKey(1)))
+    before = ravel_pytree(exe.get_states("impala_agent/policy"))[0]
+    stats = exe.learn(**{name: batch[name] for name in agent.trajectory_spaces()})
+    moved = ravel_pytree(exe.get_states("impala_agent/policy"))[0] - before
+    np.testing.assert_allclose(np.linalg.norm(moved), lr * stats["grad_norm"], rtol=1e-3)
+
+
+def test_loss_factories_and_clear_errors():
+    agent = PPOAgent("CartPole-v1", PPO_SMALL, 1000, loss=lambda p: PPOLoss(p, clip=0.1))
+    assert agent.loss.clip == 0.1 and agent.loss.policy is agent.policy
+    with pytest.raises(TypeError, match="pass the model too, or the loss as a function"):
+        PPOAgent("CartPole-v1", PPO_SMALL, loss=PPOLoss(agent.policy))
+    with pytest.raises(TypeError, match="optax GradientTransformation"):
+        PPOAgent("CartPole-v1", PPO_SMALL, optimizer="adam")
+    with pytest.raises(TypeError, match=r"Component with an API forward\(obs\)"):
+        PPOAgent("CartPole-v1", PPO_SMALL, preprocessor=lambda obs: obs)
+    # the positional arguments keep working
+    assert PPOAgent("CartPole-v1", PPO_SMALL, 1000).config is PPO_SMALL
+
+
+def test_configs_refuse_the_old_key_backend_naming_door():
+    with pytest.raises(ValueError, match=r"'backend' is now 'door'"):
+        PPOConfig.from_dict({"backend": "host"})
+    assert PPOConfig.from_dict({"door": "host"}).door == "host"
+    with pytest.raises(ValueError, match="door: expected one of"):
+        PPOConfig(door="gpu")
