@@ -1,8 +1,9 @@
 """What an exception raised by an API's own code becomes, and the check that an API keeps no
 array on `self`.
 
-- A shape or dtype error that JAX raises while tracing (a `TypeError` or `ValueError` from
-  inside JAX) becomes a `SpaceError` naming the component and the API.
+- A shape or dtype error that JAX raises while tracing (a `TypeError` or `ValueError` raised
+  inside JAX or an array library it traces through, `ARRAY_LIBRARIES`) becomes a
+  `SpaceError` naming the component and the API.
 - Python that cannot run on traced values becomes a `TraceError` naming the fix: an `if` on an
   array (`jnp.where`, `mg.cond`), NumPy on a traced array, a comparison of the symbolic batch
   dimension (`mg.build(..., batch_size=n)`), a tracer leaked from an earlier trace.
@@ -19,6 +20,10 @@ import jax
 from metagraph.errors import SpaceError, TraceError
 
 NOTE = "metagraph: raised inside "
+# A TypeError or ValueError raised inside these (a bad shape or dtype met while tracing: an
+# int32 input to a haiku initialiser raises in ml_dtypes/numpy) becomes a SpaceError.
+ARRAY_LIBRARIES = frozenset({"jax", "jaxlib", "numpy", "ml_dtypes", "haiku", "optax", "chex",
+                             "flax", "equinox", "opt_einsum", "scipy"})
 
 _CONTROL_FLOW = (
     "Python control flow on a traced value ({kind}): while an API is traced its arrays are "
@@ -46,7 +51,7 @@ def translate(error: Exception, path: str, api: str, caller: str | None) -> Exce
     if message is not None:
         return TraceError(f"{node}: {message}\n{type(error).__name__}: {_first_line(error)}",
                           component=path, api=api)
-    if isinstance(error, TypeError | ValueError) and _raised_by_jax(error):
+    if isinstance(error, TypeError | ValueError) and _raised_by_array_library(error):
         return SpaceError(f"{node}: JAX raised while tracing this API: "
                           f"{type(error).__name__}: {error}", component=path, api=api,
                           caller=caller or "input")
@@ -73,15 +78,16 @@ def _first_line(error: Exception) -> str:
     return (str(error).strip().splitlines() or [""])[0]
 
 
-def _raised_by_jax(error: Exception) -> bool:
-    """Whether the innermost frame of `error`'s traceback is inside JAX (or jaxlib)."""
+def _raised_by_array_library(error: Exception) -> bool:
+    """Whether the innermost frame of `error`'s traceback is in one of `ARRAY_LIBRARIES`
+    (a user's `raise` is in the user's own module)."""
     tb = error.__traceback__
     if tb is None:
         return False
     while tb.tb_next is not None:
         tb = tb.tb_next
     module = tb.tb_frame.f_globals.get("__name__", "")
-    return module.split(".", 1)[0] in ("jax", "jaxlib")
+    return module.split(".", 1)[0] in ARRAY_LIBRARIES
 
 
 def attributes(component: Any) -> dict[str, Any]:
