@@ -6,6 +6,7 @@ from toy_components import Counter, Linear
 
 import metagraph as mg
 from metagraph.spaces import Box
+from metagraph.testing import ComponentTest
 
 SPACES = {"v": Box((3,), batch=True)}
 RNG = np.random.default_rng(3)
@@ -60,8 +61,8 @@ def test_a_component_built_into_three_graphs_runs_right_in_each(backend):
     v = RNG.normal(size=(2, 3)).astype(np.float32)
     np.testing.assert_allclose(exe_a.f(v), 2 * linear(exe_a, "doubled/x", v), rtol=1e-5)
 
-    graph_x = mg.build(x, {"x": Box((3,), batch=True)})  # X alone, as a ComponentTest does
-    exe_x = lower(graph_x, backend)
+    alone = ComponentTest(x, {"x": Box((3,), batch=True)}, backend=backend)  # X as a root
+    graph_x, exe_x = alone.graph, alone.executor
     graph_b = mg.build(Shifted(x), SPACES)
     exe_b = lower(graph_b, backend)
 
@@ -69,8 +70,8 @@ def test_a_component_built_into_three_graphs_runs_right_in_each(backend):
         v = RNG.normal(size=(n, 3)).astype(np.float32)
         np.testing.assert_allclose(exe_a.f(v), 2 * linear(exe_a, "doubled/x", v), rtol=1e-5,
                                    atol=1e-6)
-        np.testing.assert_allclose(exe_x.forward(v), linear(exe_x, "linear", v), rtol=1e-5,
-                                   atol=1e-6)
+        np.testing.assert_allclose(alone.test(("forward", v)), linear(exe_x, "linear", v),
+                                   rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(exe_b.f(v), linear(exe_b, "shifted/inner/x", v) + 1,
                                    rtol=1e-5, atol=1e-6)
     assert exe_b.get_state("shifted/calls")["count"] == 2
