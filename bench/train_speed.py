@@ -1,7 +1,7 @@
 """Wall time to train PPO on CartPole-v1 (4 envs x 128 steps, 5e5 steps, compile included):
-metagraph's `metagraph train CartPole-v1 --algo ppo` path (trainer.train, writing its run
-directory) against a hand-written PureJaxRL-style jax.jit PPO of the same hyperparameters
-(bench/ppo_reference.py), and Stable-Baselines3's PPO where it is installed
+metagraph's `metagraph train CartPole-v1 --algo ppo` path (`components.training.trainer.train`,
+writing its run directory) against a hand-written PureJaxRL-style jax.jit PPO of the same
+hyperparameters (bench/ppo_reference.py), and Stable-Baselines3's PPO where it is installed
 (`pip install "torch==2.13.0+cpu" stable-baselines3`).
 
     python bench/train_speed.py [--steps 500000] [--seed 0]
@@ -23,7 +23,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ppo_reference import make_train  # noqa: E402
 
-from components.agents import PPOConfig, trainer  # noqa: E402
+from components.agents import PPOConfig  # noqa: E402
+from components.training import evaluation, trainer  # noqa: E402
 
 
 def ours(steps: int, seed: int) -> tuple[float, float, float]:
@@ -32,9 +33,9 @@ def ours(steps: int, seed: int) -> tuple[float, float, float]:
         metrics = trainer.train("CartPole-v1", out, "ppo", PPOConfig(), seed=seed, steps=steps,
                                 progress=False)
         wall = time.perf_counter() - start
-        evaluation = trainer.evaluate(out, episodes=100)
+        result = evaluation.evaluate(out, episodes=100)
     last = [m["episode_return_mean"] for m in metrics[-20:] if m["episode_return_mean"]]
-    return wall, float(np.mean(last)), evaluation["return_mean"]
+    return wall, float(np.mean(last)), result["return_mean"]
 
 
 def hand_written(steps: int, seed: int) -> tuple[float, float]:
