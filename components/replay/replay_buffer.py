@@ -7,9 +7,9 @@
 Inserting overwrites the oldest records once the buffer is full. Sampling draws indices
 uniformly from the records inserted so far (with replacement). `can_sample()` says whether the
 buffer holds `min_size` records (at least 1); sampling with fewer is refused, as dopamine
-refuses an empty sum tree: `mg.RuntimeCheckError` after the call, the state unchanged
-(`check_empty=False` drops that check, one host callback per `sample`, for a caller that only
-samples after inserting).
+refuses an empty sum tree: `mg.RuntimeCheckError` after the call, the state unchanged. The
+check costs a branch, not a host round trip (the callback runs only when refusing);
+`check_empty=False` drops it.
 """
 
 from __future__ import annotations
@@ -71,11 +71,12 @@ class ReplayBuffer(mg.Component):
     def _require_records(self) -> None:
         """Refuse to sample (after the call) while fewer than `min_size` records are held."""
         if self.check_empty:
-            size = self._counters()[1]
-            runtime_checks.require(
-                size >= self.min_size,
-                f"{self.scope}.sample: the buffer holds fewer than min_size={self.min_size} "
-                f"records; insert some first (can_sample() says when sampling is possible)")
+            message = (f"{self.scope}.sample: the buffer holds fewer than "
+                       f"min_size={self.min_size} records; insert some first (can_sample() "
+                       f"says when sampling is possible)")
+            # the host callback runs only on the refusing branch: no round trip per sample
+            jax.lax.cond(self._counters()[1] >= self.min_size, lambda: None,
+                         lambda: runtime_checks.require(jnp.bool_(False), message))
 
     @mg.api(inputs={"records": lambda self: self.record_space})
     def insert(self, records):
