@@ -6,9 +6,12 @@ them (and a user's own) into run directories."""
 from components.agents.config_checks import AgentConfig
 from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
+from components.agents.impala_agent import ImpalaAgent
+from components.agents.impala_config import ImpalaConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_agent import ReweightAgent
 from components.agents.reweight_config import ReweightConfig
 
-__all__ = ["AgentConfig", "DQNAgent", "DQNConfig", "PPOAgent", "PPOConfig", "ReweightAgent", "ReweightConfig"]
+__all__ = ["AgentConfig", "DQNAgent", "DQNConfig", "ImpalaAgent", "ImpalaConfig", "PPOAgent",
+           "PPOConfig", "ReweightAgent", "ReweightConfig"]

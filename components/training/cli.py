@@ -195,7 +195,8 @@ def main(argv: list[str] | None = None) -> None:
         # checks); a user's own exception of another type keeps its traceback
         if _from_user_code(error):
             raise
-        raise SystemExit(f"metagraph {args.command}: {error}") from None
+        print(f"metagraph {args.command}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _from_user_code(error: BaseException) -> bool:

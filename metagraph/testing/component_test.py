@@ -86,7 +86,7 @@ class ComponentTest:
         self.executor.set_state(value, path or self._own_scope())
 
     def _own_scope(self) -> str:
-        return self.component.scope
+        return self.graph.scope_of(self.component)
 
     def __getattr__(self, name: str) -> Any:  # exe-style API calls: test.act(obs)
         return getattr(self.__dict__["executor"], name)

@@ -8,9 +8,9 @@ import jax
 import numpy as np
 
 from backends import xla
-from components.training.algorithms import Impala
 from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
+from components.training.algorithms import Impala
 
 config = ImpalaConfig(num_envs=8, num_steps=5, hidden=(16,))
 graph = Impala().build("CartPole-v1", config, 1000, 1)

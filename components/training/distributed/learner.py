@@ -12,6 +12,7 @@ from typing import Any
 import jax
 
 from components.training.algorithm import Distributed
+from metagraph.errors import MetaGraphError
 
 
 def shared_scope(graph: Any, path: str) -> str:
@@ -22,11 +23,11 @@ def shared_scope(graph: Any, path: str) -> str:
         if component is None:
             raise ValueError(f"Distributed.shared={path!r}: {graph.root.name} has no component "
                              f"at that attribute path")
-    for scope, candidate in graph.components.items():
-        if candidate is component:
-            return scope
-    raise ValueError(f"Distributed.shared={path!r} is not a component of the built graph of "
-                     f"{graph.root.name}")
+    try:
+        return graph.scope_of(component)
+    except MetaGraphError:
+        raise ValueError(f"Distributed.shared={path!r} is not a component of the built graph "
+                         f"of {graph.root.name}") from None
 
 
 class Learner:

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from command_line import refusal
 
 from components.agents import PPOConfig
 from components.training import cli, evaluate, train
@@ -64,15 +65,15 @@ def test_ppo_config_checks_and_command_line(tmp_path, capsys):
         PPOConfig(num_envs=3, num_steps=5, minibatches=4)
     with pytest.raises(ValueError, match="gamma"):
         PPOConfig(gamma=1.5)
-    with pytest.raises(SystemExit, match="unknown algorithm 'sac'; expected one of reweight"):
-        cli.main(["train", "CartPole-v1", "--algo", "sac", "--out", str(tmp_path)])
+    assert "unknown algorithm 'sac'; expected one of reweight" in refusal(
+        capsys, ["train", "CartPole-v1", "--algo", "sac", "--out", str(tmp_path)])
 
 
-@pytest.mark.parametrize("backend", ["host", "gymnasium"])
-def test_ppo_runs_on_host_doors(backend, tmp_path):
+@pytest.mark.parametrize("door", ["host", "gymnasium"])
+def test_ppo_runs_on_host_doors(door, tmp_path):
     """The same agent, its fused rollout stepping a host pool (our threaded one, or
     Gymnasium's own CartPole through the adapter) from inside the compiled program."""
-    config = PPOConfig(**{**SMALL.to_dict(), "backend": backend})
+    config = PPOConfig(**{**SMALL.to_dict(), "door": door})
     metrics = train("CartPole-v1", tmp_path, "ppo", config, seed=0, steps=128,
                             progress=False)
     assert metrics[-1]["env_steps"] == 128
@@ -97,8 +98,8 @@ def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
     assert len(result["return_mean_per_seed"]) == 2
     with pytest.raises(ValueError, match="needs an in-graph environment"):
         train("CartPole-v1", tmp_path / "host", "ppo",
-                      PPOConfig(**{**SMALL.to_dict(), "backend": "host"}), steps=64,
-                      progress=False, seeds=2)
+              PPOConfig(**{**SMALL.to_dict(), "door": "host"}), steps=64, progress=False,
+              seeds=2)
 
 
 def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from command_line import refusal
 
 import metagraph as mg
 from components.agents import ReweightConfig
@@ -72,8 +73,12 @@ def test_bad_configs_and_corrupt_checkpoints_are_clear_errors(full_run, tmp_path
     (broken / "checkpoint.npz").write_bytes((out / "checkpoint.npz").read_bytes()[:500])
     with pytest.raises(mg.LoadError, match="corrupt checkpoint"):
         evaluate(broken, episodes=2)
-    with pytest.raises(mg.LoadError, match="no config.json"):
+    with pytest.raises(mg.LoadError, match="no such run directory"):
         evaluate(tmp_path / "nothing", episodes=2)
+    assert not (tmp_path / "nothing").exists()  # evaluating creates nothing
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(mg.LoadError, match="no config.json"):
+        evaluate(tmp_path / "empty", episodes=2)
 
 
 def test_command_line_train_and_evaluate(tmp_path, capsys):
@@ -84,9 +89,9 @@ def test_command_line_train_and_evaluate(tmp_path, capsys):
     assert "iterations" in capsys.readouterr().out
     cli.main(["evaluate", str(out), "--episodes", "3", "--json"])
     assert json.loads(capsys.readouterr().out)["episodes"] == 3
-    with pytest.raises(SystemExit, match="unknown keys"):
-        cli.main(["train", "CartPole-v1", "--out", str(out), "--set", "speed=3"])
+    assert "unknown keys" in refusal(capsys, ["train", "CartPole-v1", "--out", str(out),
+                                              "--set", "speed=3"])
     config = tmp_path / "agent.toml"
     config.write_text("num_paths = -1\n")
-    with pytest.raises(SystemExit, match="num_paths"):
-        cli.main(["train", "CartPole-v1", "--out", str(out), "--config", str(config)])
+    assert "num_paths" in refusal(capsys, ["train", "CartPole-v1", "--out", str(out),
+                                           "--config", str(config)])

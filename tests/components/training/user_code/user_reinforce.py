@@ -61,16 +61,21 @@ class ReinforceAgent(mg.Component):
                                                              shape=(t, n)),
                 "reward": Box((t, n)), "done": Box((t, n))}
 
+    def _obs(self):
+        """The current observations: state, created as zeros."""
+        shape = (self.config.num_envs, *self.env.observation_space.shape)
+        return self.get_state("obs", jnp.zeros(shape, jnp.float32))
+
     @mg.api
     def start(self, key):
+        self._obs()
         obs = self.env.reset(key)
         self.set_state("obs", obs)
         return obs
 
     @mg.api
     def rollout(self, key):
-        n = self.config.num_envs
-        obs = self.get_state("obs", jnp.zeros((n, *self.env.observation_space.shape)))
+        obs = self._obs()
 
         def step(obs, step_key):
             action, _ = self.policy.sample_action(obs, step_key)
