@@ -29,19 +29,13 @@ from components.envs.vector_env import NativeVectorEnv, make
 ENV_IDS = tuple(SPECS)
 
 
-def _vector_entry_point(env_id: str):
-    def build(num_envs: int = 1, seed: int | None = 0, num_threads: int = 1, **kwargs):
-        return NativeVectorEnv(env_id, num_envs, seed, num_threads)
-
-    return build
-
-
 for _env_id, _spec in SPECS.items():
     if f"metagraph/{_env_id}" not in gymnasium.registry:
         gymnasium.register(
             id=f"metagraph/{_env_id}",
             entry_point=NativeEnv,
-            vector_entry_point=_vector_entry_point(_env_id),
+            # by name: Gymnasium keeps this spec on every wrapper, and it must pickle
+            vector_entry_point="components.envs.vector_env:vector_entry_point",
             max_episode_steps=_spec.max_episode_steps,
             kwargs={"env_id": _env_id},
         )

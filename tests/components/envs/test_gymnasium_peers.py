@@ -12,14 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import components.envs as envs
 
-# Gymnasium keeps the registered spec on every wrapper, so its vector entry point must pickle:
-# components/envs/__init__.py is to register
-# vector_entry_point="components.envs.vector_env:vector_entry_point" instead of a closure.
-ENTRY_POINT_IS_A_CLOSURE = callable(gymnasium.registry["metagraph/CartPole-v1"].vector_entry_point)
 
-
-@pytest.mark.xfail(ENTRY_POINT_IS_A_CLOSURE, strict=True,
-                   reason="metagraph/<id> is registered with a closure as vector_entry_point")
 @pytest.mark.parametrize("env_id", envs.ENV_IDS)
 def test_pickle_env(env_id):
     # Gymnasium's tests/envs/test_envs.py::test_pickle_env, on metagraph/<id>
