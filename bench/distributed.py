@@ -103,7 +103,7 @@ def transport(config: ImpalaConfig, weights: dict, rounds: int) -> tuple[float, 
 
 
 def training(exe, pool, rounds: int) -> list[float]:
-    learner = Learner(Impala.distributed, exe, exe.graph.root.config, pool, 0,
+    learner = Learner(Impala().distributed, exe, exe.graph.root.config, pool, 0,
                       lambda version: keys_for(0, None, version))
     version = [0]
 

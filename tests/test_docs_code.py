@@ -1,8 +1,14 @@
 """The code in the docs runs: the complete component of docs/writing-components.md and the
 test of docs/testing-components.md are executed as written, and so are the examples of
-docs/components.md, in order, in one namespace."""
+docs/components.md and docs/customising-agents.md, in order, in one namespace; the commands
+of customising-agents.md run in a fresh process on the module that page writes."""
 
+import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,3 +33,26 @@ def test_component_library_examples_run():
     namespace: dict = {}
     for block in python_blocks("components.md"):
         exec(block, namespace)
+
+
+def test_customising_an_agent_runs_from_python_and_from_the_command_line(tmp_path):
+    blocks = python_blocks("customising-agents.md")
+    namespace: dict = {}
+    for block in blocks:
+        exec(block, namespace)
+    module = "\n".join(block for block in blocks if block.startswith("# my_ppo.py"))
+    (tmp_path / "my_ppo.py").write_text(module)
+    bash = re.findall(r"```bash\n(.*?)```", (DOCS / "customising-agents.md").read_text(), re.S)
+    commands = [line for block in bash for line in block.splitlines()
+                if line.startswith("metagraph ")]
+    assert len(commands) == 3
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    for command in commands:
+        subprocess.run([sys.executable, "-m", "components.training.cli",
+                        *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
+                       capture_output=True, timeout=600)
+    run = tmp_path / "runs" / "normalised"
+    assert json.loads((run / "config.json").read_text())["algo"] == \
+        f"{tmp_path / 'my_ppo.py'}:NormalisedPPO"
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["env_steps"] == 2048

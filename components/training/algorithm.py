@@ -57,9 +57,10 @@ class Algorithm(abc.ABC):
     """Root APIs the trainer compiles on a worker thread while the state initialises, in the
     order the loop first calls them (`backends.xla.lower(precompile=...)`)."""
 
-    distributed: ClassVar[Distributed | None] = None
+    distributed: Distributed | None = None
     """The distributed form (samplers and a learner), or None: the algorithm then refuses
-    `--num-samplers` and `--runner ray` with a clear error."""
+    `--num-samplers` and `--runner ray` with a clear error. A class attribute, or a property
+    when it depends on the algorithm (the built-ins' samplers build `self.agent(...)`)."""
 
     only_distributed: ClassVar[bool] = False
     """True: the algorithm always runs as samplers and a learner (in this process when no

@@ -13,20 +13,24 @@ from gymnasium.vector import AutoresetMode
 
 from backends import xla
 from components.envs import make
+from components.training.algorithm import Algorithm
 from components.training.registry import resolve
 from components.training.run_dir import RunDir
 from metagraph import checkpoint
 from metagraph.errors import LoadError
 
 
-def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345) -> dict[str, Any]:
+def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
+             algo: Algorithm | None = None) -> dict[str, Any]:
     """Mean and standard deviation of the return of the saved policy's greedy actions over
-    `episodes` episodes; with several seeds, also each seed's mean. Raises LoadError when
+    `episodes` episodes; with several seeds, also each seed's mean. `algo`: the run's
+    algorithm, when the one its config.json names cannot be imported (a class defined in a
+    script or a notebook); by default it is found again from that name. Raises LoadError when
     `out` is not a run directory with a checkpoint, AlgorithmError when its algorithm cannot
     be found again."""
     run = RunDir(out, create=False)
     saved = run.read_config()
-    alg = resolve(saved["algo"])
+    alg = resolve(saved["algo"]) if algo is None else algo
     config = alg.config_class.from_dict(saved["config"])
     if not run.checkpoint_path.is_file():
         raise LoadError(f"{run.path}: no checkpoint to evaluate")

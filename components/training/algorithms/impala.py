@@ -4,6 +4,7 @@ arrive, each maybe a few weight versions old."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -18,14 +19,17 @@ from metagraph.spaces import Box, PRNGKey
 
 
 class ImpalaSamplers(Distributed):
-    """Asynchronous samplers running fused rollouts; the learner's V-trace corrects for the
-    policy lag."""
+    """Asynchronous samplers running fused rollouts of the agents `make_agent(env_id,
+    config)` makes; the learner's V-trace corrects for the policy lag."""
 
     sample_api = "rollout"
 
+    def __init__(self, make_agent: Callable[[str, ImpalaConfig], ImpalaAgent] = ImpalaAgent):
+        self.make_agent = make_agent
+
     def build_sampler(self, env_id: str, config: ImpalaConfig, num_samplers: int
                       ) -> mg.MetaGraph:
-        return mg.build(ImpalaAgent(env_id, config), {"key": PRNGKey()},
+        return mg.build(self.make_agent(env_id, config), {"key": PRNGKey()},
                         apis=["start", "rollout"])
 
     def start_sampler(self, exe: Any, key: jax.Array) -> None:
@@ -51,12 +55,20 @@ class Impala(Algorithm):
     """Importance-weighted actor-learner (`ImpalaAgent`): samplers feed one V-trace learner."""
 
     config_class = ImpalaConfig
-    distributed = ImpalaSamplers()
     only_distributed = True
+
+    def agent(self, env_id: str, config: ImpalaConfig) -> ImpalaAgent:
+        """The agent of the learner and of every sampler: `ImpalaAgent(env_id, config)`.
+        Override it to give the agent other parts (`policy=`, `preprocessor=`, ...)."""
+        return ImpalaAgent(env_id, config)
+
+    @property
+    def distributed(self) -> ImpalaSamplers:  # type: ignore[override]
+        return ImpalaSamplers(self.agent)
 
     def build(self, env_id: str, config: ImpalaConfig, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        agent = ImpalaAgent(env_id, config)
+        agent = self.agent(env_id, config)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {**agent.trajectory_spaces(),
                                 "observation": Box((eval_envs, *obs_shape))},

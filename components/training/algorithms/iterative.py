@@ -12,6 +12,7 @@ import numpy as np
 import metagraph as mg
 from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
+from components.agents.iterative_agent import IterativeAgent
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm
@@ -26,9 +27,14 @@ class IterativeAlgorithm(Algorithm):
     agent_class: ClassVar[type]
     precompile = ("start", "train")  # in calling order: the worker compiles in turn
 
+    def agent(self, env_id: str, config: Any, total_steps: int) -> IterativeAgent:
+        """The agent `build` builds: `agent_class(env_id, config, total_steps)`. Override it
+        to give the agent other parts (`policy=`, `preprocessor=`, `loss=`, `optimizer=`)."""
+        return self.agent_class(env_id, config, total_steps)
+
     def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        agent = self.agent_class(env_id, config, total_steps)
+        agent = self.agent(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
                                 "iterations": Discrete(config.iterations_per_call + 1)},

@@ -5,6 +5,7 @@ the learner's `select` reweights all N together before fitting."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -27,6 +28,10 @@ class ReweightSamplers(Distributed):
     sample_api = "sample_paths"
     synchronous = True
 
+    def __init__(self, make_agent: Callable[[str, ReweightConfig], ReweightAgent]
+                 = ReweightAgent):
+        self.make_agent = make_agent
+
     def check(self, config: ReweightConfig, num_samplers: int) -> None:
         if config.num_paths % num_samplers:
             raise ValueError(f"reweight: num_paths={config.num_paths} must divide evenly "
@@ -37,7 +42,7 @@ class ReweightSamplers(Distributed):
         self.check(config, num_samplers)
         share = dataclasses.replace(config, num_paths=config.num_paths // num_samplers,
                                     fit_paths=1)
-        return mg.build(ReweightAgent(env_id, share), {"key": PRNGKey()},
+        return mg.build(self.make_agent(env_id, share), {"key": PRNGKey()},
                         apis=["sample_paths"])
 
     def update(self, exe: Any, config: ReweightConfig, batches: list[dict[str, Any]],
@@ -63,11 +68,19 @@ class Reweight(Algorithm):
 
     config_class = ReweightConfig
     precompile = ("rollout",)
-    distributed = ReweightSamplers()
+
+    def agent(self, env_id: str, config: ReweightConfig) -> ReweightAgent:
+        """The agent `build` builds (and every sampler, distributed): `ReweightAgent(env_id,
+        config)`. Override it to give the agent other parts (`policy=`, `preprocessor=`, ...)."""
+        return ReweightAgent(env_id, config)
+
+    @property
+    def distributed(self) -> ReweightSamplers:  # type: ignore[override]
+        return ReweightSamplers(self.agent)
 
     def build(self, env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        agent = ReweightAgent(env_id, config)
+        agent = self.agent(env_id, config)
         m, t = config.fit_paths, agent.horizon
         obs_shape = agent.env.observation_space.shape
         action_space = agent.env.action_space

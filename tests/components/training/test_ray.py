@@ -53,7 +53,7 @@ def test_ray_transport_gives_the_in_process_batch(cluster, learner_exe):
 
 def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
     pool = RaySamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 2)
-    learner = Learner(Impala.distributed, learner_exe, CONFIG, pool, 0,
+    learner = Learner(Impala().distributed, learner_exe, CONFIG, pool, 0,
                       lambda version: keys_for(0, None, version))
     rows = [learner.step(v)[0] for v in range(3)]
     before = pool.pids()
