@@ -12,16 +12,15 @@ checks that the structure, shapes and dtypes match the state it will replace.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
+from metagraph import archive
 from metagraph.errors import LoadError
 
 FORMAT = "metagraph-checkpoint/1"
@@ -43,8 +42,7 @@ def save(path: str | Path, state: Any, meta: dict[str, Any] | None = None) -> Pa
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez(f, meta=np.frombuffer(json.dumps(header).encode(), np.uint8),
-                     **{f"leaf_{i}": leaf for i, leaf in enumerate(leaves)})
+            archive.write(f, header, {f"leaf_{i}": leaf for i, leaf in enumerate(leaves)})
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -59,35 +57,29 @@ def load(path: str | Path, like: Any = None) -> tuple[Any, dict[str, Any]]:
     structure, shapes and dtypes, and comes back in that structure; without it, the state is
     a flat list of leaves."""
     path = Path(path)
+    header, arrays = archive.read(path, FORMAT, str(path), "checkpoint")
+    described_leaves = archive.entries(header, "leaves", list, str(path), "checkpoint")
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            header = json.loads(archive["meta"].tobytes().decode())
-            if header.get("format") != FORMAT:
-                raise LoadError(f"{path}: not a metagraph checkpoint of format {FORMAT} "
-                                f"(found {header.get('format')!r})")
-            leaves = [archive[f"leaf_{i}"] for i in range(len(header["leaves"]))]
-    except LoadError:
-        raise
-    except FileNotFoundError:
-        raise LoadError(f"{path}: no such checkpoint") from None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError,
-            UnicodeDecodeError, EOFError) as error:
-        raise LoadError(f"{path}: corrupt checkpoint ({type(error).__name__}: {error})") from None
-    for leaf, described in zip(leaves, header["leaves"], strict=True):
-        if list(leaf.shape) != described["shape"] or str(leaf.dtype) != described["dtype"]:
-            raise LoadError(f"{path}: leaf {described['path']} is {leaf.dtype}{leaf.shape}, its "
-                            f"header says {described['dtype']}{described['shape']} (corrupt)")
+        leaves = [arrays[f"leaf_{i}"] for i in range(len(described_leaves))]
+        for leaf, described in zip(leaves, described_leaves, strict=True):
+            if list(leaf.shape) != described["shape"] or str(leaf.dtype) != described["dtype"]:
+                raise LoadError(f"{path}: leaf {described['path']} is {leaf.dtype}"
+                                f"{leaf.shape}, its header says {described['dtype']}"
+                                f"{described['shape']} (corrupt)")
+    except (KeyError, TypeError) as error:
+        raise LoadError(f"{path}: corrupt checkpoint (header and arrays disagree: "
+                        f"{type(error).__name__}: {error})") from None
     if like is None:
-        return leaves, header["meta"]
+        return leaves, header.get("meta", {})
     expected = _describe(like)
-    if [d["path"] for d in expected] != [d["path"] for d in header["leaves"]]:
-        missing = {d["path"] for d in expected} - {d["path"] for d in header["leaves"]}
-        extra = {d["path"] for d in header["leaves"]} - {d["path"] for d in expected}
+    if [d["path"] for d in expected] != [d["path"] for d in described_leaves]:
+        missing = {d["path"] for d in expected} - {d["path"] for d in described_leaves}
+        extra = {d["path"] for d in described_leaves} - {d["path"] for d in expected}
         raise LoadError(f"{path}: incompatible checkpoint: state entries missing "
                         f"{sorted(missing)[:5]}, unexpected {sorted(extra)[:5]}")
-    for want, got in zip(expected, header["leaves"], strict=True):
+    for want, got in zip(expected, described_leaves, strict=True):
         if want["shape"] != got["shape"] or want["dtype"] != got["dtype"]:
             raise LoadError(f"{path}: incompatible checkpoint: {want['path']} is "
                             f"{got['dtype']}{got['shape']}, the graph expects "
                             f"{want['dtype']}{want['shape']}")
-    return jax.tree.unflatten(jax.tree.structure(like), leaves), header["meta"]
+    return jax.tree.unflatten(jax.tree.structure(like), leaves), header.get("meta", {})

@@ -8,8 +8,6 @@ version, API name, input names and spaces) and the state leaves.
 from __future__ import annotations
 
 import io
-import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ import jax
 import numpy as np
 from jax import export
 
+from metagraph import archive
 from metagraph.errors import LoadError
 from metagraph.graph import MetaGraph, State
 from metagraph.spaces import BATCH, TIME
@@ -37,9 +36,8 @@ def export_api(graph: MetaGraph, api: str, state: State,
             "inputs": {name: str(space) for name, space in sig.inputs.items()},
             "outputs": str(sig.outputs), "num_state_leaves": len(leaves)}
     buffer = io.BytesIO()
-    np.savez(buffer, exported=np.frombuffer(exported.serialize(), np.uint8),
-             meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
-             **{f"state_{i}": np.asarray(leaf) for i, leaf in enumerate(leaves)})
+    archive.write(buffer, meta, {"exported": np.frombuffer(exported.serialize(), np.uint8),
+                                 **{f"state_{i}": leaf for i, leaf in enumerate(leaves)}})
     return buffer.getvalue()
 
 
@@ -65,23 +63,19 @@ class LoadedApi:
 
 def load(source: str | Path | bytes) -> LoadedApi:
     """Load what `XlaExecutor.export` wrote. Raises `LoadError` for a corrupt or foreign file."""
-    raw = source if isinstance(source, bytes) else Path(source).read_bytes()
+    where, what = "backends.xla.load", "exported executable"
+    meta, arrays = archive.read(source, FORMAT, where, what)
+    count = archive.entries(meta, "num_state_leaves", int, where, what)
+    for key in ("api", "root", "outputs"):
+        archive.entries(meta, key, str, where, what)
+    archive.entries(meta, "inputs", dict, where, what)
     try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-            meta = json.loads(archive["meta"].tobytes().decode())
-            if meta.get("format") != FORMAT:
-                raise LoadError(f"not a {FORMAT} file (format {meta.get('format')!r})")
-            exported = export.deserialize(bytearray(archive["exported"].tobytes()))
-            leaves = [archive[f"state_{i}"] for i in range(meta["num_state_leaves"])]
-    except LoadError:
-        raise
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, UnicodeDecodeError,
-            json.JSONDecodeError, EOFError) as e:
-        raise LoadError(f"backends.xla.load: corrupt or unreadable exported executable: "
-                        f"{type(e).__name__}: {e}") from None
-    except Exception as e:  # flatbuffers raise assorted errors on garbage
-        raise LoadError(f"backends.xla.load: corrupt exported executable: "
-                        f"{type(e).__name__}: {e}") from None
+        leaves = [arrays[f"state_{i}"] for i in range(count)]
+        exported = export.deserialize(bytearray(arrays["exported"].tobytes()))
+    except KeyError as error:
+        raise LoadError(f"{where}: corrupt {what} (no array {error})") from None
+    except Exception as error:  # flatbuffers raise assorted errors on garbage
+        raise LoadError(f"{where}: corrupt {what} ({type(error).__name__}: {error})") from None
     state_tree = exported.in_tree.children()[0].children()[0]
     if state_tree.num_leaves != len(leaves):
         raise LoadError(f"backends.xla.load: the state has {len(leaves)} arrays, the "

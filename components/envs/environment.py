@@ -34,9 +34,9 @@ from gymnasium.vector import AutoresetMode
 import metagraph as mg
 from components.envs.functional import make_functional, renamed_argument
 from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
-from components.envs.positive_int import require_positive_int
 from components.envs.specs import spec
 from components.envs.vector_env import make
+from metagraph.checks import positive_int
 from metagraph.spaces import Bool, Box, Discrete, Space
 
 DOORS = ("native", "jax", "host", "gymnasium")
@@ -67,8 +67,8 @@ class Environment(mg.Component):
             raise TypeError(renamed_argument(where, renamed))
         if door not in DOORS:
             raise ValueError(f"{where}: door must be one of {DOORS}, got {door!r}")
-        require_positive_int(where, "num_envs", num_envs)
-        require_positive_int(where, "num_threads", num_threads)
+        positive_int(num_envs, f"{where}: num_envs")
+        positive_int(num_threads, f"{where}: num_threads")
         if num_threads != 1 and door not in THREADED_DOORS:
             raise ValueError(f"{where}: the {door} door has no threads; num_threads must be 1 "
                              f"(threads step the native and host doors), got {num_threads}")

@@ -22,9 +22,9 @@ from typing import Any
 
 from components.envs.functional_env import FunctionalEnv
 from components.envs.native_functional import NativeFunctionalEnv
-from components.envs.positive_int import require_positive_int
 from components.envs.specs import spec
 from components.envs.twin_env import TwinFunctionalEnv
+from metagraph.checks import positive_int
 
 IN_GRAPH_DOORS = ("native", "jax")
 
@@ -49,7 +49,7 @@ def make_functional(env_id: str, door: str = "native", num_threads: int = 1,
     if door not in IN_GRAPH_DOORS:
         raise ValueError(f"make_functional({env_id!r}): door must be one of {IN_GRAPH_DOORS}, "
                          f"got {door!r}")
-    require_positive_int(f"make_functional({env_id!r})", "num_threads", num_threads)
+    positive_int(num_threads, f"make_functional({env_id!r}): num_threads")
     if door == "native":
         return NativeFunctionalEnv(spec(env_id), num_threads)
     if num_threads != 1:

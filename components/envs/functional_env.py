@@ -14,8 +14,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from components.envs.actions import check_physical_state
-from components.envs.positive_int import require_positive_int
 from components.envs.specs import EnvSpec
+from metagraph.checks import positive_int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +39,7 @@ class FunctionalEnv:
         if key.dtype != jnp.uint32 or key.shape[-1:] != (2,):
             raise TypeError(f"{self.env_spec.env_id}.reset: key must be a raw PRNG key "
                             f"uint32[2], got {key.dtype}{list(key.shape)}")
-        require_positive_int(f"{self.env_spec.env_id}.reset", "num_envs", num_envs)
+        positive_int(num_envs, f"{self.env_spec.env_id}.reset: num_envs")
         return self._reset(key, num_envs)
 
     def step_with_final_obs(self, state: Any, action: jax.Array) -> tuple:

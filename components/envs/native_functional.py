@@ -14,7 +14,7 @@ import numpy as np
 
 from components.envs.ffi_targets import register_ffi_targets, target_name
 from components.envs.functional_env import FunctionalEnv, check_elapsed_steps
-from components.envs.positive_int import require_positive_int
+from metagraph.checks import positive_int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,8 +29,7 @@ class NativeFunctionalEnv(FunctionalEnv):
     num_threads: int = 1  # C++ threads stepping inside the program (results do not change)
 
     def __post_init__(self) -> None:
-        require_positive_int(f"{self.env_spec.env_id} (native door)", "num_threads",
-                             self.num_threads)
+        positive_int(self.num_threads, f"{self.env_spec.env_id} (native door): num_threads")
         register_ffi_targets()
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:

@@ -8,7 +8,15 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from components.envs import _native
+try:
+    import components.envs._native as _native
+except ModuleNotFoundError as error:
+    if error.name != "components.envs._native":
+        raise
+    raise ImportError(
+        f"metagraph: the compiled environments (components.envs._native) are not built in "
+        f"{__file__.rpartition('/')[0]}, a source tree: build them here with `pip install -e .`"
+        f", or run from another directory to use the installed package") from None
 
 _OBS_HIGH = {
     "CartPole-v1": np.array([4.8, np.inf, 12 * 2 * np.pi / 360 * 2, np.inf], np.float32),

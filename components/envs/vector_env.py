@@ -12,6 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 from components.envs.actions import check_actions, check_physical_state
 from components.envs.specs import EnvSpec, spec
+from metagraph.checks import positive_int
 
 
 def check_seed(seed: Any, where: str) -> int:
@@ -41,15 +42,10 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, env_id: str, num_envs: int = 1, seed: int | None = 0,
                  num_threads: int = 1):
         self.env_spec: EnvSpec = spec(env_id)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) \
-                or num_envs < 1:
-            raise ValueError(f"{env_id}: num_envs must be a positive int, got {num_envs!r}")
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int | np.integer) \
-                or num_threads < 1:
-            raise ValueError(f"{env_id}: num_threads must be a positive int, got {num_threads!r}")
-        self.num_envs = int(num_envs)
+        self.num_envs = positive_int(num_envs, f"{env_id}: num_envs")
         self._pool = self.env_spec.pool_class(self.num_envs, check_seed(seed, env_id),
-                                              int(num_threads))
+                                              positive_int(num_threads,
+                                                           f"{env_id}: num_threads"))
         self.single_observation_space = self.env_spec.observation_space
         self.single_action_space = self.env_spec.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)

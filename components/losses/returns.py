@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from components.losses.shapes import require_same_shape, require_shape
+from metagraph.checks import positive_int
 
 
 def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
@@ -61,8 +62,7 @@ def n_step_terms(rewards: jax.Array, discounts: jax.Array, n: int
     reward_sum_t = r_t + d_t r_{t+1} + ... + d_t…d_{t+m-2} r_{t+m-1},
     discount_t = d_t…d_{t+m-1}, last_t = t + m - 1 (int32[T]).
     (Sutton & Barto 2018, §7.1; rlax.n_step_bootstrapped_returns for the whole return.)"""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n-step returns (n_step_terms): n must be a positive int, got {n!r}")
+    positive_int(n, "n-step returns (n_step_terms): n")
     require_same_shape("n_step_terms", rewards=rewards, discounts=discounts)
     t_len = rewards.shape[0]
     reward_sum = jnp.zeros_like(rewards)

@@ -21,13 +21,8 @@ import jax.numpy as jnp
 
 import metagraph as mg
 from metagraph import runtime_checks
+from metagraph.checks import positive_int
 from metagraph.spaces import Space
-
-
-def _positive_int(owner: str, name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{owner}: {name} must be a positive int, got {value!r}")
-    return value
 
 
 class ReplayBuffer(mg.Component):
@@ -35,10 +30,10 @@ class ReplayBuffer(mg.Component):
                  min_size: int = 1, check_empty: bool = True):
         super().__init__(name)
         owner = type(self).__name__
-        self.capacity = _positive_int(owner, "capacity", capacity)
+        self.capacity = positive_int(capacity, f"{owner}: capacity")
         if not isinstance(record_space, Space):
             raise TypeError(f"{owner}: record_space must be a metagraph Space")
-        self.min_size = _positive_int(owner, "min_size", min_size)
+        self.min_size = positive_int(min_size, f"{owner}: min_size")
         if min_size > capacity:
             raise ValueError(f"{owner}: min_size {min_size} exceeds the capacity {capacity}")
         self.check_empty = check_empty

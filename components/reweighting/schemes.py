@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from metagraph.checks import positive_int
+
 SCHEMES = ("proportional", "exponential", "elite", "rank")
 
 
@@ -120,8 +122,7 @@ def resample(key: Any, w: Any, num_samples: int | None = None,
     w = jnp.asarray(w)
     n = w.shape[-1]
     m = n if num_samples is None else num_samples
-    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-        raise ValueError(f"reweighting.resample: num_samples must be a positive int, got {m!r}")
+    m = positive_int(m, "reweighting.resample: num_samples")
     if method == "multinomial":
         draws = jax.random.categorical(key, jnp.log(w), axis=-1, shape=(m,) + w.shape[:-1])
         return jnp.moveaxis(draws, 0, -1)

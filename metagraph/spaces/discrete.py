@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from metagraph.checks import positive_int
 from metagraph.spaces.array_space import ArraySpace
 from metagraph.spaces.space import generator
 
@@ -15,8 +16,7 @@ class Discrete(ArraySpace):
 
     def __init__(self, n: int, shape: tuple[int, ...] = (), dtype: Any = np.int32,
                  batch: bool = False, time: bool = False, time_major: bool = False):
-        if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 1:
-            raise ValueError(f"Discrete: n must be a positive int, got {n!r}")
+        positive_int(n, "Discrete: n")
         super().__init__(shape, dtype, batch, time, time_major)
         if self.dtype.kind not in "iu":
             raise ValueError(f"Discrete: dtype must be an integer type, got {self.dtype}")

@@ -26,6 +26,7 @@ from components.training.distributed.local_samplers import LocalSamplers
 from components.training.distributed.ray_samplers import RaySamplers
 from components.training.distributed.sampler import Sampler
 from components.training.inputs import inputs_for
+from metagraph.checks import positive_int
 
 RUNNERS = ("local", "ray")
 
@@ -38,8 +39,7 @@ def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: s
     this process), started from weight version `version`."""
     if runner not in RUNNERS:
         raise ValueError(f"unknown runner {runner!r}; expected one of {RUNNERS}")
-    if isinstance(num_samplers, bool) or not isinstance(num_samplers, int) or num_samplers < 1:
-        raise ValueError(f"num_samplers must be an int >= 1, got {num_samplers!r}")
+    positive_int(num_samplers, "num_samplers")
     parts.check(config, num_samplers)
     pool_class = RaySamplers if runner == "ray" else LocalSamplers
     pool = pool_class(algo, env_id, config.to_dict(), seed, num_samplers,

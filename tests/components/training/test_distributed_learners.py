@@ -53,7 +53,7 @@ def test_impala_learns_cartpole_in_one_process(tmp_path):
 
 @pytest.mark.parametrize("algo, options, message", [
     ("ppo", {"runner": "ray"}, "ppo has no distributed form"),
-    ("impala", {"num_samplers": 0}, "num_samplers must be an int >= 1"),
+    ("impala", {"num_samplers": 0}, "num_samplers must be a positive int"),
     ("impala", {"runner": "spark"}, "unknown runner 'spark'"),
     ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
     ("reweight", {"num_samplers": 3}, "num_paths=128 must divide evenly among 3 samplers"),
