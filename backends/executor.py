@@ -68,6 +68,21 @@ class Executor:
 
     # ---- calling -----------------------------------------------------------------------------
     def call(self, api: str, *args: Any, **kwargs: Any) -> Any:
+        """Call root API `api` with the given inputs and keep the new state.
+
+        Args:
+            api: The root API's name.
+            *args: Its inputs, positionally.
+            **kwargs: Its inputs, by name.
+
+        Returns:
+            The API's outputs.
+
+        Raises:
+            AttributeError: The graph has no built API `api`.
+            SpaceError: An input does not fit its space.
+            RuntimeCheckError: A `require` inside the executable failed.
+        """
         checker = self._checkers.get(api)
         if checker is None:
             raise AttributeError(f"{self.graph.root.name} has no built API {api!r}; built: "

@@ -21,6 +21,8 @@ from metagraph.spaces import ArraySpace, Container, Space, abstract_of, same_sig
 
 
 class InputChecker:
+    """Binds and checks one root API's inputs: fully on a new input signature, by a cache lookup
+    otherwise."""
     def __init__(self, root_name: str, signature: ApiSignature):
         self.root, self.sig = root_name, signature
         self.names = list(signature.inputs)

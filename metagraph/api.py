@@ -39,12 +39,16 @@ class ApiSpec:
 
     @property
     def params(self) -> list[inspect.Parameter]:
+        """The method's parameters without `self`."""
         return list(self.signature.parameters.values())[1:]  # without self
 
     def declared_input(self, component: Any, argument: str) -> Space | None:
+        """The space declared for `argument` (a declaring function resolved on `component`),
+        or None."""
         return _resolve(self.inputs.get(argument), component)
 
     def declared_output(self, component: Any) -> Space | None:
+        """The declared output space (a declaring function resolved on `component`), or None."""
         return _resolve(self.outputs, component)
 
 

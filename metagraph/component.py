@@ -42,6 +42,7 @@ class Component:
     # ---- identity ----------------------------------------------------------------------------
     @property
     def name(self) -> str:
+        """The scope name: `name=` given to the constructor, else the snake-cased class name."""
         return self.__dict__.get("_mg_name") or _snake(type(self).__name__)
 
     @name.setter

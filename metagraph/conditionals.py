@@ -23,6 +23,21 @@ from metagraph.loops import copy_state, run_on_state
 
 
 def cond(pred: Any, true_fn: Callable, false_fn: Callable | None, *operands: Any) -> Any:
+    """`jax.lax.cond` whose branches may call APIs that read and write component state.
+
+    Args:
+        pred: A boolean scalar: which branch runs.
+        true_fn: Called with `*operands` when `pred` is true.
+        false_fn: Called with `*operands` when `pred` is false; None skips (the state stays, the
+            outputs are zeros shaped like `true_fn`'s).
+        *operands: The branches' arguments.
+
+    Returns:
+        The outputs of the branch taken.
+
+    Raises:
+        MetaGraphError: Called outside an API of a graph being built or run.
+    """
     frame = context.current()
     if frame is None:
         raise MetaGraphError("mg.cond called outside a graph: use it inside an API")

@@ -42,6 +42,7 @@ class Frame:
 
 @contextlib.contextmanager
 def active(frame: Frame) -> Iterator[Frame]:
+    """A context manager making `frame` the current frame for the calls inside it (frames nest)."""
     stack = _local.__dict__.setdefault("frames", [])
     stack.append(frame)
     try:
@@ -51,6 +52,7 @@ def active(frame: Frame) -> Iterator[Frame]:
 
 
 def current() -> Frame | None:
+    """The innermost active frame of this thread, or None outside any graph."""
     stack = _local.__dict__.get("frames")
     return stack[-1] if stack else None
 

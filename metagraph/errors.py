@@ -68,6 +68,8 @@ class SpaceError(MetaGraphError, ValueError):
     @classmethod
     def mismatch(cls, component: str, api: str, argument: str | None, expected: Any,
                  actual: Any, caller: str | None = None, hint: str = "") -> SpaceError:
+        """A `SpaceError` saying `component.api(argument)` expected one space and got
+        another (called from `caller`), plus `hint`."""
         where = f"{component}.{api}({argument})" if argument else f"{component}.{api} -> output"
         message = f"{where}: expected {expected}, got {actual}"
         if caller and caller != "input":

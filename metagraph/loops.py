@@ -25,6 +25,7 @@ from metagraph.errors import MetaGraphError, StateError
 
 
 def copy_state(state: dict) -> dict:
+    """A copy of a graph state two levels deep (scopes and their variables), the arrays shared."""
     return {scope: dict(variables) for scope, variables in state.items()}
 
 
@@ -47,6 +48,21 @@ def run_on_state(frame: context.Frame, state: dict, fn: Callable, what: str, *ar
 
 def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
          length: int | None = None) -> tuple[Any, Any]:
+    """`jax.lax.scan` whose body may call APIs that read and write component state.
+
+    Args:
+        body: `(carry, x) -> (carry, y)`, as for `lax.scan`; it may call APIs.
+        init: The initial carry.
+        xs: What is scanned over (leading axis), or None with `length`.
+        length: The number of iterations when `xs` is None.
+
+    Returns:
+        `(carry, ys)`: the final carry and the stacked outputs, as `lax.scan` returns them.
+
+    Raises:
+        MetaGraphError: Called outside an API of a graph being built or run.
+        StateError: The body creates state that was not created before the loop.
+    """
     frame = context.current()
     if frame is None:
         raise MetaGraphError("mg.scan called outside a graph: use it inside an API")

@@ -41,6 +41,7 @@ class Recorder:
                 self.nx.add_edge(parent, path, kind="contains")
 
     def space(self, value: Any):
+        """The space of a traced value, with this trace's batch and time dimensions recognised."""
         return space_of(value, self.batch_size, self.time_size)
 
     def enter(self, path: str, component: Any, spec: ApiSpec, arguments: dict[str, Any],

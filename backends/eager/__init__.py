@@ -16,6 +16,8 @@ from metagraph.graph import MetaGraph, State
 
 
 class EagerExecutor(Executor):
+    """An executor running the graph's pure functions op by op under `jax.disable_jit()` (for
+    pdb and prints)."""
     def __init__(self, graph: MetaGraph, seed: int = 0, state: State | None = None):
         self._pure = {name: graph.pure(name) for name in graph.apis}
         super().__init__(graph, seed, state)

@@ -22,6 +22,8 @@ AXIS = "batch"
 
 
 class DataParallel:
+    """Run every API over a mesh of local devices: inputs split along their batch axes, state
+    replicated."""
     def __init__(self, devices: Sequence[Any] | None = None,
                  batch_axes: Mapping[str, int | Mapping[str, int]] | None = None):
         """`devices`: the mesh (default: all local devices). `batch_axes[api]`: the batch axis
@@ -37,6 +39,7 @@ class DataParallel:
 
     @property
     def size(self) -> int:
+        """The number of devices in the mesh."""
         return self.mesh.size
 
     def input_shardings(self, component: str, api: str, names: Sequence[str],

@@ -114,6 +114,7 @@ class ApiExecutable:
         return self._current()[1].cost_analysis()
 
     def memory_analysis(self) -> Any:
+        """XLA's memory analysis of the executable that ran last (compiling one if none has)."""
         return self._current()[1].memory_analysis()
 
     def __repr__(self) -> str:

@@ -93,6 +93,8 @@ class XlaExecutor(Executor):
         return jax.device_put(state, self.data_parallel.replicated)
 
     def set_state(self, value: Any, path: str | None = None) -> None:
+        """Replace the state (or the scope `path`'s part of it), placed on the executor's
+        devices."""
         super().set_state(value, path)
         self.state = self._placed(self.state)
 

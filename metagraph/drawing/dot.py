@@ -14,6 +14,8 @@ def _cluster_name(scope: str) -> str:
 
 
 def to_graphviz(drawing: Drawing) -> graphviz.Digraph:
+    """`drawing` as a `graphviz.Digraph`: components as nested clusters, APIs as nodes, calls as
+    edges coloured by dtype."""
     dot = graphviz.Digraph("metagraph", graph_attr={
         "rankdir": drawing.rankdir, "fontname": "Helvetica", "fontsize": "11",
         "compound": "true", "label": drawing.title, "labelloc": "t"},
@@ -40,4 +42,5 @@ def to_graphviz(drawing: Drawing) -> graphviz.Digraph:
 
 
 def to_dot(drawing: Drawing) -> str:
+    """`drawing` as Graphviz DOT source text."""
     return to_graphviz(drawing).source

@@ -18,6 +18,7 @@ NODE_W, NODE_H, GAP, PAD, HEADER = 1.6, 0.5, 0.4, 0.25, 0.55
 
 @dataclasses.dataclass
 class Box:
+    """A laid-out rectangle: lower-left corner (`x`, `y`), width `w` and height `h`."""
     x: float
     y: float
     w: float
@@ -51,6 +52,8 @@ def _layout(drawing: Drawing, scope: str | None, x: float, y: float,
 
 
 def render(drawing: Drawing, path: str, fmt: str) -> None:
+    """Draw `drawing` with matplotlib into `path` in format `fmt` (used when Graphviz's `dot` is
+    missing)."""
     import matplotlib
 
     matplotlib.use("Agg")

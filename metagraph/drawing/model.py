@@ -16,6 +16,7 @@ INPUT = "input"
 
 @dataclasses.dataclass
 class Cluster:
+    """A component drawn as a box: its scope, label, nesting depth and parent scope."""
     scope: str
     label: str
     depth: int
@@ -24,6 +25,7 @@ class Cluster:
 
 @dataclasses.dataclass
 class Node:
+    """An API drawn as a node inside its component's cluster."""
     id: str
     label: str
     cluster: str | None  # None for the graph's input
@@ -31,6 +33,8 @@ class Node:
 
 @dataclasses.dataclass
 class Edge:
+    """A call drawn as an arrow, labelled with the spaces that flowed; `error` marks the faulty
+    edge."""
     source: str
     target: str
     label: str
@@ -40,6 +44,7 @@ class Edge:
 
 @dataclasses.dataclass
 class Drawing:
+    """Everything a layout engine needs: clusters, nodes, edges, direction and title."""
     clusters: dict[str, Cluster]
     nodes: dict[str, Node]
     edges: list[Edge]
@@ -47,9 +52,11 @@ class Drawing:
     title: str = ""
 
     def children(self, scope: str | None) -> list[Cluster]:
+        """The clusters directly inside `scope` (None: the top level)."""
         return [c for c in self.clusters.values() if c.parent == scope]
 
     def nodes_in(self, scope: str | None) -> list[Node]:
+        """The nodes directly inside the cluster `scope` (None: the top level)."""
         return [n for n in self.nodes.values() if n.cluster == scope]
 
 

@@ -15,6 +15,7 @@ _warned = False
 
 
 def have_graphviz() -> bool:
+    """True if Graphviz's `dot` program is on the PATH."""
     return shutil.which("dot") is not None
 
 
@@ -29,6 +30,20 @@ def _say_once() -> None:
 
 
 def render(drawing: Drawing, path: str | Path) -> Path:
+    """Write `drawing` to `path`, in the format its suffix names.
+
+    Graphviz lays it out when `dot` is installed, matplotlib otherwise (`.dot` needs neither).
+
+    Args:
+        drawing: What to draw (`build_drawing`).
+        path: The file to write, ending in `.svg`, `.png`, `.pdf` or `.dot`; its folder is created.
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: The suffix names no known format.
+    """
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
     if fmt not in FORMATS:

@@ -31,6 +31,8 @@ def kind_of(space: Any) -> str:
 
 
 def edge_kind(args: Mapping[str, Any]) -> str:
+    """The colour class of an edge from the spaces of its arguments: their one kind, `none`, or
+    `container` when mixed."""
     kinds = {kind_of(space) for space in args.values()}
     return kinds.pop() if len(kinds) == 1 else ("none" if not kinds else "container")
 
@@ -52,4 +54,5 @@ def edge_label(args: Mapping[str, Any], returns: Any = None) -> str:
 
 
 def depth_fill(depth: int) -> str:
+    """The fill colour of a cluster at nesting `depth` (the deepest colour repeats)."""
     return DEPTH_FILLS[min(depth, len(DEPTH_FILLS) - 1)]

@@ -33,12 +33,16 @@ class ArraySpace(Space):
 
     # ---- structure ---------------------------------------------------------------------------
     def full_shape(self, batch_size: Any = BATCH, time_size: Any = TIME) -> tuple:
+        """The value's shape with its leading time and batch dimensions (symbolic `B`/`T`
+        unless sizes are given)."""
         return self.leading_dims(batch_size, time_size) + self.shape
 
     def to_abstract(self, batch_size: Any = BATCH, time_size: Any = TIME) -> jax.ShapeDtypeStruct:
+        """A `jax.ShapeDtypeStruct` of this space (symbolic `B`/`T` unless sizes are given)."""
         return jax.ShapeDtypeStruct(self.full_shape(batch_size, time_size), self.dtype)
 
     def with_ranks(self, batch=None, time=None, time_major=None) -> ArraySpace:
+        """A copy of this space with the given rank flags changed (`None` keeps one)."""
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         if batch is not None:
@@ -51,9 +55,12 @@ class ArraySpace(Space):
 
     # ---- values ------------------------------------------------------------------------------
     def zeros(self, batch_size: int = 1, time_size: int = 1) -> np.ndarray:
+        """A NumPy array of zeros of this space's full shape and dtype."""
         return np.zeros(self.full_shape(batch_size, time_size), self.dtype)
 
     def contains(self, value: Any) -> bool:
+        """True if `value` has this dtype, this value shape after any leading ranks, and is
+        in bounds."""
         arr = np.asarray(value)
         if arr.dtype != self.dtype:
             return False
@@ -73,6 +80,7 @@ class ArraySpace(Space):
         return f"{self.dtype.name}[{self._dims_text()}]"
 
     def short(self) -> str:
+        """A compact label, as drawn on an edge: `f32[B,4]`."""
         return f"{short_dtype(self.dtype)}[{self._dims_text()}]"
 
     def _extra_repr(self) -> str:

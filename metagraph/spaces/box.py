@@ -35,14 +35,18 @@ class Box(ArraySpace):
 
     @property
     def bounded(self) -> bool:
+        """True if every element has a finite lower and upper bound."""
         return bool(np.isfinite(self.low).all() and np.isfinite(self.high).all())
 
     def zeros(self, batch_size: int = 1, time_size: int = 1) -> np.ndarray:
-        # zeros where zero is in bounds, else the nearest bound, so the value is contained
+        """Zeros where zero is within the bounds, else the nearest bound, so the value is
+        contained."""
         value = np.clip(np.zeros(self.shape), self.low, self.high).astype(self.dtype)
         return np.broadcast_to(value, self.full_shape(batch_size, time_size)).copy()
 
     def sample(self, seed=None, batch_size: int = 1, time_size: int = 1) -> np.ndarray:
+        """A random value: uniform where both bounds are finite (integers inclusive), a bound
+        plus or minus an exponential where one is, a standard normal where neither is."""
         rng = generator(seed)
         shape = self.full_shape(batch_size, time_size)
         low, high = np.broadcast_to(self.low, shape), np.broadcast_to(self.high, shape)

@@ -27,22 +27,29 @@ class Container(Space):
 
     @property
     def batch(self) -> bool:  # type: ignore[override]
+        """True if any child has a batch rank."""
         return any(s.batch for _, s in self._children())
 
     @property
     def time(self) -> bool:  # type: ignore[override]
+        """True if any child has a time rank."""
         return any(s.time for _, s in self._children())
 
     def with_ranks(self, batch=None, time=None, time_major=None) -> Container:
+        """A copy with the rank flags changed on every child (`None` keeps one)."""
         return self._rebuild([s.with_ranks(batch, time, time_major) for _, s in self._children()])
 
     def to_abstract(self, batch_size: Any = BATCH, time_size: Any = TIME) -> Any:
+        """The children's `jax.ShapeDtypeStruct`s, in this container's structure."""
         return self._map(lambda s: s.to_abstract(batch_size, time_size))
 
     def zeros(self, batch_size: int = 1, time_size: int = 1) -> Any:
+        """The children's zero values, in this container's structure."""
         return self._map(lambda s: s.zeros(batch_size, time_size))
 
     def sample(self, seed=None, batch_size: int = 1, time_size: int = 1) -> Any:
+        """Random values of the children (one generator shared, so one seed draws all), in
+        this container's structure."""
         rng = generator(seed)
         return self._map(lambda s: s.sample(rng, batch_size, time_size))
 
@@ -89,9 +96,12 @@ class Dict(Container):
         return self.spaces[key]
 
     def keys(self):
+        """The keys, sorted."""
         return self.spaces.keys()
 
     def contains(self, value: Any) -> bool:
+        """True if `value` is a mapping with exactly these keys and every child contains its
+        entry."""
         return (isinstance(value, Mapping) and set(value) == set(self.spaces)
                 and all(s.contains(value[k]) for k, s in self.spaces.items()))
 
@@ -102,6 +112,7 @@ class Dict(Container):
         return "Dict(" + ", ".join(f"{k}={v!r}" for k, v in self.spaces.items()) + ")"
 
     def short(self) -> str:
+        """A compact label, as drawn on an edge: `{action, obs}`."""
         return "{" + ", ".join(self.spaces) + "}"
 
 
@@ -131,6 +142,7 @@ class Tuple(Container):
         return len(self.spaces)
 
     def contains(self, value: Any) -> bool:
+        """True if `value` is a tuple or list of this length and every child contains its entry."""
         return (isinstance(value, tuple | list) and len(value) == len(self.spaces)
                 and all(s.contains(v) for s, v in zip(self.spaces, value, strict=True)))
 
@@ -141,6 +153,7 @@ class Tuple(Container):
         return "Tuple(" + ", ".join(repr(s) for s in self.spaces) + ")"
 
     def short(self) -> str:
+        """A compact label, as drawn on an edge: `(f32[B,4], i32[B])`."""
         return "(" + ", ".join(s.short() for s in self.spaces) + ")"
 
 

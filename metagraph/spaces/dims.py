@@ -26,4 +26,6 @@ def is_dim(value: Any, dim: Any) -> bool:
 
 
 def format_dim(value: Any) -> str:
+    """A dimension as shown in labels and errors: a symbolic one by its name (`B`), a size as a
+    number."""
     return str(value)

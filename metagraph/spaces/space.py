@@ -29,6 +29,8 @@ def canonical_dtype(dtype: Any) -> np.dtype:
 
 
 def short_dtype(dtype: np.dtype) -> str:
+    """The short name of `dtype` used in labels (`f32`, `i32`, ...), or NumPy's name when it has
+    none."""
     return _SHORT_DTYPES.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
@@ -44,6 +46,7 @@ class Space:
 
     # ---- ranks -------------------------------------------------------------------------
     def leading_dims(self, batch_size: Any = BATCH, time_size: Any = TIME) -> tuple:
+        """The sizes of the leading ranks this space has, in order (time first when time-major)."""
         dims = []
         if self.batch:
             dims.append(batch_size)
@@ -52,6 +55,7 @@ class Space:
         return tuple(dims)
 
     def leading_names(self) -> tuple[str, ...]:
+        """The leading ranks as text, as shown in labels: `('B',)`, `('T', 'B')`."""
         return tuple(format_dim(d) for d in self.leading_dims())
 
     def with_ranks(self, batch: bool | None = None, time: bool | None = None,
@@ -86,6 +90,7 @@ class Space:
 
 
 def generator(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A NumPy random generator from a seed, or `seed` itself when it already is one."""
     if isinstance(seed, np.random.Generator):
         return seed
     return np.random.default_rng(seed)

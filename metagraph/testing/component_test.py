@@ -83,6 +83,8 @@ class ComponentTest:
         return self.executor.get_state(path or self._own_scope())
 
     def set_state(self, value: Any, path: str | None = None) -> None:
+        """Replace the component's own state (or that of scope `path`) with `value`, checked
+        against its spec."""
         self.executor.set_state(value, path or self._own_scope())
 
     def _own_scope(self) -> str:
@@ -94,6 +96,17 @@ class ComponentTest:
 
 def assert_tree_almost_equal(actual: Any, expected: Any, decimals: int = 7,
                              what: str = "outputs") -> None:
+    """Assert two pytrees have the same structure and leaves equal to `decimals` places.
+
+    Args:
+        actual: The pytree produced.
+        expected: The reference pytree.
+        decimals: As in `numpy.testing.assert_array_almost_equal`.
+        what: Names the values in the failure message.
+
+    Raises:
+        AssertionError: The structures differ, or a leaf differs (the message names its index).
+    """
     actual_leaves, actual_tree = jax.tree.flatten(actual)
     expected_leaves, expected_tree = jax.tree.flatten(expected)
     if actual_tree != expected_tree:
