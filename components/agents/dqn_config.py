@@ -18,6 +18,8 @@ from components.agents.config_checks import (
 
 @dataclasses.dataclass(frozen=True)
 class DQNConfig(AgentConfig):
+    """The hyperparameters of `DQNAgent` (each field's comment says what it sets); `from_dict`
+    refuses unknown keys."""
     num_envs: int = 4
     rollout: int = 8              # environment steps per environment and iteration
     n_step: int = 3

@@ -18,6 +18,8 @@ from components.agents.config_checks import (
 
 @dataclasses.dataclass(frozen=True)
 class ImpalaConfig(AgentConfig):
+    """The hyperparameters of `ImpalaAgent` (each field's comment says what it sets);
+    `from_dict` refuses unknown keys."""
     num_envs: int = 32            # environments per sampler
     num_steps: int = 64           # unroll length: a batch is num_steps x num_envs steps
     learning_rate: float = 5e-4

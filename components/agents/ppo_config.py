@@ -18,6 +18,8 @@ from components.agents.config_checks import (
 
 @dataclasses.dataclass(frozen=True)
 class PPOConfig(AgentConfig):
+    """The hyperparameters of `PPOAgent`: PureJaxRL's CartPole defaults plus `reward_scale`
+    (each field's comment says what it sets); `from_dict` refuses unknown keys."""
     num_envs: int = 4
     num_steps: int = 128          # rollout length per environment and iteration
     epochs: int = 4

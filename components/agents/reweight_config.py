@@ -19,6 +19,8 @@ QUALITIES = ("return", "max_height", "return_and_height")
 
 @dataclasses.dataclass(frozen=True)
 class ReweightConfig(AgentConfig):
+    """The hyperparameters of `ReweightAgent` (each field's comment says what it sets);
+    `from_dict` refuses unknown keys."""
     num_paths: int = 128          # N paths (environments) per iteration, one episode each
     scheme: str = "elite"         # reweighting scheme (components.reweighting.SCHEMES)
     fraction: float = 0.15        # elite fraction

@@ -11,6 +11,17 @@ from components.losses.returns import gae
 
 
 class ActorCriticLoss(mg.Component):
+    """Advantage actor-critic loss over a linked policy: policy gradient with GAE advantages,
+    squared value error, entropy bonus.
+
+    Args:
+        policy: The policy whose `evaluate` (and `value`) the loss calls (linked, not owned).
+        gamma: The discount.
+        lambda_: The GAE lambda.
+        value_coef: The weight of the value term.
+        entropy_coef: The weight of the entropy bonus (subtracted).
+        name: The scope name.
+    """
     def __init__(self, policy: mg.Component, gamma: float = 0.99, lambda_: float = 0.95,
                  value_coef: float = 0.5, entropy_coef: float = 0.01, name: str | None = None):
         super().__init__(name)

@@ -10,6 +10,14 @@ from components.losses.td import double_q_learning_td, huber, q_learning_td
 
 
 class DQNLoss(mg.Component):
+    """The (double) Q-learning loss with a Huber penalty over a linked Q-network.
+
+    Args:
+        q_network: The network whose `forward(obs)` gives Q-values (linked, not owned).
+        double: Pick the next action with the online network and value it with the target's.
+        huber_delta: Where the Huber penalty turns from quadratic to linear.
+        name: The scope name.
+    """
     def __init__(self, q_network: mg.Component, double: bool = True, huber_delta: float = 1.0,
                  name: str | None = None):
         super().__init__(name)

@@ -19,6 +19,8 @@ from components.losses.shapes import require_same_shape
 
 
 def weighted_nll(log_probs: jax.Array, weights: jax.Array) -> jax.Array:
+    """-Σ_i w_i log π(path_i), averaged over the leading axes: `log_probs` [..., N] (or [..., N,
+    T], summed over steps) and `weights` [..., N], whose gradient is stopped."""
     if log_probs.ndim == weights.ndim + 1:
         log_probs = log_probs.sum(-1)
     if log_probs.shape != weights.shape:
@@ -28,12 +30,15 @@ def weighted_nll(log_probs: jax.Array, weights: jax.Array) -> jax.Array:
 
 
 def policy_gradient(log_probs: jax.Array, advantages: jax.Array) -> jax.Array:
+    """The REINFORCE loss -mean(log π · A), the advantages' gradient stopped; shapes must match."""
     require_same_shape("policy_gradient", log_probs=log_probs, advantages=advantages)
     return -(log_probs * jax.lax.stop_gradient(advantages)).mean()
 
 
 def ppo_clipped_surrogate(log_probs: jax.Array, old_log_probs: jax.Array,
                           advantages: jax.Array, epsilon: float = 0.2) -> jax.Array:
+    """PPO's clipped surrogate loss (Schulman et al. 2017): -mean(min(r A, clip(r, 1-ε, 1+ε) A))
+    with r = π/π_old; shapes must match."""
     require_same_shape("ppo_clipped_surrogate", log_probs=log_probs,
                        old_log_probs=old_log_probs, advantages=advantages)
     ratio = jnp.exp(log_probs - jax.lax.stop_gradient(old_log_probs))
@@ -44,6 +49,8 @@ def ppo_clipped_surrogate(log_probs: jax.Array, old_log_probs: jax.Array,
 
 def value_loss(values: jax.Array, targets: jax.Array, old_values: jax.Array | None = None,
                clip: float | None = None) -> jax.Array:
+    """Half the mean squared error to `targets` (gradient stopped), with PPO's value clipping
+    around `old_values` when `clip` is given."""
     require_same_shape("value_loss", values=values, targets=targets,
                        **({"old_values": old_values} if old_values is not None else {}))
     targets = jax.lax.stop_gradient(targets)

@@ -7,6 +7,17 @@ from components.losses.policy_losses import ppo_clipped_surrogate, value_loss
 
 
 class PPOLoss(mg.Component):
+    """PPO's loss over a linked policy: clipped surrogate, (optionally clipped) value error,
+    entropy bonus.
+
+    Args:
+        policy: The policy whose `evaluate` (and `value`) the loss calls (linked, not owned).
+        clip: The surrogate's ratio clip epsilon.
+        value_coef: The weight of the value term.
+        entropy_coef: The weight of the entropy bonus (subtracted).
+        value_clip: Clip the value change around the old values by this much (None: no clip).
+        name: The scope name.
+    """
     def __init__(self, policy: mg.Component, clip: float = 0.2, value_coef: float = 0.5,
                  entropy_coef: float = 0.01, value_clip: float | None = None,
                  name: str | None = None):

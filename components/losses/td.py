@@ -28,12 +28,16 @@ def _check(where: str, q_tm1, a_tm1, r_t, discount_t, *q_next) -> None:
 
 
 def q_learning_td(q_tm1, a_tm1, r_t, discount_t, q_t) -> jax.Array:
+    """The Q-learning TD error r + γ max_a q_t[a] - q_tm1[a_tm1] (target's gradient stopped), as
+    rlax's `q_learning` over a batch."""
     _check("q_learning_td", q_tm1, a_tm1, r_t, discount_t, q_t)
     target = jax.lax.stop_gradient(r_t + discount_t * q_t.max(-1))
     return target - _take(q_tm1, a_tm1)
 
 
 def double_q_learning_td(q_tm1, a_tm1, r_t, discount_t, q_t_target, q_t_online) -> jax.Array:
+    """The double Q-learning TD error (van Hasselt et al. 2016): the next action chosen by
+    `q_t_online`, valued by `q_t_target`."""
     _check("double_q_learning_td", q_tm1, a_tm1, r_t, discount_t, q_t_target, q_t_online)
     best = jnp.argmax(q_t_online, -1)
     target = jax.lax.stop_gradient(r_t + discount_t * _take(q_t_target, best))
@@ -41,6 +45,7 @@ def double_q_learning_td(q_tm1, a_tm1, r_t, discount_t, q_t_target, q_t_online) 
 
 
 def huber(x: jax.Array, delta: float = 1.0) -> jax.Array:
+    """The Huber penalty: x²/2 inside ±`delta`, linear beyond it."""
     abs_x = jnp.abs(x)
     quadratic = jnp.minimum(abs_x, delta)
     return 0.5 * quadratic**2 + delta * (abs_x - quadratic)

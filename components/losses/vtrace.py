@@ -19,6 +19,26 @@ def vtrace(values: jax.Array, bootstrap_value: jax.Array, rewards: jax.Array,
            discounts: jax.Array, log_rhos: jax.Array, clip_rho: float = 1.0,
            clip_c: float = 1.0, clip_pg_rho: float = 1.0, lambda_: float = 1.0
            ) -> tuple[jax.Array, jax.Array]:
+    """V-trace targets and policy-gradient advantages (Espeholt et al. 2018, IMPALA), time-
+    major.
+
+    Args:
+        values: V(x_t) [T, B].
+        bootstrap_value: V(x_T) [B].
+        rewards: r_t [T, B].
+        discounts: γ (0 after termination) [T, B].
+        log_rhos: log π(a_t|x_t) - log μ(a_t|x_t) [T, B].
+        clip_rho: rho-bar, the clip of the importance weights in the targets.
+        clip_c: c-bar, the clip of the trace coefficients.
+        clip_pg_rho: The clip of the importance weights in the advantages.
+        lambda_: Mixes in TD(lambda) style trace cutting (1: plain V-trace).
+
+    Returns:
+        `(vs, advantages)`, both [T, B] with their gradients stopped.
+
+    Raises:
+        ValueError: The shapes do not match.
+    """
     require_same_shape("vtrace", values=values, rewards=rewards, discounts=discounts,
                        log_rhos=log_rhos)
     require_shape("vtrace", "bootstrap_value", bootstrap_value, values.shape[1:])

@@ -11,6 +11,18 @@ from components.losses.vtrace import vtrace
 
 
 class VTraceLoss(mg.Component):
+    """IMPALA's loss over a linked policy: V-trace targets and advantages for off-policy
+    batches.
+
+    Args:
+        policy: The policy whose `evaluate` (and `value`) the loss calls (linked, not owned).
+        gamma: The discount.
+        value_coef: The weight of the value term.
+        entropy_coef: The weight of the entropy bonus (subtracted).
+        clip_rho: V-trace's rho-bar (importance weight clip of the targets).
+        clip_c: V-trace's c-bar (trace cutting).
+        name: The scope name.
+    """
     def __init__(self, policy: mg.Component, gamma: float = 0.99, value_coef: float = 0.5,
                  entropy_coef: float = 0.01, clip_rho: float = 1.0, clip_c: float = 1.0,
                  name: str | None = None):
@@ -21,6 +33,11 @@ class VTraceLoss(mg.Component):
 
     @mg.api
     def loss(self, obs, action, reward, terminated, behaviour_log_prob, last_obs):
+        """(total, {"policy", "value", "entropy", "mean_rho"}) for a batch of unrolls.
+
+        obs/action/reward/terminated/behaviour_log_prob are [T, B, ...]: what the samplers'
+        behaviour policy did and the log-probabilities it had; last_obs [B, ...] bootstraps.
+        """
         out = self.policy.evaluate(obs, action)
         discounts = self.gamma * (1.0 - terminated.astype(reward.dtype))
         vs, advantages = vtrace(out["value"], self.policy.value(last_obs), reward, discounts,

@@ -8,6 +8,12 @@ from components.losses.policy_losses import weighted_nll
 
 
 class WeightedNLLLoss(mg.Component):
+    """The weighted negative log-likelihood of whole paths, the path-reweighting update.
+
+    Args:
+        policy: The policy whose `evaluate` (and `value`) the loss calls (linked, not owned).
+        name: The scope name.
+    """
     def __init__(self, policy: mg.Component, name: str | None = None):
         super().__init__(name)
         self.link("policy", policy)

@@ -13,6 +13,16 @@ from components.networks.haiku_network import HaikuNetwork
 
 
 class CNN(HaikuNetwork):
+    """Convolutions with ReLU, flattened into a dense ReLU layer; integer images are scaled by
+    1/255.
+
+    Args:
+        channels: The output channels of each convolution.
+        kernel: The kernel size of every convolution.
+        stride: The stride of every convolution.
+        output_size: The width of the final dense layer.
+        name: The scope name.
+    """
     def __init__(self, channels: Sequence[int] = (16, 32), kernel: int = 3, stride: int = 2,
                  output_size: int = 64, name: str | None = None):
         super().__init__(name)
@@ -20,6 +30,7 @@ class CNN(HaikuNetwork):
             stride, output_size
 
     def network(self, x):
+        """Images [..., H, W, C] to features [..., output_size]; any leading axes are kept."""
         if x.ndim < 3:
             raise ValueError(f"CNN: expected images [..., H, W, C], got shape {x.shape}")
         if jnp.issubdtype(x.dtype, jnp.integer):

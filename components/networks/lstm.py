@@ -10,6 +10,13 @@ import metagraph as mg
 
 
 class LSTM(mg.Component):
+    """An LSTM whose recurrent state is component state, one row per environment.
+
+    Args:
+        hidden_size: The width of the hidden and cell state.
+        batch_size: The number of rows (environments) the state holds.
+        name: The scope name.
+    """
     def __init__(self, hidden_size: int, batch_size: int, name: str | None = None):
         super().__init__(name)
         self.hidden_size, self.batch_size = hidden_size, batch_size

@@ -11,6 +11,17 @@ from components.networks.haiku_network import HaikuNetwork
 
 
 class MLP(HaikuNetwork):
+    """A multi-layer perceptron (haiku.nets.MLP) over the last axis.
+
+    Args:
+        sizes: The width of each layer, the last being the output's.
+        activation: The activation between layers.
+        activate_final: Also activate the output.
+        name: The scope name.
+
+    Raises:
+        ValueError: `sizes` is empty or holds a size that is not a positive int.
+    """
     def __init__(self, sizes: Sequence[int], activation: Callable = jax.nn.tanh,
                  activate_final: bool = False, name: str | None = None):
         super().__init__(name)
@@ -20,5 +31,6 @@ class MLP(HaikuNetwork):
             activate_final
 
     def network(self, x):
+        """The MLP applied to `x` [..., d] -> [..., sizes[-1]]."""
         return hk.nets.MLP(self.sizes, activation=self.activation,
                            activate_final=self.activate_final)(x)

@@ -30,6 +30,22 @@ from metagraph.differentiate import assign, value_and_grad
 
 
 class Optimizer(mg.Component):
+    """An optax transformation minimising a linked target's loss API; `step(...)` is one update.
+
+    Args:
+        target: The component whose API `loss_api` is the loss (linked, not owned).
+        loss_api: The name of the loss API; it returns the loss, or (loss, aux) with `has_aux`.
+        transform: The optax transformation (`optax.adam(3e-4)`, ...).
+        max_grad_norm: Clip gradients to this global norm first (None: no clipping).
+        has_aux: The loss API returns (loss, aux); `step` returns aux under "aux".
+        wrt: The component whose parameters are updated (default: `target`).
+        flat: Update the parameters as one flat vector (one fused update instead of one per array).
+        name: The scope name.
+
+    Raises:
+        TypeError: `target` is not a Component or `transform` not an optax transformation.
+        ValueError: `max_grad_norm` is not positive.
+    """
     def __init__(self, target: mg.Component, loss_api: str,
                  transform: optax.GradientTransformation, max_grad_norm: float | None = None,
                  has_aux: bool = False, wrt: mg.Component | None = None, flat: bool = False,

@@ -25,33 +25,42 @@ LOG_STD_MIN, LOG_STD_MAX = -20.0, 2.0
 
 @dataclasses.dataclass(frozen=True)
 class Categorical:
+    """A categorical distribution over `n` actions; its parameters are logits [..., n]."""
     n: int
 
     @property
     def num_params(self) -> int:
+        """The number of parameters per distribution (`n` logits)."""
         return self.n
 
     def sample(self, logits: jax.Array, key: jax.Array) -> jax.Array:
+        """An int32 action drawn from the logits."""
         return jax.random.categorical(key, logits).astype(jnp.int32)
 
     def mode(self, logits: jax.Array) -> jax.Array:
+        """The most likely action (int32)."""
         return jnp.argmax(logits, -1).astype(jnp.int32)
 
     def log_prob(self, logits: jax.Array, action: jax.Array) -> jax.Array:
+        """log π(action) under the logits."""
         logp = jax.nn.log_softmax(logits)
         return jnp.take_along_axis(logp, action[..., None].astype(jnp.int32), -1)[..., 0]
 
     def entropy(self, logits: jax.Array) -> jax.Array:
+        """The entropy of the distribution."""
         logp = jax.nn.log_softmax(logits)
         return -(jnp.exp(logp) * logp).sum(-1)
 
     def kl(self, p: jax.Array, q: jax.Array) -> jax.Array:
+        """KL(p‖q) between the distributions of logits `p` and `q`."""
         logp, logq = jax.nn.log_softmax(p), jax.nn.log_softmax(q)
         return (jnp.exp(logp) * (logp - logq)).sum(-1)
 
 
 @dataclasses.dataclass(frozen=True)
 class DiagGaussian:
+    """A diagonal Gaussian over `dim` action dimensions; parameters are [..., 2 dim] (mean, log
+    std); with `squash` samples are tanh-mapped into [low, high]."""
     dim: int
     low: Any = None
     high: Any = None
@@ -59,9 +68,12 @@ class DiagGaussian:
 
     @property
     def num_params(self) -> int:
+        """The number of parameters per distribution (2 `dim`: means and log standard
+        deviations)."""
         return 2 * self.dim
 
     def split(self, params: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """The mean and the log standard deviation (clipped to [-20, 2]) of `params`."""
         mean, log_std = params[..., : self.dim], params[..., self.dim:]
         return mean, jnp.clip(log_std, LOG_STD_MIN, LOG_STD_MAX)
 
@@ -76,10 +88,12 @@ class DiagGaussian:
         return mid + half * jnp.tanh(u)
 
     def sample(self, params: jax.Array, key: jax.Array) -> jax.Array:
+        """An action: a Gaussian sample, squashed into the bounds when `squash`."""
         mean, log_std = self.split(params)
         return self._to_action(mean + jnp.exp(log_std) * jax.random.normal(key, mean.shape))
 
     def mode(self, params: jax.Array) -> jax.Array:
+        """The mean, squashed into the bounds when `squash`."""
         return self._to_action(self.split(params)[0])
 
     def _gaussian_log_prob(self, params: jax.Array, u: jax.Array) -> jax.Array:
@@ -88,6 +102,7 @@ class DiagGaussian:
         return (-0.5 * z * z - log_std - 0.5 * np.log(2 * np.pi)).sum(-1)
 
     def log_prob(self, params: jax.Array, action: jax.Array) -> jax.Array:
+        """log π(action), with the tanh change of variables when `squash`."""
         if not self.squash:
             return self._gaussian_log_prob(params, action)
         half, mid = self._scale()

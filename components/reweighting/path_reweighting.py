@@ -25,6 +25,20 @@ from metagraph import runtime_checks
 
 
 class PathReweighting(mg.Component):
+    """Weights over sampled paths from their quality scores, with the bits revealed and the
+    effective sample size.
+
+    Args:
+        scheme: One of `SCHEMES`: "proportional", "exponential", "elite" or "rank".
+        temperature: The temperature of the exponential scheme.
+        fraction: The elite fraction of the elite scheme.
+        resampling: How `resample` draws paths from the weights: "systematic" or "multinomial".
+        strict: Refuse invalid quality scores at run time (a `RuntimeCheckError` after the call).
+        name: The scope name.
+
+    Raises:
+        ValueError: `scheme` is not in `SCHEMES`.
+    """
     def __init__(self, scheme: str = "exponential", temperature: float = 1.0,
                  fraction: float = 0.1, resampling: str = "systematic", strict: bool = True,
                  name: str | None = None):
