@@ -28,6 +28,7 @@ class FunctionalEnv:
 
     @property
     def obs_dim(self) -> int:
+        """The length of an observation vector."""
         return int(self.env_spec.observation_space.shape[0])
 
     def reset(self, key: jax.Array, num_envs: int) -> tuple[Any, jax.Array]:

@@ -11,6 +11,13 @@ from components.envs.vector_env import NativeVectorEnv
 
 
 class NativeEnv(gymnasium.Env):
+    """One native environment as a `gymnasium.Env` (a vector of one), registered as
+    `metagraph/<id>`.
+
+    Args:
+        env_id: One of the native environments' ids (`CartPole-v1`, ...).
+        render_mode: Must be None: the native environments do not render.
+    """
     metadata = {"render_modes": []}
 
     def __init__(self, env_id: str, render_mode: str | None = None):
@@ -22,6 +29,7 @@ class NativeEnv(gymnasium.Env):
         self.action_space = self.env_spec.action_space
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Gymnasium's reset: `(obs, info)`; `options={"state": ...}` sets the physical state."""
         super().reset(seed=seed)
         if seed is None and (options is None or "state" not in options):
             seed = int(self.np_random.integers(0, 2**63))
@@ -29,6 +37,7 @@ class NativeEnv(gymnasium.Env):
         return obs[0], info
 
     def step(self, action: Any):
+        """Gymnasium's step: `(obs, reward, terminated, truncated, info)`."""
         batched = np.asarray(action)[None]  # checked before any cast (2**32 is not 0)
         obs, reward, terminated, truncated, info = self._vector.step(batched)
         if terminated[0] or truncated[0]:  # a single env hands back the final observation
@@ -36,7 +45,9 @@ class NativeEnv(gymnasium.Env):
         return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
 
     def physical_state(self) -> np.ndarray:
+        """The environment's physical state in Gymnasium's layout."""
         return self._vector.physical_state()[0]
 
     def close(self) -> None:
+        """Release the native pool."""
         self._vector.close()

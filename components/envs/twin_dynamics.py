@@ -20,6 +20,7 @@ def _uniform(key, shape, low, high):
 
 
 class CartPole:
+    """CartPole-v1's dynamics."""
     gravity, masscart, masspole, length, force_mag, tau = 9.8, 1.0, 0.1, 0.5, 10.0, 0.02
     total_mass = masspole + masscart
     polemass_length = masspole * length
@@ -27,14 +28,17 @@ class CartPole:
 
     @staticmethod
     def reset(key):
+        """A random initial physical state of one environment, drawn as Gymnasium draws it."""
         return _uniform(key, (4,), -0.05, 0.05)
 
     @staticmethod
     def observe(s):
+        """The observation of the physical state `s`, as Gymnasium's."""
         return s
 
     @classmethod
     def step(cls, s, action):
+        """One step of every environment: `(physics', reward, terminated)`, as Gymnasium's step."""
         x, x_dot, theta, theta_dot = (s[..., i] for i in range(4))
         force = jnp.where(action == 1, cls.force_mag, -cls.force_mag)
         costheta, sintheta = jnp.cos(theta), jnp.sin(theta)
@@ -52,20 +56,24 @@ class CartPole:
 
 
 class Acrobot:
+    """Acrobot-v1's dynamics (RK4 integration, as Gymnasium's `book` dynamics)."""
     dt, l1, m1, m2, lc1, lc2, i1, i2, g = 0.2, 1.0, 1.0, 1.0, 0.5, 0.5, 1.0, 1.0, 9.8
     max_vel_1, max_vel_2 = 4 * 3.141592653589793, 9 * 3.141592653589793
 
     @staticmethod
     def reset(key):
+        """A random initial physical state of one environment, drawn as Gymnasium draws it."""
         return _uniform(key, (4,), -0.1, 0.1)
 
     @staticmethod
     def observe(s):
+        """The observation of the physical state `s`, as Gymnasium's."""
         return jnp.stack([jnp.cos(s[..., 0]), jnp.sin(s[..., 0]), jnp.cos(s[..., 1]),
                           jnp.sin(s[..., 1]), s[..., 2], s[..., 3]], -1)
 
     @classmethod
     def dsdt(cls, s, a):
+        """The time derivative of the state under torque `a` (Gymnasium's `_dsdt`)."""
         m1, m2, l1, lc1, lc2, i1, i2, g = cls.m1, cls.m2, cls.l1, cls.lc1, cls.lc2, cls.i1, \
             cls.i2, cls.g
         theta1, theta2, dtheta1, dtheta2 = (s[..., i] for i in range(4))
@@ -88,6 +96,7 @@ class Acrobot:
 
     @classmethod
     def step(cls, s, action):
+        """One step of every environment: `(physics', reward, terminated)`, as Gymnasium's step."""
         a = (action - 1).astype(jnp.float32)  # torques -1, 0, +1
         h = cls.dt
         k1 = cls.dsdt(s, a)
@@ -103,18 +112,23 @@ class Acrobot:
 
 
 class MountainCarValley:
+    """The valley shared by MountainCar-v0 and MountainCarContinuous-v0."""
     min_position, max_position, max_speed = -1.2, 0.6, 0.07
 
     @staticmethod
     def reset(key):
+        """A random initial physical state of one environment, drawn as Gymnasium draws it."""
         return jnp.stack([_uniform(key, (), -0.6, -0.4), jnp.zeros((), jnp.float32)])
 
     @staticmethod
     def observe(s):
+        """The observation of the physical state `s`, as Gymnasium's."""
         return s
 
     @classmethod
     def move(cls, s, acceleration):
+        """Position and velocity after one step under `acceleration`, clipped as Gymnasium
+        clips them."""
         position, velocity = s[..., 0], s[..., 1]
         velocity = jnp.clip(velocity + acceleration, -cls.max_speed, cls.max_speed)
         position = jnp.clip(position + velocity, cls.min_position, cls.max_position)
@@ -123,10 +137,12 @@ class MountainCarValley:
 
 
 class MountainCar(MountainCarValley):
+    """MountainCar-v0's dynamics (three discrete pushes)."""
     goal_position, force, gravity = 0.5, 0.001, 0.0025
 
     @classmethod
     def step(cls, s, action):
+        """One step of every environment: `(physics', reward, terminated)`, as Gymnasium's step."""
         acceleration = (action - 1) * cls.force + jnp.cos(3 * s[..., 0]) * (-cls.gravity)
         position, velocity = cls.move(s, acceleration)
         terminated = (position >= cls.goal_position) & (velocity >= 0.0)
@@ -134,10 +150,12 @@ class MountainCar(MountainCarValley):
 
 
 class MountainCarContinuous(MountainCarValley):
+    """MountainCarContinuous-v0's dynamics (a continuous force)."""
     goal_position, power = 0.45, 0.0015
 
     @classmethod
     def step(cls, s, action):
+        """One step of every environment: `(physics', reward, terminated)`, as Gymnasium's step."""
         a = action[..., 0]
         force = jnp.clip(a, -1.0, 1.0)  # Gymnasium clips the force but charges the raw action
         position, velocity = cls.move(s, force * cls.power - 0.0025 * jnp.cos(3 * s[..., 0]))
@@ -147,18 +165,22 @@ class MountainCarContinuous(MountainCarValley):
 
 
 class Pendulum:
+    """Pendulum-v1's dynamics."""
     max_speed, max_torque, dt, g, m, length = 8.0, 2.0, 0.05, 10.0, 1.0, 1.0
 
     @staticmethod
     def reset(key):
+        """A random initial physical state of one environment, drawn as Gymnasium draws it."""
         return _uniform(key, (2,), jnp.array([-PI, -1.0]), jnp.array([PI, 1.0]))
 
     @staticmethod
     def observe(s):
+        """The observation of the physical state `s`, as Gymnasium's."""
         return jnp.stack([jnp.cos(s[..., 0]), jnp.sin(s[..., 0]), s[..., 1]], -1)
 
     @classmethod
     def step(cls, s, action):
+        """One step of every environment: `(physics', reward, terminated)`, as Gymnasium's step."""
         th, thdot = s[..., 0], s[..., 1]
         u = jnp.clip(action[..., 0], -cls.max_torque, cls.max_torque)
         normalized = jnp.mod(th + PI, 2 * PI) - PI

@@ -23,6 +23,7 @@ from components.envs.twin_dynamics import DYNAMICS
 
 
 class TwinState(NamedTuple):
+    """The pure-JAX twin's state: physics, steps in the episode and each environment's key."""
     physics: jax.Array  # float32[..., N, state_dim], Gymnasium's layout
     steps: jax.Array  # int32[..., N], steps taken in the current episode
     key: jax.Array  # uint32[..., N, 2], each environment's own stream
@@ -42,6 +43,7 @@ class TwinFunctionalEnv(FunctionalEnv):
 
     @property
     def dynamics(self) -> Any:
+        """The class of this environment's pure-JAX dynamics (`twin_dynamics`)."""
         return DYNAMICS[self.env_spec.env_id]
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:

@@ -34,9 +34,14 @@ class AlgorithmConfig(Protocol):
     door: str
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> AlgorithmConfig: ...
+    def from_dict(cls, values: dict[str, Any]) -> AlgorithmConfig:
+        """The config from a dict (a run directory's, the command line's), unknown keys
+        refused."""
+        ...
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The config as a JSON-serialisable dict (`from_dict`'s inverse)."""
+        ...
 
 
 class Algorithm(abc.ABC):

@@ -10,6 +10,7 @@ from typing import Any
 
 
 class Background:
+    """Runs `tasks` one after another on a daemon thread; `join` re-raises the first error."""
     def __init__(self, *tasks: Callable[[], Any]):
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, args=(tasks,), daemon=True,
@@ -24,6 +25,7 @@ class Background:
             self.error = error
 
     def join(self) -> None:
+        """Wait for the tasks, raising the error of one that failed."""
         self.thread.join()
         if self.error is not None:
             raise self.error

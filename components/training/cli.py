@@ -52,6 +52,7 @@ def resolve_graph(target: str) -> MetaGraph:
 
 
 def graph_command(args: argparse.Namespace) -> None:
+    """`metagraph graph TARGET -o FILE`: draw a graph (or a component built alone) to a file."""
     graph = resolve_graph(args.target)
     path = graph.render(args.output, depth=args.depth, focus=args.focus,
                         show_params=not args.no_params, rankdir="TB" if args.tb else "LR")
@@ -83,6 +84,7 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def train_command(args: argparse.Namespace) -> None:
+    """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
     from components.training.registry import resolve
     from components.training.trainer import train
 
@@ -116,6 +118,8 @@ def train_command(args: argparse.Namespace) -> None:
 
 
 def evaluate_command(args: argparse.Namespace) -> None:
+    """`metagraph evaluate RUN_DIR`: greedy episodes of the run's checkpoint, printed (as JSON
+    with `--json`)."""
     from components.training.evaluation import evaluate
 
     if args.episodes < 1:

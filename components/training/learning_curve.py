@@ -42,6 +42,7 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | BinaryIO,
 
 
 def read_metrics(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a `metrics.jsonl` file ([] when it does not exist)."""
     path = Path(path)
     if not path.exists():
         return []

@@ -25,6 +25,8 @@ from typing import Any
 
 
 class Reporter:
+    """A child process that writes a run's TensorBoard events and learning curve from the rows
+    it is sent."""
     def __init__(self, run_path: Path):
         # stderr to a file: a pipe read only at the end could fill up and stall the child
         self._errors = tempfile.TemporaryFile("w+")  # noqa: SIM115 (lives as the child)
@@ -33,6 +35,7 @@ class Reporter:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors, text=True)
 
     def add(self, rows: list[dict[str, Any]]) -> None:
+        """Send metrics rows to the child."""
         self._send({"rows": rows})
 
     def finish(self, metrics: Path, curve: Path, title: str) -> None:

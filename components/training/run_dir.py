@@ -38,24 +38,34 @@ class RunDir:
 
     @property
     def config_path(self) -> Path:
+        """`config.json`: the run's algorithm, environment and config."""
         return self.path / "config.json"
 
     @property
     def metrics_path(self) -> Path:
+        """`metrics.jsonl`: one JSON row per reported iteration."""
         return self.path / "metrics.jsonl"
 
     @property
     def curve_path(self) -> Path:
+        """`curve.png`: the learning curve."""
         return self.path / "curve.png"
 
     @property
     def checkpoint_path(self) -> Path:
+        """`checkpoint.npz`: the latest checkpoint."""
         return self.path / "checkpoint.npz"
 
     def write_config(self, config: dict[str, Any]) -> None:
+        """Write `config.json`."""
         self.config_path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 
     def read_config(self) -> dict[str, Any]:
+        """The run's config.
+
+        Raises:
+            LoadError: `config.json` is missing or corrupt.
+        """
         try:
             return json.loads(self.config_path.read_text())
         except FileNotFoundError:
@@ -65,6 +75,7 @@ class RunDir:
             raise LoadError(f"{self.config_path}: corrupt ({error})") from None
 
     def metrics(self) -> list[dict[str, Any]]:
+        """The rows of `metrics.jsonl`."""
         return read_metrics(self.metrics_path)
 
     def keep_metrics(self, iterations: int) -> None:
@@ -73,5 +84,6 @@ class RunDir:
         self.metrics_path.write_text("".join(json.dumps(m) + "\n" for m in kept))
 
     def append_metrics(self, rows: list[dict[str, Any]]) -> None:
+        """Append rows to `metrics.jsonl`."""
         with self.metrics_path.open("a") as f:
             f.write("".join(json.dumps(row) + "\n" for row in rows))

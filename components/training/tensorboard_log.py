@@ -18,6 +18,8 @@ FLUSH_SECONDS = 5.0  # how stale the file TensorBoard reads may be while a run g
 
 
 class TensorBoardLog:
+    """Writes scalar rows as TensorBoard event files in `directory` (tensorboardX's writer,
+    without TensorFlow)."""
     def __init__(self, directory: Path):
         from tensorboardX.event_file_writer import EventsWriter
         from tensorboardX.proto import event_pb2, summary_pb2
@@ -42,4 +44,5 @@ class TensorBoardLog:
             self._flushed = time.monotonic()
 
     def close(self) -> None:
+        """Flush and close the event file."""
         self._writer.close()

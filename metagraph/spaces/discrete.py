@@ -26,6 +26,7 @@ class Discrete(ArraySpace):
         self.n = int(n)
 
     def sample(self, seed=None, batch_size: int = 1, time_size: int = 1) -> np.ndarray:
+        """Uniformly random integers in [0, n) of this space's full shape and dtype."""
         return generator(seed).integers(0, self.n, self.full_shape(batch_size, time_size)).astype(
             self.dtype)
 

@@ -29,14 +29,17 @@ class ImpalaSamplers(Distributed):
 
     def build_sampler(self, env_id: str, config: ImpalaConfig, num_samplers: int
                       ) -> mg.MetaGraph:
+        """A sampler's graph: the agent's `start` and `rollout` APIs."""
         return mg.build(self.make_agent(env_id, config), {"key": PRNGKey()},
                         apis=["start", "rollout"])
 
     def start_sampler(self, exe: Any, key: jax.Array) -> None:
+        """Reset the sampler's environments with `key`."""
         exe.start(np.asarray(key))
 
     def update(self, exe: Any, config: ImpalaConfig, batches: list[dict[str, Any]],
                key: jax.Array) -> list[dict[str, Any]]:
+        """One `learn` call per gathered batch; a metrics row for each."""
         rows = []
         for batch in batches:
             stats = exe.learn(*inputs_for(exe.graph, "learn", batch))
@@ -48,6 +51,7 @@ class ImpalaSamplers(Distributed):
         return rows
 
     def batch_axes(self, graph: mg.MetaGraph) -> dict[str, dict[str, int]]:
+        """The batch axis of each `learn` input, for data-parallel learners."""
         return ImpalaAgent.batch_axes()
 
 
@@ -64,10 +68,13 @@ class Impala(Algorithm):
 
     @property
     def distributed(self) -> ImpalaSamplers:  # type: ignore[override]
+        """Its distributed part: samplers of unrolls, one V-trace learner."""
         return ImpalaSamplers(self.agent)
 
     def build(self, env_id: str, config: ImpalaConfig, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
+        """The learner's graph: `learn` on the agent's trajectory spaces and `greedy` for
+        evaluation."""
         agent = self.agent(env_id, config)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {**agent.trajectory_spaces(),
@@ -76,5 +83,10 @@ class Impala(Algorithm):
 
     def run(self, exe: Any, config: ImpalaConfig, key: jax.Array, iterations: int | None
             ) -> list[dict[str, Any]]:
+        """Refused: IMPALA runs only as samplers and a learner.
+
+        Raises:
+            ValueError: Always.
+        """
         raise ValueError("impala runs only as samplers and a learner (components.training."
                          "distributed); the trainer never calls its run")

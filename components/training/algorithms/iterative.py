@@ -34,6 +34,7 @@ class IterativeAlgorithm(Algorithm):
 
     def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
+        """The agent's graph with its `start`, `train` and `greedy` APIs."""
         agent = self.agent(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
@@ -41,9 +42,11 @@ class IterativeAlgorithm(Algorithm):
                         apis=["start", "train", "greedy"])
 
     def steps_per_iteration(self, config: Any) -> int:
+        """The environment steps one iteration takes under `config`."""
         return self.agent_class.steps_per_iteration(config)
 
     def start(self, exe: Any, key: jax.Array) -> None:
+        """Reset the agent's environments with `key`."""
         exe.start(np.asarray(key))
 
     def run(self, exe: Any, config: Any, key: jax.Array, iterations: int | None

@@ -33,12 +33,14 @@ class ReweightSamplers(Distributed):
         self.make_agent = make_agent
 
     def check(self, config: ReweightConfig, num_samplers: int) -> None:
+        """Raise ValueError unless `num_paths` divides evenly among the samplers."""
         if config.num_paths % num_samplers:
             raise ValueError(f"reweight: num_paths={config.num_paths} must divide evenly "
                              f"among {num_samplers} samplers")
 
     def build_sampler(self, env_id: str, config: ReweightConfig, num_samplers: int
                       ) -> mg.MetaGraph:
+        """A sampler's graph: `sample_paths` for its share of the paths."""
         self.check(config, num_samplers)
         share = dataclasses.replace(config, num_paths=config.num_paths // num_samplers,
                                     fit_paths=1)
@@ -47,6 +49,8 @@ class ReweightSamplers(Distributed):
 
     def update(self, exe: Any, config: ReweightConfig, batches: list[dict[str, Any]],
                key: jax.Array) -> list[dict[str, Any]]:
+        """Select paths from all samplers' quality scores and fit the policy to them; one
+        metrics row."""
         paths = {name: np.concatenate([batch[name] for batch in batches])
                  for name in batches[0]}
         selected = exe.select(paths["quality"], np.asarray(key))
@@ -76,10 +80,12 @@ class Reweight(Algorithm):
 
     @property
     def distributed(self) -> ReweightSamplers:  # type: ignore[override]
+        """Its distributed part: samplers of paths, one learner that selects and fits."""
         return ReweightSamplers(self.agent)
 
     def build(self, env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
+        """The agent's graph: `rollout`, `fit`, `select` and `greedy` over its path spaces."""
         agent = self.agent(env_id, config)
         m, t = config.fit_paths, agent.horizon
         obs_shape = agent.env.observation_space.shape
@@ -93,6 +99,7 @@ class Reweight(Algorithm):
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
             ) -> list[dict[str, Any]]:
+        """One iteration: sample paths, fit `fit_steps` times; one metrics row."""
         out = exe.rollout(np.asarray(key))
         for _ in range(config.fit_steps):
             fitted = exe.fit(out["obs"], out["action"], out["mask"], out["weight"])

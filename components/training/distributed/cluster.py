@@ -7,6 +7,11 @@ from typing import Any
 
 
 def ray_module() -> Any:
+    """The `ray` module.
+
+    Raises:
+        ImportError: Ray is not installed (it names the `ray` extra).
+    """
     try:
         import ray
     except ImportError:

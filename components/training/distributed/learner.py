@@ -31,6 +31,8 @@ def shared_scope(graph: Any, path: str) -> str:
 
 
 class Learner:
+    """Publishes the shared weights to a pool of samplers, gathers their batches and calls the
+    algorithm's `update`."""
     def __init__(self, parts: Distributed, exe: Any, config: Any, pool: Any, version: int,
                  key_for: Callable[[int], jax.Array]):
         self.parts, self.exe, self.config, self.pool = parts, exe, config, pool
@@ -70,4 +72,5 @@ class Learner:
         return self.pool.streams
 
     def close(self) -> None:
+        """Stop the samplers."""
         self.pool.close()

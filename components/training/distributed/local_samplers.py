@@ -11,6 +11,8 @@ from components.training.distributed.sampler import Sampler
 
 
 class LocalSamplers:
+    """Samplers in the driver's process, with the same interface as `RaySamplers` (for tests and
+    small runs)."""
     depth = 1  # a request runs when its result is asked for: no point queueing more
     replaced = 0
 
@@ -25,14 +27,18 @@ class LocalSamplers:
         self.version = -1
 
     def publish(self, weights: dict[str, Any], version: int) -> None:
+        """Make `weights` (of `version`) the ones the next requests sample with."""
         self.weights, self.version = weights, version
 
     def request(self, index: int) -> None:
+        """Queue a batch from sampler `index` with the published weights."""
         self.requests.append((index, self.weights, self.version))
 
     def next(self) -> tuple[int, dict[str, Any]]:
+        """Run the oldest request: `(index, batch)`."""
         index, weights, version = self.requests.popleft()
         return index, self.samplers[index].sample(weights, version)
 
     def close(self) -> None:
+        """Drop the samplers."""
         self.samplers.clear()

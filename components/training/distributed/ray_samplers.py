@@ -21,6 +21,8 @@ from components.training.distributed.sampler import Sampler
 
 
 class RaySamplers:
+    """Samplers as Ray actors: weights through the object store, `depth` requests in flight
+    each, a dead actor replaced (up to `max_replacements`)."""
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, count: int,
                  first_stream: int = 0, depth: int = 2, max_replacements: int | None = None,
                  timeout: float = 600.0):
@@ -42,9 +44,11 @@ class RaySamplers:
         return actor
 
     def publish(self, weights: dict[str, Any], version: int) -> None:
+        """Put `weights` (of `version`) in the object store for the next requests."""
         self.weights, self.version = self.ray.put(weights), version
 
     def request(self, index: int) -> None:
+        """Ask sampler `index` for a batch with the published weights."""
         self.pending[self.actors[index].sample.remote(self.weights, self.version)] = index
 
     def next(self) -> tuple[int, dict[str, Any]]:
@@ -74,9 +78,11 @@ class RaySamplers:
             self.request(index)
 
     def pids(self) -> list[int]:
+        """The process ids of the actors."""
         return self.ray.get([actor.pid.remote() for actor in self.actors])
 
     def close(self) -> None:
+        """Kill the actors and forget pending requests."""
         for actor in self.actors:
             self.ray.kill(actor)
         self.actors, self.pending = [], {}

@@ -21,6 +21,8 @@ from components.training.registry import resolve
 
 
 class Sampler:
+    """One worker: algorithm `algo`'s sampler graph and executable for `env_id`, on its own
+    random stream."""
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
                  num_samplers: int):
         algorithm = resolve(algo)
@@ -58,4 +60,5 @@ class Sampler:
                 "sample_seconds": time.perf_counter() - start, "finished_at": time.time()}
 
     def pid(self) -> int:
+        """This sampler's process id."""
         return os.getpid()
