@@ -25,6 +25,18 @@ FORMAT = "metagraph-exported/1"
 
 def export_api(graph: MetaGraph, api: str, state: State,
                platforms: tuple[str, ...] | None = None) -> bytes:
+    """Serialise root API `api` of `graph` with `state` (jax.export) into bytes that `load`
+    reads back.
+
+    Args:
+        graph: The built graph.
+        api: The root API to export.
+        state: The state the loaded API starts from.
+        platforms: The platforms to lower for (default: the current one).
+
+    Returns:
+        The serialised API, its input spaces and its state.
+    """
     sig = graph.apis[api]
     batch = BATCH if graph.batch_size is None else graph.batch_size
     time = TIME if graph.time_size is None else graph.time_size

@@ -117,6 +117,7 @@ class Environment(mg.Component):
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
     def reset(self, key):
+        """Reset all `num_envs` environments with `key`; returns their observations."""
         self._env_state()
         env_state, obs = self.functional.reset(key, self.num_envs)
         self.set_state("env_state", env_state)
@@ -125,6 +126,8 @@ class Environment(mg.Component):
     @mg.api(inputs={"action": lambda self: self.batch_action_space()},
             outputs=lambda self: mg.spaces.Dict(self._step_space()))
     def step(self, action):
+        """Step every environment with `action` (auto-reset on done): {"obs", "reward",
+        "terminated", "truncated", "final_obs"}."""
         env_state, *outputs = self.functional.step_with_final_obs(self._env_state(), action)
         self.set_state("env_state", env_state)
         return dict(zip(("obs", "reward", "terminated", "truncated", "final_obs"), outputs,

@@ -51,10 +51,12 @@ class EnvSpec:
 
     @property
     def discrete(self) -> bool:
+        """True if the action space is `Discrete`."""
         return isinstance(self.action_space, gymnasium.spaces.Discrete)
 
     @property
     def action_dtype(self) -> np.dtype:
+        """The actions' dtype: int32 for discrete actions, float32 otherwise."""
         return np.dtype(np.int32) if self.discrete else np.dtype(np.float32)
 
 

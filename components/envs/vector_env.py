@@ -57,6 +57,7 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
 
     @property
     def num_threads(self) -> int:
+        """The number of threads the native pool steps with."""
         return self._pool.num_threads
 
     def reset(self, *, seed: int | None = None,
@@ -75,6 +76,8 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
         return self._pool.reset(seed), {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Gymnasium's vector step with same-step auto-reset: `(obs, reward, terminated,
+        truncated, info)`; a done environment's last observation is in `info["final_obs"]`."""
         # (a closed pool refuses to step by itself: no Python check on this hot path)
         if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
                 and actions.shape == self._action_shape and actions.flags.c_contiguous
@@ -95,9 +98,11 @@ class NativeVectorEnv(gymnasium.vector.VectorEnv):
         return self._pool.physics()
 
     def elapsed_steps(self) -> np.ndarray:
+        """The steps each environment has taken in its current episode."""
         return self._pool.elapsed_steps()
 
     def close_extras(self, **kwargs: Any) -> None:
+        """Release the native pool (Gymnasium's `close` calls it)."""
         self._pool.close()
 
     def _check_open(self) -> None:

@@ -26,6 +26,18 @@ from metagraph.spaces import Space
 
 
 class PrioritizedReplay(ReplayBuffer):
+    """A replay buffer sampling records in proportion to priority^alpha (Schaul et al. 2016),
+    with sum and min trees.
+
+    Args:
+        capacity: The number of records kept (oldest overwritten).
+        record_space: The space of one record.
+        alpha: The priority exponent (0: uniform).
+        check_priorities: Refuse non-finite or negative priorities at run time.
+        name: The scope name.
+        min_size: The number of records `sample` needs.
+        check_empty: Refuse to sample fewer than `min_size` records at run time.
+    """
     def __init__(self, capacity: int, record_space: Space, alpha: float = 0.6,
                  check_priorities: bool = True, name: str | None = None, min_size: int = 1,
                  check_empty: bool = True):
@@ -41,6 +53,7 @@ class PrioritizedReplay(ReplayBuffer):
 
     @mg.api(inputs={"records": lambda self: self.record_space})
     def insert(self, records):
+        """Write a batch of records at the maximum priority seen so far; returns the new size."""
         index = self._counters()[0]
         self._write(records)
         trees, max_priority = self._trees()

@@ -26,6 +26,15 @@ from metagraph.spaces import Space
 
 
 class ReplayBuffer(mg.Component):
+    """A uniform ring buffer of records, as component state.
+
+    Args:
+        capacity: The number of records kept (oldest overwritten).
+        record_space: The space of one record.
+        name: The scope name.
+        min_size: The number of records `sample` needs.
+        check_empty: Refuse to sample fewer than `min_size` records at run time.
+    """
     def __init__(self, capacity: int, record_space: Space, name: str | None = None,
                  min_size: int = 1, check_empty: bool = True):
         super().__init__(name)
@@ -90,6 +99,7 @@ class ReplayBuffer(mg.Component):
 
     @mg.api
     def size(self):
+        """The number of records held."""
         return self._counters()[1]
 
     @mg.api

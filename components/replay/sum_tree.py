@@ -17,10 +17,12 @@ import numpy as np
 
 
 def num_leaves(capacity: int) -> int:
+    """The number of leaves of trees for `capacity` records (a power of two with room to spare)."""
     return 1 << int(np.ceil(np.log2(2 * capacity + 8)))
 
 
 def empty(capacity: int) -> jax.Array:
+    """Empty stacked trees for `capacity` records: sums of zeros and minima of +inf."""
     size = 2 * num_leaves(capacity)
     return jnp.stack([jnp.zeros(size, jnp.float32), jnp.full(size, jnp.inf, jnp.float32)])
 
@@ -90,14 +92,17 @@ def update(trees: jax.Array, indices: jax.Array, values: jax.Array) -> jax.Array
 
 
 def total(trees: jax.Array) -> jax.Array:
+    """The sum of all priorities (the sum tree's root)."""
     return trees[0, 1]
 
 
 def minimum(trees: jax.Array) -> jax.Array:
+    """The smallest priority (the min tree's root)."""
     return trees[1, 1]
 
 
 def leaf_values(trees: jax.Array, indices: jax.Array) -> jax.Array:
+    """The priorities at record `indices`."""
     return trees[0, indices + trees.shape[1] // 2]
 
 

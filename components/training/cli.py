@@ -143,8 +143,8 @@ class _Renamed(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any,
                  option_string: str | None = None) -> None:
-        parser.error(f"{option_string} is now {self.new} (where samplers and learner run: "
-                     f"{', '.join(RUNNERS)})")
+        parser.exit(2, f"{parser.prog}: {option_string} is now {self.new} (where samplers "
+                       f"and learner run: {', '.join(RUNNERS)})\n")
 
 
 def parser() -> argparse.ArgumentParser:
