@@ -1,5 +1,6 @@
 """Serialized executables load and run in a fresh process without the component classes."""
 
+import io
 import subprocess
 import sys
 import textwrap
@@ -48,3 +49,32 @@ def test_corrupt_file_gives_load_error(model_xla, damage):
     blob = model_xla.export("predict")
     with pytest.raises(mg.LoadError, match="backends.xla.load"):
         xla.load(damage(blob))
+
+
+def retampered(data: bytes, name: str) -> bytes:
+    """`data` with array `name` changed (its last byte flipped) and the zip rewritten, so its
+    checksums are right again: what a deliberate change to an exported file looks like."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        arrays = {key: archive[key].copy() for key in archive.files}
+    flat = arrays[name].reshape(-1).view(np.uint8)
+    flat[-1] ^= 0xFF
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("name", ["state_0", "exported"])
+def test_a_changed_file_with_good_zip_checksums_is_a_load_error(model_xla, fresh, name):
+    data = fresh(model_xla).export("predict")
+    assert np.asarray(xla.load(data)(np.ones((2, 4), np.float32))).shape[0] == 2
+    with pytest.raises(mg.LoadError, match="does not match the SHA-256 digest"):
+        xla.load(retampered(data, name))
+
+
+def test_a_loaded_api_refuses_another_dtype_like_the_executor(model_xla, fresh):
+    api = xla.load(fresh(model_xla).export("predict"))
+    x = np.ones((2, 4), np.float32)
+    expected = np.asarray(api(x))
+    with pytest.raises(mg.SpaceError, match=r"input 'x' must be float32, got float64"):
+        api(x.astype(np.float64))
+    np.testing.assert_array_equal(np.asarray(api(x)), expected)

@@ -10,6 +10,8 @@ import pytest
 
 import metagraph as mg
 from backends import xla
+from backends.xla.export import FORMAT as EXPORTED
+from backends.xla.export import payload_digest
 from metagraph import archive, checkpoint
 
 
@@ -37,11 +39,13 @@ def test_crafted_checkpoint_headers_are_load_errors(tmp_path, header, message):
 
 @pytest.mark.parametrize("header, message", [
     ([1], "header is a list"),
-    ({"format": "metagraph-exported/1"}, "header entry 'num_state_leaves'"),
-    ({"format": "metagraph-exported/1", "num_state_leaves": 0, "api": "act", "root": "r",
+    ({"format": EXPORTED}, "header entry 'num_state_leaves'"),
+    ({"format": EXPORTED, "num_state_leaves": 0, "api": "act", "root": "r",
       "outputs": "o"}, "header entry 'inputs'"),
-    ({"format": "metagraph-exported/1", "num_state_leaves": 1, "api": "act", "root": "r",
-      "outputs": "o", "inputs": {}}, "no array"),
+    ({"format": EXPORTED, "num_state_leaves": 0, "api": "act", "root": "r",
+      "outputs": "o", "inputs": {}}, "header entry 'digest'"),
+    ({"format": EXPORTED, "num_state_leaves": 1, "api": "act", "root": "r",
+      "outputs": "o", "inputs": {}, "digest": payload_digest({})}, "no array"),
 ])
 def test_crafted_export_headers_are_load_errors(header, message):
     with pytest.raises(mg.LoadError, match=message):
