@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,47 @@ class XlaExecutor(Executor):
         if path is not None:
             Path(path).write_bytes(data)
         return data
+
+    # ---- costs, for the drawing ----------------------------------------------------------------
+    def costs(self, batch_size: int = 1, time_size: int = 1) -> dict[str, dict[str, Any]]:
+        """Each root API's XLA cost and memory analysis and compile time at these sizes:
+        `{api: {"flops", "transcendentals", "bytes accessed", "argument bytes", "output
+        bytes", "temp bytes", "generated code bytes", "compile seconds"}}` (what XLA reports).
+
+        An API not compiled yet for these sizes is compiled now and timed; one compiled
+        before is compiled once more to time it. The drawing shows them on the root APIs:
+        `graph.render("agent.html", costs=exe.costs())`, or `exe.render("agent.html")`."""
+        found = {}
+        for name, executable in self.executables.items():
+            before = len(executable.signatures)
+            start = time.perf_counter()
+            lowered, compiled = executable.lower(batch_size, time_size)
+            seconds = time.perf_counter() - start
+            if len(executable.signatures) == before:  # compiled earlier: time a compile
+                start = time.perf_counter()
+                lowered.compile(self.compiler_options or None)
+                seconds = time.perf_counter() - start
+            found[name] = {**_xla_costs(compiled), "compile seconds": seconds}
+        return found
+
+    def render(self, path: str | Path, **options: Any) -> Path:
+        """Draw the graph with each root API's cost (`costs()`) to `path` (`.html`, `.svg`, ...;
+        options as for `MetaGraph.render`)."""
+        return self.graph.render(path, costs=self.costs(), **options)
+
+
+def _xla_costs(compiled: jax.stages.Compiled) -> dict[str, float]:
+    """The flops, bytes accessed and memory sizes XLA reports for one executable."""
+    analysis = compiled.cost_analysis()
+    if isinstance(analysis, list | tuple):  # one per device in older JAX
+        analysis = analysis[0] if analysis else {}
+    found = {key: float(analysis[key]) for key in ("flops", "transcendentals", "bytes accessed")
+             if float((analysis or {}).get(key, -1)) >= 0}  # XLA says -1 for unknown
+    memory = compiled.memory_analysis()
+    for attr, key in (("argument_size_in_bytes", "argument bytes"),
+                      ("output_size_in_bytes", "output bytes"),
+                      ("temp_size_in_bytes", "temp bytes"),
+                      ("generated_code_size_in_bytes", "generated code bytes")):
+        if memory is not None and hasattr(memory, attr):
+            found[key] = float(getattr(memory, attr))
+    return found
