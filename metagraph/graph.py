@@ -4,8 +4,7 @@ state shapes) and turns each root API into a pure function for a backend to run.
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jax
@@ -16,6 +15,7 @@ from metagraph import context
 from metagraph.errors import StateError
 from metagraph.scopes import Scopes
 from metagraph.spaces import Space, abstract_of, same_signature
+from metagraph.state_info import StateEntry, bytes_text, state_entries
 
 State = dict[str, dict[str, Any]]
 # The init program runs once: compile it quickly rather than well. XLA:CPU's older elemental
@@ -47,7 +47,9 @@ class MetaGraph:
     - `apis`: root API name -> `ApiSignature`;
     - `components`: scope path -> component; `scope_of(component)` the other way. The paths
       belong to this graph: a component built into another graph too keeps its path here;
-    - `state_spec`: `{scope: {name: ShapeDtypeStruct pytree}}` of all state;
+    - `state_spec`: `{scope: {name: ShapeDtypeStruct pytree}}` of all state; `state_table()`
+      the same array by array (`StateEntry`: shape, dtype, trainable, bytes), also on each
+      component node of `nx` as `state`;
     - `pure(api)`: the API as a pure function `(state, *inputs) -> (state', outputs)`;
     - `init_state(seed)`: concrete initial state.
     """
@@ -65,6 +67,11 @@ class MetaGraph:
         self.trainable = trainable
         self.batch_size, self.time_size = batch_size, time_size
         self._init_trace = init_trace  # mg.build's trace `(key, inputs) -> state`, if concrete
+        self._state = state_entries(state_spec, trainable)
+        for path in self.components:
+            rows = self._state.get(path, [])
+            graph.nodes[path].update(state=rows, state_bytes=sum(r.nbytes for r in rows),
+                                     state_size=sum(r.size for r in rows))
 
     def scope_of(self, component: Any) -> str:
         """The path of `component` in this graph (MetaGraphError if it is not part of it)."""
@@ -125,28 +132,45 @@ class MetaGraph:
                             self.state_spec)
 
     # ---- inspecting --------------------------------------------------------------------------
+    def state_table(self, path: str | None = None, recursive: bool = False) -> list[StateEntry]:
+        """The state arrays of component `path` (and of those inside it if `recursive`), or of
+        the whole graph: name, shape, dtype, trainable or not, bytes (`StateEntry`)."""
+        return [row for scope, rows in self._state.items() if _inside(scope, path, recursive)
+                for row in rows]
+
     def param_count(self, path: str | None = None, recursive: bool = True) -> int:
         """Number of trainable scalars in component `path` (and below it if `recursive`)."""
-        total = 0
-        for scope, variables in self.state_spec.items():
-            inside = path is None or scope == path or (recursive and scope.startswith(path + "/"))
-            if not inside:
-                continue
-            for name, value in variables.items():
-                if (scope, name) in self.trainable:
-                    total += sum(math.prod(leaf.shape) for leaf in jax.tree.leaves(value))
-        return total
+        return sum(row.size for row in self.state_table(path, recursive) if row.trainable)
+
+    def state_bytes(self, path: str | None = None, recursive: bool = True) -> int:
+        """Bytes of all state (parameters included) in component `path` (and below it if
+        `recursive`), or in the whole graph."""
+        return sum(row.nbytes for row in self.state_table(path, recursive))
 
     # ---- drawing -----------------------------------------------------------------------------
     def drawing(self, depth: int | None = None, focus: str | None = None,
-                show_params: bool = True, rankdir: str = "LR") -> Any:
-        """What `render` draws: components as nested clusters, APIs, calls with their spaces.
-        `depth` collapses deeper components, `focus` keeps what one root API reaches."""
+                show_params: bool = True, rankdir: str = "LR", data: bool = True,
+                costs: Mapping[str, Mapping[str, Any]] | None = None,
+                collapse: bool = True) -> Any:
+        """What `render` draws: components as nested clusters with their parameters and state,
+        APIs, calls and data flow with their spaces.
+
+        Args:
+            depth: Collapse components deeper than this (the HTML explorer starts collapsed
+                there and can expand them).
+            focus: Keep only what this root API reaches.
+            show_params: Show parameter counts and state tables.
+            rankdir: "LR" or "TB".
+            data: Draw data-flow edges besides calls.
+            costs: Root API name -> its measured costs (flops, bytes accessed, memory,
+                compile seconds), as an executor reports them (`exe.costs()`).
+            collapse: False keeps every component (what the explorer draws; `depth` is then
+                where it starts collapsed).
+        """
         from metagraph.drawing import build_drawing
 
-        params = ({path: self.param_count(path) for path in self.components}
-                  if show_params else None)
-        return build_drawing(self.nx, depth=depth, focus=focus, params=params, rankdir=rankdir,
+        return build_drawing(self.nx, depth=depth, focus=focus, show_params=show_params,
+                             rankdir=rankdir, data=data, costs=costs, collapse=collapse,
                              title=f"{type(self.root).__name__} '{self.root.name}'")
 
     def to_dot(self, **options: Any) -> str:
@@ -156,27 +180,38 @@ class MetaGraph:
         return to_dot(self.drawing(**options))
 
     def render(self, path: Any, **options: Any) -> Any:
-        """Draw the graph to `path`: .svg, .png, .pdf or .dot by suffix (options as for
-        `drawing`). Uses Graphviz when installed, a matplotlib layout otherwise."""
+        """Draw the graph to `path` by suffix: `.html` the interactive explorer (one offline
+        file), `.svg`, `.png`, `.pdf` or `.dot` (options as for `drawing`; an executor's
+        `costs=` show on the root APIs). Uses Graphviz when installed, a matplotlib layout
+        otherwise."""
         from metagraph.drawing import render
 
-        return render(self.drawing(**options), path)
+        interactive = str(path).lower().endswith(".html")
+        return render(self.drawing(collapse=not interactive, **options), path)
 
-    def _repr_svg_(self) -> str:  # Jupyter shows the graph
+    def _repr_svg_(self) -> str:  # Jupyter's static drawing
         from metagraph.drawing import svg_text
 
         return svg_text(self.drawing())
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the interactive explorer, and the static SVG where scripts are off."""
+        from metagraph.drawing import notebook_html
+
+        return notebook_html(self.drawing(collapse=False), self.drawing())
+
     def summary(self) -> str:
-        """A text table: components (class, parameters), root APIs with their spaces, state."""
+        """A text table: components (class, parameters, state bytes), root APIs with their
+        spaces, calls, data flow, and every state array (shape, dtype, bytes)."""
         lines = [f"MetaGraph of {type(self.root).__name__} '{self.root.name}': "
-                 f"{len(self.components)} components, {self.param_count():,} parameters"]
+                 f"{len(self.components)} components, {self.param_count():,} parameters, "
+                 f"{bytes_text(self.state_bytes())} of state"]
         lines.append("Components:")
         for path, component in self.components.items():
             depth = path.count("/")
-            params = self.param_count(path)
             lines.append(f"  {'  ' * depth}{path.rsplit('/', 1)[-1]:<24} "
-                         f"{type(component).__name__:<20} params={params:,}")
+                         f"{type(component).__name__:<20} params={self.param_count(path):,} "
+                         f"state={bytes_text(self.state_bytes(path))}")
         lines.append("APIs:")
         for sig in self.apis.values():
             lines.append(f"  {sig}")
@@ -186,16 +221,23 @@ class MetaGraph:
             for flowed, returned in self.nx.edges[caller, callee]["signatures"]:
                 args = ", ".join(f"{k}: {v}" for k, v in flowed.items())
                 lines.append(f"  {caller} -> {callee}({args}) -> {returned}")
+        flows = [(u, v, f) for u, v, fs in self.nx.edges(data="flows") if fs for f in fs]
+        lines.append(f"Data flow: {len(flows)}")
+        for producer, consumer, flow in flows:  # from a part of an output: `step['obs']`
+            source = f"input:{flow.output}" if producer == "input" else producer + flow.output
+            lines.append(f"  {consumer}({flow.argument}: {flow.space}) <- {source}")
         lines.append("State:")
-        for scope, variables in self.state_spec.items():
-            for name, value in variables.items():
-                leaves = jax.tree.leaves(value)
-                size = sum(math.prod(leaf.shape) for leaf in leaves)
-                kind = "param" if (scope, name) in self.trainable else "state"
-                lines.append(f"  {scope}:{name:<16} {kind:<6} {len(leaves)} arrays, {size:,} "
-                             f"scalars")
+        for row in self.state_table():
+            kind = "param" if row.trainable else "state"
+            lines.append(f"  {row.component}:{row.full_name:<16} {kind:<6} "
+                         f"{row.dtype.name}[{','.join(map(str, row.shape))}] "
+                         f"{row.size:,} scalars, {bytes_text(row.nbytes)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (f"MetaGraph(root={self.root.name!r}, apis={list(self.apis)}, "
                 f"components={len(self.components)}, params={self.param_count()})")
+
+
+def _inside(scope: str, path: str | None, recursive: bool) -> bool:
+    return path is None or scope == path or (recursive and scope.startswith(path + "/"))

@@ -8,10 +8,22 @@ flowed) and `returns` (the space of the result) of the first call along it, `cal
 calls), and `signatures`: every distinct `(args, returns)` pair of those calls, each the
 input and output of one and the same call (a polymorphic API called twice from one caller
 with two batch sizes has two).
+
+Data flow: an edge with `flows` (a list of `Flow`) from the API whose output (or from
+`"input"`, the root API argument) an API call consumed, to that API: `kind="data"`, or a
+`"call"` edge that also carries data. Values are followed by identity: the very traced array
+a call returned (or a root API received) passed on as an argument, whole or as a part of a
+dict or tuple, is an edge; a value computed from it is not (it was made by the caller). A
+value an API received as an argument and passes down to its callees travels on those call
+edges and makes no data edge (except a root API's: `"input"` -> the API that consumed it).
+
+API nodes also carry `source`: where the API is defined (`SourceLocation`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from typing import Any
 
 import jax
@@ -24,6 +36,43 @@ from metagraph.spaces import abstract_of, same_signature, space_of
 INPUT = "input"
 
 
+@dataclasses.dataclass(frozen=True)
+class Flow:
+    """One value that went from a producer to an API call.
+
+    `output` is where it was in the producer's output (`""` the whole output, `"['obs']"`,
+    `"[0]"`; for the graph's input, the root argument's name, `"obs"`), `argument` where it
+    went in the call (`"obs"`, `"batch['obs']"`) and `space` its space.
+    """
+
+    output: str
+    argument: str
+    space: Any
+
+    def __str__(self) -> str:
+        return f"{self.output or 'output'} -> {self.argument}: {self.space}"
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceLocation:
+    """Where an API is defined: `file`, first `line`, and `qualname` (`module.Class.method`)."""
+
+    file: str
+    line: int
+    qualname: str
+
+    @classmethod
+    def of(cls, fn: Any) -> SourceLocation:
+        """The location of function `fn` (unwrapped)."""
+        fn = inspect.unwrap(fn)
+        code = getattr(fn, "__code__", None)
+        return cls(code.co_filename if code else "?", code.co_firstlineno if code else 0,
+                   f"{fn.__module__}.{fn.__qualname__}")
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
 class Recorder:
     """Records the calls of one trace into `nx`; `components` maps path -> component."""
 
@@ -32,7 +81,11 @@ class Recorder:
         self.nx = nx.DiGraph()
         self.nx.add_node(INPUT, kind="input")
         self._first_call: dict[str, tuple[Any, str]] = {}
+        # id(traced leaf) -> (the leaf, kept alive so its id is not reused; producer node;
+        # path in its output): the values of the root API being traced, for data edges
+        self._values: dict[int, tuple[Any, str, tuple]] = {}
         self._open_calls: list[tuple[str, str, dict[str, Any], bool, bool]] = []
+        self._received: list[set[int]] = []  # per open call: ids of the arrays passed to it
         for path, component in components.items():
             parent = path.rpartition("/")[0] or None
             self.nx.add_node(path, kind="component", cls=type(component).__name__,
@@ -60,8 +113,15 @@ class Recorder:
         first_of_node = node not in self.nx
         if first_of_node:
             self.nx.add_node(node, kind="api", component=path, api=spec.name, inputs=flowed,
-                             outputs=None)
+                             outputs=None, source=SourceLocation.of(spec.fn))
             self.nx.add_edge(path, node, kind="contains")
+        if caller == INPUT:  # a root API: its arguments are the graph's input
+            for arg, value in arguments.items():
+                self._produced(INPUT, value, (jax.tree_util.GetAttrKey(arg),))
+        else:
+            self._record_flows(node, arguments, flowed)
+        self._received.append(set() if caller == INPUT else {
+            id(leaf) for leaf in jax.tree.leaves(arguments) if isinstance(leaf, jax.Array)})
         edge = self.nx.get_edge_data(caller, node)
         first_of_edge = edge is None
         if first_of_edge:
@@ -91,6 +151,7 @@ class Recorder:
     def exit(self, path: str, component: Any, spec: ApiSpec, result: Any) -> None:
         """The innermost open call (of `spec` on `component` at `path`) returned `result`."""
         caller, node, flowed, first_of_edge, first_of_node = self._open_calls.pop()
+        self._received.pop()
         try:
             returned = self.space(result)
         except TypeError as e:
@@ -103,6 +164,9 @@ class Recorder:
             self.nx.nodes[node]["outputs"] = returned
         if (flowed, returned) not in edge["signatures"]:
             edge["signatures"].append((flowed, returned))
+        self._produced(node, result, ())
+        if not self._open_calls:  # the root API returned: let its traced values go
+            self._values.clear()
         expected = spec.declared_output(component)
         if expected is not None and not self.fits(expected, result):
             self._fail(SpaceError.mismatch(path, spec.name, None, expected, returned,
@@ -141,7 +205,59 @@ class Recorder:
         error.graph = self.nx
         return error
 
+    def _produced(self, producer: str, value: Any, prefix: tuple) -> None:
+        """Remember the traced arrays in `value` as made by `producer` (latest producer wins:
+        an API that returns its input unchanged passes it on)."""
+        for path, leaf in jax.tree_util.tree_flatten_with_path(value)[0]:
+            if isinstance(leaf, jax.Array):
+                self._values[id(leaf)] = (leaf, producer, prefix + tuple(path))
+
+    def _record_flows(self, node: str, arguments: dict[str, Any], flowed: dict[str, Any]
+                      ) -> None:
+        """Data edges into `node` for every argument value an earlier API (or the input)
+        produced: one flow per argument when it is one producer's output (or a part of it)
+        as a whole, else one per array. Arrays the caller received itself are passed down."""
+        passed_down = self._received[-1] if self._received else set()
+        for arg, value in arguments.items():
+            leaves = [(tuple(p), leaf) for p, leaf in jax.tree_util.tree_flatten_with_path(value)[0]
+                      if isinstance(leaf, jax.Array)]
+            found = [(p, leaf, self._values.get(id(leaf))) for p, leaf in leaves
+                     if id(leaf) not in passed_down]
+            found = [(p, leaf, hit[1], hit[2]) for p, leaf, hit in found
+                     if hit is not None and hit[0] is leaf]
+            if not found:
+                continue
+            producers = {producer for _, _, producer, _ in found}
+            whole = None
+            if len(found) == len(leaves) and len(producers) == 1:
+                p0, out0 = found[0][0], found[0][3]
+                prefix = out0[: len(out0) - len(p0)] if len(out0) >= len(p0) else None
+                if prefix is not None and all(out == prefix + p for p, _, _, out in found):
+                    whole = prefix
+            if whole is not None:
+                self._add_flow(found[0][2], node, Flow(_keys(whole), arg, flowed[arg]))
+                continue
+            for p, leaf, producer, out in found:
+                self._add_flow(producer, node, Flow(_keys(out), arg + jax.tree_util.keystr(p),
+                                                    self.space(leaf)))
+
+    def _add_flow(self, producer: str, node: str, flow: Flow) -> None:
+        data = self.nx.get_edge_data(producer, node)
+        if data is None:
+            self.nx.add_edge(producer, node, kind="data", flows=[])
+            data = self.nx.edges[producer, node]
+        flows = data.setdefault("flows", [])
+        if flow not in flows:
+            flows.append(flow)
+
     def _fail(self, error: SpaceError, caller: str, node: str) -> None:
         self.nx.edges[caller, node]["error"] = error
         error.graph = self.nx
         raise error
+
+
+def _keys(path: tuple) -> str:
+    """`['obs'][0]`; a root argument's name first (`obs['x']`)."""
+    if path and isinstance(path[0], jax.tree_util.GetAttrKey):
+        return path[0].name + jax.tree_util.keystr(path[1:])
+    return jax.tree_util.keystr(path)

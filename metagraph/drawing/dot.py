@@ -1,5 +1,7 @@
 """A `Drawing` as Graphviz DOT (built with the `graphviz` package): components are nested
-clusters shaded by depth, APIs are nodes inside them, calls are labelled, coloured arrows."""
+clusters shaded by depth and labelled with their parameters and state, APIs are nodes inside
+them, calls are labelled solid arrows and data flow dashed ones with open heads, coloured by
+dtype."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ def _cluster_name(scope: str) -> str:
 
 
 def to_graphviz(drawing: Drawing) -> graphviz.Digraph:
-    """`drawing` as a `graphviz.Digraph`: components as nested clusters, APIs as nodes, calls as
-    edges coloured by dtype."""
+    """`drawing` as a `graphviz.Digraph`: components as nested clusters, APIs as nodes, calls
+    (solid) and data flow (dashed) as edges coloured by dtype."""
     dot = graphviz.Digraph("metagraph", graph_attr={
         "rankdir": drawing.rankdir, "fontname": "Helvetica", "fontsize": "11",
         "compound": "true", "label": drawing.title, "labelloc": "t"},
@@ -35,9 +37,11 @@ def to_graphviz(drawing: Drawing) -> graphviz.Digraph:
 
     add_cluster(dot, None)
     for edge in drawing.edges:
+        attrs = {"id": "faulty_edge", "style": "bold"} if edge.error else {}
+        if edge.kind == "data":  # data: dashed with an open arrowhead; calls: solid
+            attrs = {"style": "dashed", "arrowhead": "empty", "class": "data"}
         dot.edge(edge.source, edge.target, label=edge.label, color=edge.color,
-                 fontcolor=edge.color, penwidth="2.5" if edge.error else "1.2",
-                 **({"id": "faulty_edge", "style": "bold"} if edge.error else {}))
+                 fontcolor=edge.color, penwidth="2.5" if edge.error else "1.2", **attrs)
     return dot
 
 

@@ -1,9 +1,10 @@
 """Drawing without Graphviz: a nested-box layout drawn with matplotlib (SVG, PNG or PDF).
 
 Each component is a box holding a row of its APIs and, below it, its sub-components side by
-side; calls are arrows between API boxes with their labels. Cruder than Graphviz's layout but
-always available. SVG text stays text (searchable), and every element carries an id:
-`cluster_<scope>`, `api_<node>`, `edge_<source>-><target>`.
+side; calls are solid arrows between API boxes with their labels, data flow dashed ones.
+Cruder than Graphviz's layout but always available. SVG text stays text (searchable), and
+every element carries an id: `cluster_<scope>`, `api_<node>`, `call_<source>-><target>`,
+`data_<source>-><target>`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import dataclasses
 from metagraph.drawing import style
 from metagraph.drawing.model import Drawing
 
-NODE_W, NODE_H, GAP, PAD, HEADER = 1.6, 0.5, 0.4, 0.25, 0.55
+NODE_W, NODE_H, GAP, PAD, HEADER, LINE, CHAR_W = 1.6, 0.5, 0.4, 0.25, 0.55, 0.16, 0.075
 
 
 @dataclasses.dataclass
@@ -29,7 +30,8 @@ def _layout(drawing: Drawing, scope: str | None, x: float, y: float,
             boxes: dict[str, Box], nodes: dict[str, Box]) -> Box:
     """Place `scope`'s APIs and sub-components with the top-left corner at (x, y); y grows
     downwards. Returns the box of the scope."""
-    header = HEADER if scope is not None else 0.0
+    lines = drawing.clusters[scope].label.count("\n") if scope is not None else 0
+    header = HEADER + LINE * lines if scope is not None else 0.0
     cx, cy = x + PAD, y + PAD + header
     row = drawing.nodes_in(scope)
     for i, node in enumerate(row):
@@ -45,6 +47,9 @@ def _layout(drawing: Drawing, scope: str | None, x: float, y: float,
     if child_h:
         width = max(width, sx - GAP - cx)
         height = (sy - cy) + child_h
+    if scope is not None:  # wide enough for the label's longest line
+        longest = max(len(line) for line in drawing.clusters[scope].label.splitlines())
+        width = max(width, CHAR_W * longest)
     box = Box(x, y, width + 2 * PAD, height + 2 * PAD + header)
     if scope is not None:
         boxes[scope] = box
@@ -91,10 +96,13 @@ def render(drawing: Drawing, path: str, fmt: str) -> None:
             else:
                 start = (a.x + a.w / 2, -a.y - a.h)
                 end = (b.x + b.w / 2, -b.y)
-            ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10,
-                                         color=edge.color, lw=2.5 if edge.error else 1.0,
-                                         connectionstyle="arc3,rad=0.15",
-                                         gid=f"edge_{edge.source}->{edge.target}"))
+            data = edge.kind == "data"  # dashed, open head, bent the other way
+            ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>" if not data else "->",
+                                         mutation_scale=10, color=edge.color,
+                                         lw=2.5 if edge.error else 1.0,
+                                         linestyle="--" if data else "-",
+                                         connectionstyle=f"arc3,rad={-0.2 if data else 0.15}",
+                                         gid=f"{edge.kind}_{edge.source}->{edge.target}"))
             ax.text(0.35 * start[0] + 0.65 * end[0], 0.35 * start[1] + 0.65 * end[1], edge.label,
                     fontsize=6,
                     color=edge.color, ha="center", va="center",

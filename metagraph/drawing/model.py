@@ -1,55 +1,73 @@
-"""What a drawing shows, independent of who lays it out: clusters (components), nodes (APIs),
-edges (calls), after the options (depth limit, focus on one API, parameter counts) and an
-optional highlighted (faulty) edge."""
+"""What a drawing shows, independent of who lays it out: clusters (components, with their
+parameters and state), nodes (APIs, with their spaces, source and cost), edges (calls and data
+flow), after the options (depth limit, focus on one API, parameters and state) and an optional
+highlighted (faulty) edge. Graphviz, matplotlib and the HTML explorer all draw a `Drawing`."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
 
 from metagraph.drawing import style
+from metagraph.state_info import StateEntry
 
 INPUT = "input"
 
 
 @dataclasses.dataclass
 class Cluster:
-    """A component drawn as a box: its scope, label, nesting depth and parent scope."""
+    """A component drawn as a box: its scope, label, nesting depth and parent scope; its
+    class, parameters (with those inside it; None when not shown) and own state arrays."""
     scope: str
     label: str
     depth: int
     parent: str | None
+    cls: str = ""
+    params: int | None = None
+    state: list[StateEntry] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
 class Node:
-    """An API drawn as a node inside its component's cluster."""
+    """An API drawn as a node inside its component's cluster (`cluster` None: the graph's
+    input), with the spaces of its first call, where it is defined and, for a root API
+    lowered by a backend, its cost."""
     id: str
     label: str
     cluster: str | None  # None for the graph's input
+    inputs: dict[str, str] = dataclasses.field(default_factory=dict)
+    outputs: str = ""
+    source: Any = None  # a recorder.SourceLocation
+    cost: Mapping[str, Any] | None = None
 
 
 @dataclasses.dataclass
 class Edge:
-    """A call drawn as an arrow, labelled with the spaces that flowed; `error` marks the faulty
-    edge."""
+    """A call (`kind="call"`) or a data flow (`kind="data"`) drawn as an arrow, labelled with
+    the spaces that flowed; `details` has one full line per distinct call or flow; `error`
+    marks the faulty edge."""
     source: str
     target: str
     label: str
     color: str
     error: bool = False
+    kind: str = "call"
+    details: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
 class Drawing:
-    """Everything a layout engine needs: clusters, nodes, edges, direction and title."""
+    """Everything a layout engine needs: clusters, nodes, edges, direction and title; `depth`
+    is where the interactive explorer starts collapsed (None: all open)."""
     clusters: dict[str, Cluster]
     nodes: dict[str, Node]
     edges: list[Edge]
     rankdir: str = "LR"
     title: str = ""
+    depth: int | None = None
 
     def children(self, scope: str | None) -> list[Cluster]:
         """The clusters directly inside `scope` (None: the top level)."""
@@ -61,77 +79,103 @@ class Drawing:
 
 
 def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | None = None,
-                  params: dict[str, int] | None = None, rankdir: str = "LR",
-                  error: Any = None, title: str = "") -> Drawing:
+                  show_params: bool = True, rankdir: str = "LR", error: Any = None,
+                  title: str = "", data: bool = True,
+                  costs: Mapping[str, Mapping[str, Any]] | None = None,
+                  collapse: bool = True) -> Drawing:
     """`graph` is a meta-graph's networkx graph. `depth` collapses components deeper than it
-    into their ancestor (0 shows the root only), `focus` keeps only what root API `focus`
-    reaches, `params` maps scopes to parameter counts to show, `error` a SpaceError whose edge
-    is drawn in red with the expected and actual spaces."""
+    into their ancestor (0 shows the root only; with `collapse=False` every component is kept
+    and `depth` only says where an interactive view starts collapsed), `focus` keeps only what
+    root API `focus` reaches, `show_params` shows parameter counts and state, `data` the
+    data-flow edges, `costs` maps root API names to their costs, `error` a SpaceError whose
+    edge is drawn in red with the expected and actual spaces."""
     if rankdir not in ("LR", "TB"):
         raise ValueError(f"drawing: rankdir must be 'LR' or 'TB', got {rankdir!r}")
     calls = [(u, v, d) for u, v, d in graph.edges(data=True) if d.get("kind") == "call"]
+    flows = [(u, v, d["flows"]) for u, v, d in graph.edges(data=True)
+             if data and d.get("flows")]
+    roots = sorted(n for n, d in graph.nodes(data=True)
+                   if d.get("kind") == "api" and d["component"].count("/") == 0)
     if focus is not None:
-        roots = [n for n, d in graph.nodes(data=True)
-                 if d.get("kind") == "api" and n.rsplit(".", 1)[-1] == focus
-                 and graph.nodes[n]["component"].count("/") == 0]
-        if not roots:
-            apis = sorted(n for n, d in graph.nodes(data=True) if d.get("kind") == "api"
-                          and graph.nodes[n]["component"].count("/") == 0)
-            raise ValueError(f"drawing: no root API {focus!r}; root APIs: {apis}")
-        call_graph = nx.DiGraph([(u, v) for u, v, _ in calls])
-        keep = {roots[0]} | nx.descendants(call_graph, roots[0])
+        start = [n for n in roots if n.rsplit(".", 1)[-1] == focus]
+        if not start:
+            raise ValueError(f"drawing: no root API {focus!r}; root APIs: {roots}")
+        keep = {start[0]} | nx.descendants(nx.DiGraph([(u, v) for u, v, _ in calls]), start[0])
         calls = [(u, v, d) for u, v, d in calls if v in keep and (u in keep or u == INPUT)]
+        flows = [(u, v, f) for u, v, f in flows if v in keep and (u in keep or u == INPUT)]
 
-    def visible_scope(scope: str) -> str:
-        if depth is None:
-            return scope
-        return "/".join(scope.split("/")[: depth + 1])
+    collapsed = depth if collapse else None
 
     def node_of(api_node: str) -> str:
         if api_node == INPUT:
             return INPUT
-        data = graph.nodes[api_node]
-        scope = visible_scope(data["component"])
-        return api_node if scope == data["component"] else f"{scope}.*"
+        scope = graph.nodes[api_node]["component"]
+        shown = scope if collapsed is None else "/".join(scope.split("/")[: collapsed + 1])
+        return api_node if shown == scope else f"{shown}.*"
 
     error_pair = None
     if error is not None and getattr(error, "edge", None) is not None:
         error_pair = (error.edge.caller or INPUT, error.edge.callee)
 
     nodes: dict[str, Node] = {}
-    edges: dict[tuple[str, str], Edge] = {}
     used_scopes: set[str] = set()
-    for u, v, data in calls:
-        su, sv = node_of(u), node_of(v)
-        for original, shown in ((u, su), (v, sv)):
-            if shown in nodes:
-                continue
-            if shown == INPUT:
-                nodes[shown] = Node(INPUT, "input", None)
-                continue
-            scope = shown.rsplit(".", 1)[0]
-            label = graph.nodes[original]["api"] if not shown.endswith(".*") else "collapsed:"
-            nodes[shown] = Node(shown, label, scope)
-            used_scopes.add(scope)
+
+    def add_node(original: str) -> str:
+        shown = node_of(original)
+        if shown in nodes:
+            return shown
+        if shown == INPUT:
+            nodes[shown] = Node(INPUT, "input", None)
+            return shown
+        scope = shown.rsplit(".", 1)[0]
+        used_scopes.add(scope)
+        if shown.endswith(".*"):
+            nodes[shown] = Node(shown, "collapsed:", scope)
+            return shown
+        info = graph.nodes[original]
+        cost = costs.get(info["api"]) if costs and original in roots else None
+        nodes[shown] = Node(shown, info["api"], scope,
+                            {k: style.short(v) for k, v in (info.get("inputs") or {}).items()},
+                            style.short(info.get("outputs")), info.get("source"), cost)
+        return shown
+
+    edges: dict[tuple[str, str, str], Edge] = {}
+    for u, v, d in calls:
+        su, sv = add_node(u), add_node(v)
         if su == sv:
             continue  # a call inside a collapsed component
         is_error = error_pair is not None and (u, v) == error_pair
-        args, returns = data.get("args", {}), data.get("returns")
+        args, returns = d.get("args", {}), d.get("returns")
         label = style.edge_label(args, returns)
         if is_error:
             label = (f"{error.edge.argument or 'output'}: expected "
                      f"{style.short(error.edge.expected)}\ngot {style.short(error.edge.actual)}")
         color = style.ERROR_COLOR if is_error else style.KIND_COLORS[style.edge_kind(args)]
-        if (su, sv) in edges and not is_error:
+        details = [style.signature_text(a, r) for a, r in d.get("signatures") or [(args, returns)]]
+        if (su, sv, "call") in edges and not is_error:
+            edges[(su, sv, "call")].details.extend(details)
             continue
-        edges[(su, sv)] = Edge(su, sv, label, color, is_error)
+        edges[(su, sv, "call")] = Edge(su, sv, label, color, is_error, "call", details)
+    for u, v, found in flows:
+        su, sv = add_node(u), add_node(v)
+        if su == sv:
+            continue
+        lines = [style.flow_text(u == INPUT, f) for f in found]
+        kinds = {style.kind_of(f.space) for f in found}
+        color = style.KIND_COLORS[kinds.pop() if len(kinds) == 1 else "container"]
+        details = [style.flow_text(u == INPUT, f, full=True) for f in found]
+        edge = edges.setdefault((su, sv, "data"), Edge(su, sv, "", color, False, "data", []))
+        edge.details.extend(details)
+        edge.label = style.clip_lines([*edge.label.splitlines(), *lines])
 
     for node in nodes.values():  # name what a collapsed node stands for
         if node.id.endswith(".*"):
-            hidden = sorted({graph.nodes[v]["component"].split("/")[depth + 1]
+            hidden = sorted({graph.nodes[v]["component"].split("/")[collapsed + 1]
                              for _, v, _ in calls
                              if graph.nodes[v]["component"].startswith(node.cluster + "/")})
             node.label = "collapsed: " + ", ".join(hidden)
+    if not collapse:  # the explorer shows every component, with or without calls
+        used_scopes.update(n for n, d in graph.nodes(data=True) if d.get("kind") == "component")
     clusters: dict[str, Cluster] = {}
     for scope in sorted(used_scopes):
         parts = scope.split("/")
@@ -139,12 +183,21 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
             path = "/".join(parts[:i])
             if path in clusters or path not in graph:
                 continue
-            data = graph.nodes[path]
-            label = f"{parts[i - 1]}: {data.get('cls', '')}"
-            if params is not None:
-                label += f"\n{params.get(path, 0):,} params"
-            clusters[path] = Cluster(path, label, i - 1, "/".join(parts[: i - 1]) or None)
-    return Drawing(clusters, nodes, list(edges.values()), rankdir, title)
+            info = graph.nodes[path]
+            known = show_params and "state" in info  # not known in a failed build's graph
+            params = _params(graph, path) if known else None
+            state = list(info.get("state") or []) if known else []
+            label = style.cluster_label(parts[i - 1], info.get("cls", ""), params, state)
+            clusters[path] = Cluster(path, label, i - 1, "/".join(parts[: i - 1]) or None,
+                                     info.get("cls", ""), params, state)
+    return Drawing(clusters, nodes, list(edges.values()), rankdir, title, depth)
+
+
+def _params(graph: nx.DiGraph, path: str) -> int:
+    """Parameters of the component `path` and the components inside it."""
+    return sum(row.size for n, rows in graph.nodes(data="state")
+               if rows and (n == path or n.startswith(path + "/")) for row in rows
+               if row.trainable)
 
 
 def leading_to(graph: nx.DiGraph, node: str) -> nx.DiGraph:

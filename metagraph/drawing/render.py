@@ -1,5 +1,6 @@
-"""Writing a drawing to a file by suffix (.svg, .png, .pdf, .dot), with Graphviz's `dot` when it
-is installed and the matplotlib layout otherwise (said once, with how to get Graphviz)."""
+"""Writing a drawing to a file by suffix: .html the interactive explorer (needs neither Graphviz
+nor a network), .svg, .png, .pdf, .dot with Graphviz's `dot` when it is installed and the
+matplotlib layout otherwise (said once, with how to get Graphviz)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import shutil
 import warnings
 from pathlib import Path
 
-from metagraph.drawing import dot, fallback
+from metagraph.drawing import dot, fallback, html
 from metagraph.drawing.model import Drawing
 
-FORMATS = ("svg", "png", "pdf", "dot")
+FORMATS = ("html", "svg", "png", "pdf", "dot")
 _warned = False
 
 
@@ -32,11 +33,13 @@ def _say_once() -> None:
 def render(drawing: Drawing, path: str | Path) -> Path:
     """Write `drawing` to `path`, in the format its suffix names.
 
-    Graphviz lays it out when `dot` is installed, matplotlib otherwise (`.dot` needs neither).
+    `.html` writes the interactive explorer (one self-contained file). Graphviz lays the
+    others out when `dot` is installed, matplotlib otherwise (`.dot` needs neither).
 
     Args:
         drawing: What to draw (`build_drawing`).
-        path: The file to write, ending in `.svg`, `.png`, `.pdf` or `.dot`; its folder is created.
+        path: The file to write, ending in `.html`, `.svg`, `.png`, `.pdf` or `.dot`; its folder
+            is created.
 
     Returns:
         The path written.
@@ -50,7 +53,9 @@ def render(drawing: Drawing, path: str | Path) -> Path:
         raise ValueError(f"render: unknown format {path.suffix!r} of {path}; use one of "
                          f"{['.' + f for f in FORMATS]}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "dot":
+    if fmt == "html":
+        path.write_text(html.to_html(drawing), encoding="utf-8")
+    elif fmt == "dot":
         path.write_text(dot.to_dot(drawing))
     elif have_graphviz():
         path.write_bytes(dot.to_graphviz(drawing).pipe(format=fmt))
