@@ -30,7 +30,7 @@ def module_name(path: Path) -> str:
 
 
 # compiled modules (CMakeLists.txt), which have no .py file in the source tree
-NATIVE = ("components.envs._native",)
+NATIVE = ("components.envs._native", "components.envs._mujoco")
 
 
 def modules() -> dict[str, Path]:

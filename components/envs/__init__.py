@@ -10,6 +10,8 @@
   "gymnasium") as a meta-graph component.
 - `register_ffi_targets()`: registers the native cores' XLA FFI targets (idempotent; the native
   door calls it).
+- `components.envs.mujoco`: Gymnasium's v5 MuJoCo tasks (HalfCheetah, Hopper, Walker2d, Ant)
+  behind the same doors, registered as `metagraph/<id>` too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from components.envs.environment import DOORS, Environment
 from components.envs.ffi_targets import register_ffi_targets
 from components.envs.functional import make_functional
 from components.envs.functional_env import FunctionalEnv
+from components.envs.mujoco.tasks import MAX_EPISODE_STEPS, MUJOCO_IDS
 from components.envs.native_functional import NativeFunctionalEnv
 from components.envs.single_env import NativeEnv
 from components.envs.specs import SPECS, EnvSpec, spec
@@ -40,8 +43,20 @@ for _env_id, _spec in SPECS.items():
             kwargs={"env_id": _env_id},
         )
 
+# Gymnasium's v5 MuJoCo tasks (components.envs.mujoco), registered by name: their core loads
+# when first made.
+for _env_id in MUJOCO_IDS:
+    if f"metagraph/{_env_id}" not in gymnasium.registry:
+        gymnasium.register(
+            id=f"metagraph/{_env_id}",
+            entry_point="components.envs.mujoco.single_env:MujocoEnv",
+            vector_entry_point="components.envs.mujoco.vector_env:vector_entry_point",
+            max_episode_steps=MAX_EPISODE_STEPS,
+            kwargs={"env_id": _env_id},
+        )
+
 __all__ = [
-    "DOORS", "ENV_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv",
+    "DOORS", "ENV_IDS", "MUJOCO_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv",
     "NativeFunctionalEnv", "NativeVectorEnv", "TwinFunctionalEnv", "TwinState", "make",
     "make_functional", "register_ffi_targets", "spec",
 ]

@@ -21,7 +21,7 @@ from metagraph import context
 
 
 def action_error(env_spec: EnvSpec, actions: np.ndarray) -> str | None:
-    """The message for the first bad action of `actions` ([..., n] discrete, [..., n, 1]
+    """The message for the first bad action of `actions` ([..., n] discrete, [..., n, *shape]
     continuous; the index counts within the last group of n environments), or None."""
     actions = np.asarray(actions)
     if env_spec.discrete:
@@ -33,8 +33,10 @@ def action_error(env_spec: EnvSpec, actions: np.ndarray) -> str | None:
             return (f"{env_spec.env_id}: action {int(rows[row, index])} at index {int(index)} "
                     f"is outside [0, {n})")
         return None
-    rows = actions.reshape(-1, actions.shape[-2] if actions.ndim > 1 else 1)
-    bad = ~np.isfinite(rows)
+    # one row of the environments' flags per group: [..., n, *action_shape] -> [groups, n]
+    per_env = actions.ndim - len(env_spec.action_space.shape)
+    bad = ~np.isfinite(actions).reshape(actions.shape[:per_env] + (-1,)).all(-1)
+    bad = bad.reshape(-1, bad.shape[-1] if bad.ndim else 1)
     if bad.any():
         return (f"{env_spec.env_id}: action at index {int(np.argwhere(bad)[0][1])} is not finite "
                 f"(NaN or inf)")

@@ -13,9 +13,9 @@ def check_actions(spec: EnvSpec, actions: Any, num_envs: int) -> np.ndarray:
     """Actions as the aligned C-contiguous array the core reads (a copy where `actions` is not
     one), or a ValueError/TypeError saying what was expected. Discrete: int32[num_envs] (any
     integer dtype whose values fit is accepted; values are checked before any cast).
-    Continuous: float32[num_envs, 1]; values outside the bounds are clipped by the dynamics as
-    Gymnasium does; NaN and inf are errors."""
-    expected_shape = (num_envs,) if spec.discrete else (num_envs, 1)
+    Continuous: float32[num_envs, *action_shape]; values outside the bounds are clipped by the
+    dynamics as Gymnasium does; NaN and inf are errors."""
+    expected_shape = (num_envs,) if spec.discrete else (num_envs, *spec.action_space.shape)
     arr = np.asarray(actions)
     if arr.dtype == object or arr.dtype.kind not in "iuf":
         raise TypeError(f"{spec.env_id}: actions must be a numeric array of shape "

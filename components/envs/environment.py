@@ -34,7 +34,7 @@ from gymnasium.vector import AutoresetMode
 import metagraph as mg
 from components.envs.functional import make_functional, renamed_argument
 from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
-from components.envs.specs import spec
+from components.envs.mujoco.tasks import is_mujoco
 from components.envs.vector_env import make
 from metagraph.checks import positive_int
 from metagraph.spaces import Bool, Box, Discrete, Space
@@ -47,7 +47,9 @@ class Environment(mg.Component):
     """`num_envs` copies of an environment as a component (see the module docstring).
 
     Args:
-        env_id: a native environment id, or any Gymnasium id with `door="gymnasium"`.
+        env_id: a native environment id (classic control, or a MuJoCo task of
+            `components.envs.MUJOCO_IDS` with door "native" or "host"), or any Gymnasium id
+            with `door="gymnasium"`.
         num_envs: how many environments `reset` and `step` drive at once.
         door: "native" (default), "jax", "host" or "gymnasium".
         num_threads: C++ threads stepping the environments (native and host doors; results do
@@ -80,8 +82,13 @@ class Environment(mg.Component):
             self.env_spec = spec_of_gymnasium(env_id, pool)
             self.functional = HostFunctionalEnv(self.env_spec, pool)
         elif door == "host":
-            self.env_spec = spec(env_id)
-            pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+            if is_mujoco(env_id):
+                from components.envs.mujoco.vector_env import make as make_mujoco
+
+                pool = make_mujoco(env_id, num_envs, seed=0, num_threads=num_threads)
+            else:
+                pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+            self.env_spec = pool.env_spec
             self.functional = HostFunctionalEnv(self.env_spec, pool)
         else:
             self.functional = make_functional(env_id, door, num_threads)

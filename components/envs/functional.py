@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from components.envs.functional_env import FunctionalEnv
+from components.envs.mujoco.tasks import is_mujoco
 from components.envs.native_functional import NativeFunctionalEnv
 from components.envs.specs import spec
 from components.envs.twin_env import TwinFunctionalEnv
@@ -34,7 +35,8 @@ def make_functional(env_id: str, door: str = "native", num_threads: int = 1,
     """The functional interface of an environment.
 
     Args:
-        env_id: a native environment id (`components.envs.ENV_IDS`).
+        env_id: a native environment id (`components.envs.ENV_IDS`, or a MuJoCo task of
+            `components.envs.MUJOCO_IDS`, native door only).
         door: "native" steps the C++ core through the XLA FFI (CPU); "jax" runs its pure-JAX
             twin (any device).
         num_threads: C++ threads stepping inside the program (native door only; the results do
@@ -50,6 +52,13 @@ def make_functional(env_id: str, door: str = "native", num_threads: int = 1,
         raise ValueError(f"make_functional({env_id!r}): door must be one of {IN_GRAPH_DOORS}, "
                          f"got {door!r}")
     positive_int(num_threads, f"make_functional({env_id!r}): num_threads")
+    if is_mujoco(env_id):
+        if door != "native":
+            raise ValueError(f"make_functional({env_id!r}): MuJoCo tasks have no pure-JAX twin "
+                             f"yet; use door='native'")
+        from components.envs.mujoco.functional import make_mujoco_functional
+
+        return make_mujoco_functional(env_id, num_threads)
     if door == "native":
         return NativeFunctionalEnv(spec(env_id), num_threads)
     if num_threads != 1:

@@ -49,7 +49,8 @@ class FunctionalEnv:
         continuous one) fail the call with the same message on every door."""
         action = jnp.asarray(action)
         n_shape = self._batch_shape(state)
-        want_shape = n_shape if self.env_spec.discrete else n_shape + (1,)
+        action_shape = () if self.env_spec.discrete else self.env_spec.action_space.shape
+        want_shape = n_shape + tuple(action_shape)
         want_dtype = self.env_spec.action_dtype
         if action.shape != want_shape or action.dtype != want_dtype:
             raise TypeError(f"{self.env_spec.env_id}.step: expected actions "

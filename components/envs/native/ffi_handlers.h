@@ -27,23 +27,6 @@ using ActionBuffer =
 
 inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
 
-// Worker threads for in-graph steps (the `num_threads` attribute), shared by every handler in
-// the process. One job at a time: a caller that finds them busy (two programs stepping at
-// once) steps on its own thread, which gives the same results. Throws std::runtime_error when
-// the workers cannot be started (nothing has been stepped then).
-inline void parallel_for(int num_threads, int64_t n,
-                         const std::function<void(int64_t, int64_t)>& job) {
-  static std::mutex guard;
-  static std::unique_ptr<ThreadPool> pool;
-  std::unique_lock<std::mutex> lock(guard, std::try_to_lock);
-  if (num_threads <= 1 || !lock.owns_lock()) {
-    job(0, n);
-    return;
-  }
-  if (!pool || pool->size() != num_threads) pool = std::make_unique<ThreadPool>(num_threads);
-  pool->run(n, job);
-}
-
 // The state is uint32[..., kRows, n, 2]: one structure-of-arrays block (batch.h) of n
 // environments per leading index. Returns n, or -1 when the shape is not of that form.
 template <class Env>

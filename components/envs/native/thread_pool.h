@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -46,6 +47,7 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
   int size() const { return num_threads_; }
+  int64_t min_per_thread() const { return min_per_thread_; }
 
   // Calls job(begin, end) over [0, n) split into contiguous parts, one per thread used; the
   // caller's thread runs part 0. Returns when every part is done.
@@ -126,5 +128,25 @@ class ThreadPool {
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
 };
+
+// Worker threads for in-graph steps (the `num_threads` attribute), shared by every handler in
+// the process. One job at a time: a caller that finds them busy (two programs stepping at
+// once) steps on its own thread, which gives the same results. Throws std::runtime_error when
+// the workers cannot be started (nothing has been stepped then). `min_per_thread`: as for
+// ThreadPool (each compiled module has its own pool).
+inline void parallel_for(int num_threads, int64_t n,
+                         const std::function<void(int64_t, int64_t)>& job,
+                         int64_t min_per_thread = 512) {
+  static std::mutex guard;
+  static std::unique_ptr<ThreadPool> pool;
+  std::unique_lock<std::mutex> lock(guard, std::try_to_lock);
+  if (num_threads <= 1 || !lock.owns_lock()) {
+    job(0, n);
+    return;
+  }
+  if (!pool || pool->size() != num_threads || pool->min_per_thread() != min_per_thread)
+    pool = std::make_unique<ThreadPool>(num_threads, min_per_thread);
+  pool->run(n, job);
+}
 
 }  // namespace metagraph::envs

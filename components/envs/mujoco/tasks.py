@@ -1,0 +1,158 @@
+"""Gymnasium's v5 MuJoCo locomotion tasks: their ids, model files (read from the installed
+Gymnasium's assets, never copied), frame skips and documented keyword arguments.
+
+Importing this module loads nothing compiled: `is_mujoco(env_id)` is cheap enough for the
+doors to ask before they pick a core.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import math
+import os
+from typing import Any
+
+MAX_EPISODE_STEPS = 1000  # Gymnasium registers every v5 locomotion task with this limit
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One task: the C++ core's task number, Gymnasium's model file and frame skip, and the
+    defaults of the keyword arguments its v5 constructor documents."""
+
+    number: int
+    xml_file: str
+    frame_skip: int
+    defaults: dict[str, Any]
+
+
+TASKS: dict[str, Task] = {
+    "HalfCheetah-v5": Task(0, "half_cheetah.xml", 5, {
+        "forward_reward_weight": 1.0, "ctrl_cost_weight": 0.1, "reset_noise_scale": 0.1,
+        "exclude_current_positions_from_observation": True}),
+    "Hopper-v5": Task(1, "hopper.xml", 4, {
+        "forward_reward_weight": 1.0, "ctrl_cost_weight": 1e-3, "healthy_reward": 1.0,
+        "terminate_when_unhealthy": True, "healthy_state_range": (-100.0, 100.0),
+        "healthy_z_range": (0.7, math.inf), "healthy_angle_range": (-0.2, 0.2),
+        "reset_noise_scale": 5e-3, "exclude_current_positions_from_observation": True}),
+    "Walker2d-v5": Task(2, "walker2d_v5.xml", 4, {
+        "forward_reward_weight": 1.0, "ctrl_cost_weight": 1e-3, "healthy_reward": 1.0,
+        "terminate_when_unhealthy": True, "healthy_z_range": (0.8, 2.0),
+        "healthy_angle_range": (-1.0, 1.0), "reset_noise_scale": 5e-3,
+        "exclude_current_positions_from_observation": True}),
+    "Ant-v5": Task(3, "ant.xml", 5, {
+        "forward_reward_weight": 1.0, "ctrl_cost_weight": 0.5, "contact_cost_weight": 5e-4,
+        "healthy_reward": 1.0, "main_body": 1, "terminate_when_unhealthy": True,
+        "healthy_z_range": (0.2, 1.0), "contact_force_range": (-1.0, 1.0),
+        "reset_noise_scale": 0.1, "exclude_current_positions_from_observation": True,
+        "include_cfrc_ext_in_observation": True}),
+}
+MUJOCO_IDS = tuple(TASKS)
+
+# What the C++ core reads for every task (a task ignores the terms it does not have).
+_CORE_DEFAULTS: dict[str, Any] = {
+    "forward_reward_weight": 1.0, "ctrl_cost_weight": 0.0, "contact_cost_weight": 0.0,
+    "healthy_reward": 0.0, "terminate_when_unhealthy": False,
+    "healthy_state_range": (-math.inf, math.inf), "healthy_z_range": (-math.inf, math.inf),
+    "healthy_angle_range": (-math.inf, math.inf), "contact_force_range": (-math.inf, math.inf),
+    "reset_noise_scale": 0.0, "exclude_current_positions_from_observation": True,
+    "include_cfrc_ext_in_observation": False, "main_body": 1,
+}
+_RANGES = ("healthy_state_range", "healthy_z_range", "healthy_angle_range",
+           "contact_force_range")
+_FLAGS = ("terminate_when_unhealthy", "exclude_current_positions_from_observation",
+          "include_cfrc_ext_in_observation")
+
+
+def is_mujoco(env_id: Any) -> bool:
+    """Whether `env_id` (with or without `metagraph/`) is one of the MuJoCo tasks."""
+    return isinstance(env_id, str) and env_id.removeprefix("metagraph/") in TASKS
+
+
+def task_id(env_id: str) -> str:
+    """`env_id` without the `metagraph/` namespace, or a ValueError naming the MuJoCo tasks."""
+    key = env_id.removeprefix("metagraph/") if isinstance(env_id, str) else env_id
+    if key not in TASKS:
+        raise ValueError(f"unknown MuJoCo environment {env_id!r}; MuJoCo environments: "
+                         f"{list(MUJOCO_IDS)}")
+    return key
+
+
+def assets_dir() -> str:
+    """Gymnasium's MuJoCo model files (found without importing gymnasium.envs.mujoco)."""
+    found = importlib.util.find_spec("gymnasium")
+    if found is None or not found.submodule_search_locations:
+        raise ImportError("the MuJoCo environments load Gymnasium's model files: "
+                          "pip install gymnasium")
+    return os.path.join(list(found.submodule_search_locations)[0], "envs", "mujoco", "assets")
+
+
+def model_path(xml_file: str) -> str:
+    """Gymnasium's expand_model_path: a path starting with '.', '/' or '~' as given, else a
+    file of Gymnasium's assets."""
+    if xml_file.startswith((".", "/")):
+        path = xml_file
+    elif xml_file.startswith("~"):
+        path = os.path.expanduser(xml_file)
+    else:
+        path = os.path.join(assets_dir(), xml_file)
+    if not os.path.exists(path):
+        raise OSError(f"File {path} does not exist")
+    return os.path.abspath(path)
+
+
+def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
+    """(task number, model path, the core's config) for `env_id` made with Gymnasium's
+    keyword arguments `kwargs` (plus `max_episode_steps`); unknown ones are a TypeError."""
+    key = task_id(env_id)
+    task = TASKS[key]
+    accepted = {*task.defaults, "xml_file", "frame_skip", "max_episode_steps"}
+    unknown = sorted(set(kwargs) - accepted)
+    if unknown:
+        raise TypeError(f"{key}: unexpected keyword arguments {unknown}; accepted: "
+                        f"{sorted(accepted)} (rendering is not supported)")
+    given = {**task.defaults, **kwargs}
+    config: dict[str, Any] = dict(_CORE_DEFAULTS)
+    for name, value in given.items():
+        if name in ("xml_file", "main_body"):
+            continue
+        if name in _RANGES:
+            low, high = _pair(key, name, value)
+            config[name] = (low, high)
+        elif name in _FLAGS:
+            if not isinstance(value, bool | int):
+                raise TypeError(f"{key}: {name} must be a bool, got {value!r}")
+            config[name] = bool(value)
+        elif name in ("frame_skip", "max_episode_steps"):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{key}: {name} must be a positive int, got {value!r}")
+            config[name] = int(value)
+        else:
+            config[name] = _number(key, name, value)
+    config.setdefault("frame_skip", task.frame_skip)
+    config.setdefault("max_episode_steps", MAX_EPISODE_STEPS)
+    main_body = given.get("main_body", 1)
+    if isinstance(main_body, str):
+        config["main_body"], config["main_body_name"] = 0, main_body
+    elif isinstance(main_body, int) and not isinstance(main_body, bool):
+        config["main_body"], config["main_body_name"] = int(main_body), ""
+    else:
+        raise TypeError(f"{key}: main_body must be a body's index or name, got {main_body!r}")
+    return task.number, model_path(given.get("xml_file", task.xml_file)), config
+
+
+def _number(env_id: str, name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{env_id}: {name} must be a number, got {value!r}")
+    if math.isnan(value):
+        raise ValueError(f"{env_id}: {name} must not be NaN")
+    return float(value)
+
+
+def _pair(env_id: str, name: str, value: Any) -> tuple[float, float]:
+    try:
+        low, high = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{env_id}: {name} must be a pair (low, high), got {value!r}") from None
+    return _number(env_id, name, low), _number(env_id, name, high)
