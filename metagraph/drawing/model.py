@@ -177,7 +177,8 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
     if not collapse:  # the explorer shows every component, with or without calls
         used_scopes.update(n for n, d in graph.nodes(data=True) if d.get("kind") == "component")
     clusters: dict[str, Cluster] = {}
-    for scope in sorted(used_scopes):
+    order = {n: i for i, n in enumerate(graph.nodes)}  # parents first, attributes in order
+    for scope in sorted(used_scopes, key=lambda s: order.get(s, len(order))):
         parts = scope.split("/")
         for i in range(1, len(parts) + 1):  # the scope and all its ancestors
             path = "/".join(parts[:i])
