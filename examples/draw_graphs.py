@@ -175,6 +175,7 @@ def screenshot(html: Path, png: Path, click: str | None = None, width: int = 140
         page.goto(html.resolve().as_uri())
         if click:
             page.click(click)
+            page.mouse.move(width - 1, height - 1)  # no tooltip in the picture
         page.screenshot(path=str(png))
         browser.close()
     return png

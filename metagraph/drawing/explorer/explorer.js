@@ -130,7 +130,7 @@
     var area = sub.reduce(function (s, k) { return s + k.w * k.h; }, 0);
     var widest = sub.reduce(function (s, k) { return Math.max(s, k.w); }, 0);
     var limit = Math.max(widest, Math.sqrt(area) * 1.6, head - 2 * PAD, 420);
-    var y = HEAD, right = 0;
+    var y = HEAD, right = 0, roomy = show.labels ? 3.5 : 1;  // labels need room between
     function shelf(items, gap) {
       var x = 0, rowH = 0;
       items.forEach(function (it) {
@@ -138,13 +138,13 @@
         it.x = PAD + x; it.y = y; x += it.w + gap; rowH = Math.max(rowH, it.h);
         right = Math.max(right, x - gap);
       });
-      if (items.length) y += rowH + GAP;
+      if (items.length) y += rowH + GAP * roomy;
     }
-    shelf(pills, 8);
-    shelf(sub, GAP);
+    shelf(pills, 8 * roomy * 1.5);
+    shelf(sub, GAP * roomy);
     m.items = pills.concat(sub);
     m.w = Math.max(m.w, right + 2 * PAD);
-    m.h = Math.max(y - GAP + PAD, HEAD);
+    m.h = Math.max(y - GAP * roomy + PAD, HEAD);
     return m;
   }
   function place(m, x, y) {
