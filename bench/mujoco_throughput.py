@@ -1,0 +1,209 @@
+"""Environment steps per second of a MuJoCo task, random actions, N = 1, 16, 64, 256
+environments: metagraph's host pool and in-graph door against Gymnasium's own MuJoCo
+`make_vec` (sync and async), MuJoCo's `mujoco.rollout` (open loop, no rewards or resets) and a
+bare C++ loop of `mj_step` over the same model (the physical limit). Each contender runs in a
+fresh process; one environment step is `frame_skip` MuJoCo steps.
+
+    python bench/mujoco_throughput.py                       # HalfCheetah-v5, threads 1 and 2
+    python bench/mujoco_throughput.py --env Hopper-v5 --seconds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+SIZES = (1, 16, 64, 256)
+
+BARE_LOOP = r"""
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <mujoco/mujoco.h>
+// argv: model path, environments, frame skip, seconds. Prints environment steps per second.
+int main(int argc, char** argv) {
+  char error[1000];
+  mjModel* m = mj_loadXML(argv[1], nullptr, error, sizeof(error));
+  if (!m) { std::fprintf(stderr, "%s\n", error); return 1; }
+  const int n = std::atoi(argv[2]), skip = std::atoi(argv[3]);
+  const double seconds = std::atof(argv[4]);
+  std::vector<mjData*> data;
+  for (int i = 0; i < n; ++i) data.push_back(mj_makeData(m));
+  unsigned state = 1;
+  long steps = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  while (elapsed < seconds) {
+    for (mjData* d : data) {
+      for (int j = 0; j < m->nu; ++j) {
+        state = state * 1664525u + 1013904223u;
+        d->ctrl[j] = (state >> 8) * (2.0 / 16777216.0) - 1.0;
+      }
+      for (int k = 0; k < skip; ++k) mj_step(m, d);
+      mj_rnePostConstraint(m, d);
+    }
+    steps += n;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::printf("%f\n", steps / elapsed);
+  return 0;
+}
+"""
+
+
+def timed(step, n, seconds):
+    """Environment steps per second of `step()` (n environments a call), after a warm-up."""
+    for _ in range(3):
+        step()
+    calls, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step()
+        calls += 1
+    return calls * n / (time.perf_counter() - start)
+
+
+def run_metagraph_host(env_id, n, seconds, threads):
+    import numpy as np
+
+    from components.envs.mujoco import make
+
+    env = make(env_id, n, seed=0, num_threads=threads)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    low, high = env.single_action_space.low, env.single_action_space.high
+    actions = rng.uniform(low, high, (64, n, len(low))).astype(np.float32)
+    counter = iter(range(10**12))
+    return timed(lambda: env.step(actions[next(counter) % 64]), n, seconds)
+
+
+def run_metagraph_graph(env_id, n, seconds, threads):
+    import jax
+    import jax.numpy as jnp
+
+    from components.envs.mujoco import make_mujoco_functional
+
+    env = make_mujoco_functional(env_id, num_threads=threads)
+    steps = 100
+    nu = env.env_spec.nu
+
+    @jax.jit
+    def rollout(state, key):
+        def body(carry, _):
+            state, key = carry
+            key, sub = jax.random.split(key)
+            action = jax.random.uniform(sub, (n, nu), jnp.float32, -1.0, 1.0)
+            state, obs, reward, *_ = env.step(state, action)
+            return (state, key), reward
+        (state, key), rewards = jax.lax.scan(body, (state, key), None, length=steps)
+        return state, key, rewards.sum()
+
+    state, _ = env.reset(jax.random.PRNGKey(0), n)
+    holder = {"state": state, "key": jax.random.PRNGKey(1)}
+
+    def call():
+        holder["state"], holder["key"], total = rollout(holder["state"], holder["key"])
+        total.block_until_ready()
+
+    return timed(call, n * steps, seconds)
+
+
+def run_gymnasium(env_id, n, seconds, mode):
+    import gymnasium
+
+    env = gymnasium.make_vec(env_id, n, vectorization_mode=mode)
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    rate = timed(lambda: env.step(env.action_space.sample()), n, seconds)
+    env.close()
+    return rate
+
+
+def run_rollout(env_id, n, seconds):
+    import mujoco
+    import numpy as np
+    from mujoco import rollout
+
+    from components.envs.mujoco.tasks import TASKS, model_path
+
+    task = TASKS[env_id]
+    model = mujoco.MjModel.from_xml_path(model_path(task.xml_file))
+    data = mujoco.MjData(model)
+    size = mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    state = np.zeros(size)
+    mujoco.mj_getState(model, data, state, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    env_steps = 100
+    nstep = env_steps * task.frame_skip
+    rng = np.random.default_rng(0)
+    control = rng.uniform(-1, 1, (n, nstep, model.nu))
+    initial = np.tile(state, (n, 1))
+    return timed(lambda: rollout.rollout(model, data, initial, control), n * env_steps, seconds)
+
+
+def run_bare(env_id, n, seconds):
+    import importlib.util
+
+    from components.envs.mujoco.tasks import TASKS, model_path
+
+    root = list(importlib.util.find_spec("mujoco").submodule_search_locations)[0]
+    library = [f for f in os.listdir(root) if f.startswith("libmujoco.so.")][0]
+    with tempfile.TemporaryDirectory() as tmp:
+        source, binary = os.path.join(tmp, "bare.cc"), os.path.join(tmp, "bare")
+        with open(source, "w") as f:
+            f.write(BARE_LOOP)
+        subprocess.run(["g++", "-O2", "-std=c++17", source, "-o", binary, f"-I{root}/include",
+                        os.path.join(root, library), f"-Wl,-rpath,{root}"], check=True)
+        task = TASKS[env_id]
+        out = subprocess.run([binary, model_path(task.xml_file), str(n), str(task.frame_skip),
+                              str(seconds)], check=True, capture_output=True, text=True)
+    return float(out.stdout)
+
+
+CONTENDERS = {
+    "metagraph host pool, 1 thread": lambda e, n, s: run_metagraph_host(e, n, s, 1),
+    "metagraph host pool, 2 threads": lambda e, n, s: run_metagraph_host(e, n, s, 2),
+    "metagraph in-graph (scan of 100), 1 thread": lambda e, n, s: run_metagraph_graph(e, n, s, 1),
+    "metagraph in-graph (scan of 100), 2 threads": lambda e, n, s: run_metagraph_graph(e, n, s,
+                                                                                         2),
+    "Gymnasium make_vec sync": lambda e, n, s: run_gymnasium(e, n, s, "sync"),
+    "Gymnasium make_vec async": lambda e, n, s: run_gymnasium(e, n, s, "async"),
+    "mujoco.rollout (open loop, 1 thread)": run_rollout,
+    "bare C++ mj_step loop (1 thread)": run_bare,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="HalfCheetah-v5")
+    parser.add_argument("--seconds", type=float, default=1.5)
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # run one contender in this process
+    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(CONTENDERS[args.one](args.env, args.n, args.seconds)))
+        return
+    print(f"{args.env}: environment steps per second (each {args.seconds} s, fresh process)")
+    print("| contender | " + " | ".join(f"N={n}" for n in args.sizes) + " |")
+    print("|---|" + "---:|" * len(args.sizes))
+    for name in CONTENDERS:
+        cells = []
+        for n in args.sizes:
+            run = subprocess.run([sys.executable, __file__, "--env", args.env, "--seconds",
+                                  str(args.seconds), "--one", name, "--n", str(n)],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                cells.append("failed")
+                print(run.stderr[-2000:], file=sys.stderr)
+            else:
+                cells.append(f"{json.loads(run.stdout.strip().splitlines()[-1]):,.0f}")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
