@@ -31,10 +31,12 @@ class Executor:
 
     graph: MetaGraph
     state: State
+    _lost: str | None
 
     def __init__(self, graph: MetaGraph, seed: int = 0, state: State | None = None):
         self._check_api_names(graph)
         self.graph = graph
+        self._lost = None
         self._checkers = {name: InputChecker(graph.root.name, sig)
                           for name, sig in graph.apis.items()}
         self.state = self._initial_state(seed)
@@ -87,23 +89,46 @@ class Executor:
         if checker is None:
             raise AttributeError(f"{self.graph.root.name} has no built API {api!r}; built: "
                                  f"{list(self.graph.apis)}")
-        inputs, key = checker(args, kwargs)
-        self.state, outputs = self._run(api, self.state, inputs, key)
-        runtime_checks.raise_pending()
-        return outputs
+        return self.__dict__[api](*args, **kwargs)
 
     def _bound(self, name: str):
         checker = self._checkers[name]
 
         def bound(*args: Any, **kwargs: Any) -> Any:
             inputs, key = checker(args, kwargs)
-            self.state, outputs = self._run(name, self.state, inputs, key)
+            try:
+                self.state, outputs = self._run(name, self.state, inputs, key)
+            except Exception as error:
+                self._failed(name, error)
+                raise
             runtime_checks.raise_pending()
             return outputs
 
         bound.__name__ = name
         bound.__doc__ = f"Run root API {self.graph.apis[name]}"
         return bound
+
+    def _failed(self, api: str, error: Exception) -> None:
+        """After call `api` raised `error`: if the state it was given is gone (donated to a
+        call that failed inside XLA), say so on the error and in `state_lost`."""
+        runtime_checks.discard_pending()  # reports of a failed call are not the next one's
+        if self._lost is None and any(getattr(leaf, "is_deleted", lambda: False)()
+                                      for leaf in jax.tree.leaves(self.state)):
+            self._lost = (f"the state was donated to the call of {api!r} that failed "
+                          f"({type(error).__name__}) and is lost; replace it with "
+                          f"load_checkpoint(...) or set_state(...)")
+            error.add_note(f"{self.graph.root.name}: {self._lost}")
+
+    @property
+    def state_lost(self) -> str | None:
+        """Why the state is gone (a call it was donated to failed inside XLA), or None. Until
+        it is replaced (`set_state`, `load_checkpoint`), `get_state` and `save_checkpoint`
+        raise StateError with this."""
+        return self._lost
+
+    def _check_alive(self) -> None:
+        if self.state_lost is not None:
+            raise StateError(f"{self.graph.root.name}: {self.state_lost}")
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(f"{type(self).__name__} has no attribute or API {name!r}")
@@ -116,6 +141,7 @@ class Executor:
     def get_state(self, path: str | None = None) -> Any:
         """A NumPy copy of the whole state (`{scope: {name: value}}`) or of one component's
         (`{name: value}`); `path` is a scope path or a component of the graph."""
+        self._check_alive()
         scope = self._scope(path)
         tree = self.state if scope is None else self.state[scope]
         return jax.tree.map(np.array, tree)
@@ -131,7 +157,7 @@ class Executor:
                              expected=space_of(abstract_of(current)), actual=space_of(value))
         value = jax.tree.map(lambda old, new: jax.numpy.asarray(new, old.dtype), current, value)
         if scope is None:
-            self.state = value
+            self.state, self._lost = value, None
         else:
             self.state = {**self.state, scope: value}
 
@@ -139,6 +165,7 @@ class Executor:
         """NumPy copies of the state of component `path` (a scope path or a component of the
         graph) and of every component inside it, `{scope: {name: value}}`: e.g. a policy's
         parameters, to send to another process."""
+        self._check_alive()
         scope = path if isinstance(path, str) else self.graph.scope_of(path)
         found = {s: jax.tree.map(np.array, v) for s, v in self.state.items()
                  if s == scope or s.startswith(f"{scope}/")}
@@ -155,6 +182,7 @@ class Executor:
 
     def save_checkpoint(self, path: Any, meta: dict[str, Any] | None = None) -> Any:
         """Write the whole state atomically (see `metagraph.checkpoint`)."""
+        self._check_alive()
         return checkpoint.save(path, self.state, meta)
 
     def load_checkpoint(self, path: Any) -> dict[str, Any]:

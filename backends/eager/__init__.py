@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from backends.executor import Executor
+from metagraph import runtime_checks
 from metagraph.graph import MetaGraph, State
 
 
@@ -19,7 +20,7 @@ class EagerExecutor(Executor):
     """An executor running the graph's pure functions op by op under `jax.disable_jit()` (for
     pdb and prints)."""
     def __init__(self, graph: MetaGraph, seed: int = 0, state: State | None = None):
-        self._pure = {name: graph.pure(name) for name in graph.apis}
+        self._pure = {name: runtime_checks.reporting(graph.pure(name)) for name in graph.apis}
         super().__init__(graph, seed, state)
 
     def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:

@@ -10,6 +10,7 @@ import jax
 
 from backends.inputs import signature_key
 from backends.xla.data_parallel import DataParallel
+from metagraph import runtime_checks
 from metagraph.graph import MetaGraph, State
 
 # XLA compiles with Python's lock released: a compile on this thread overlaps the caller's work
@@ -30,7 +31,8 @@ class ApiExecutable:
         self.graph, self.api, self.seeds = graph, api, seeds
         self.compiler_options = dict(compiler_options or {})
         self.data_parallel = data_parallel
-        self.pure = graph.pure(api) if seeds is None else jax.vmap(graph.pure(api))
+        pure = runtime_checks.reporting(graph.pure(api))  # checks inside loops, reported
+        self.pure = pure if seeds is None else jax.vmap(pure)
         self.donate = (0,) if donate_state else ()
         self.jitted = jax.jit(self.pure, donate_argnums=self.donate)
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}

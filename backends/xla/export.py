@@ -21,7 +21,7 @@ import jax
 import numpy as np
 from jax import export
 
-from metagraph import archive
+from metagraph import archive, runtime_checks
 from metagraph.errors import LoadError, SpaceError
 from metagraph.graph import MetaGraph, State
 from metagraph.spaces import BATCH, TIME
@@ -58,7 +58,8 @@ def export_api(graph: MetaGraph, api: str, state: State,
     batch = BATCH if graph.batch_size is None else graph.batch_size
     time = TIME if graph.time_size is None else graph.time_size
     inputs = [space.to_abstract(batch, time) for space in sig.inputs.values()]
-    exported = export.export(jax.jit(graph.pure(api)), platforms=platforms)(
+    pure = runtime_checks.reporting(graph.pure(api))
+    exported = export.export(jax.jit(pure), platforms=platforms)(
         graph.state_spec, *inputs)
     leaves = jax.tree.leaves(state)
     arrays = {"exported": np.frombuffer(exported.serialize(), np.uint8),

@@ -20,22 +20,31 @@ loop and `environment.step` is a node of its graph:
   the adapter for environments without a native core, also through `io_callback`s.
 
 The native and host doors draw the same initial states from the same key. Actions outside the
-action space fail the step with the same message on every door (`action_refusal.py`).
+action space (a discrete action outside [0, n), a NaN or infinite continuous one) are refused
+with the same message on every door (`action_refusal.py`), as a runtime check
+(`metagraph.runtime_checks`): the environments do not move (the host pool is not stepped), the
+door never sees the bad actions, and the executor raises `mg.RuntimeCheckError` after the call
+with its state intact, instead of the call failing inside XLA after its state was donated.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium
+import jax
+import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
+from components.envs.action_refusal import action_error, actions_ok
 from components.envs.functional import make_functional, renamed_argument
 from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
 from components.envs.mujoco.tasks import is_mujoco
 from components.envs.vector_env import make
+from metagraph import runtime_checks
 from metagraph.checks import positive_int
 from metagraph.spaces import Bool, Box, Discrete, Space
 
@@ -134,11 +143,29 @@ class Environment(mg.Component):
             outputs=lambda self: mg.spaces.Dict(self._step_space()))
     def step(self, action):
         """Step every environment with `action` (auto-reset on done): {"obs", "reward",
-        "terminated", "truncated", "final_obs"}."""
-        env_state, *outputs = self.functional.step_with_final_obs(self._env_state(), action)
+        "terminated", "truncated", "final_obs"}. Actions outside the action space are refused
+        after the call (`mg.RuntimeCheckError`) and move no environment."""
+        state = self._env_state()
+        ok = actions_ok(self.env_spec, action)
+        # no host callback per step: the first refusal is reported after the call
+        runtime_checks.require_once(self, ok, functools.partial(action_error, self.env_spec),
+                                    action)
+        step = self.functional.step_with_final_obs
+        if self.door in ("host", "gymnasium"):  # the pool is not stepped at all
+            env_state, *outputs = jax.lax.cond(ok, step, self._refused_step, state, action)
+        else:  # in-graph (also under vmap): good actions in, the old state kept
+            env_state, *outputs = step(state, jnp.where(ok, action, jnp.zeros_like(action)))
+            env_state = jax.tree.map(lambda new, old: jnp.where(ok, new, old), env_state,
+                                     state)
         self.set_state("env_state", env_state)
         return dict(zip(("obs", "reward", "terminated", "truncated", "final_obs"), outputs,
                         strict=True))
+
+    def _refused_step(self, state: Any, action: jax.Array) -> tuple:
+        """What a refused step of a host door gives: the state as it was, zero outputs."""
+        obs = jnp.zeros((self.num_envs, *self.observation_space.shape), jnp.float32)
+        done = jnp.zeros((self.num_envs,), bool)
+        return state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done, obs
 
     # ---- in-graph state ----------------------------------------------------------------------
     def _env_state(self) -> Any:

@@ -1,0 +1,110 @@
+"""A call that fails leaves the executor's state as it was (issue 18, item 3): an environment
+given actions outside its action space, on every door, refuses them as a runtime check (the
+environments do not move, `mg.RuntimeCheckError` after the call) instead of failing inside
+XLA after the state was donated. A call that does fail inside XLA says that the state is lost
+and how to replace it, instead of "Array has been deleted" on every later use."""
+
+import jax
+import numpy as np
+import pytest
+from jax.experimental import io_callback
+
+import metagraph as mg
+from backends import xla
+from components.envs import Environment
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+N = 4
+KEY = np.asarray(jax.random.PRNGKey(3))
+
+
+class Stepper(mg.Component):
+    """Steps its environment with the actions it is given (no policy to keep them valid)."""
+
+    def __init__(self, env):
+        self.env = env
+
+    @mg.api
+    def start(self, key):
+        return self.env.reset(key)
+
+    @mg.api
+    def act(self, action):
+        return self.env.step(action)["obs"]
+
+
+CASES = {  # env id -> (action space, a good batch, a bad batch, the refusal)
+    "CartPole-v1": (Discrete(2, shape=(N,)), np.array([1, 0, 1, 1], np.int32),
+                    np.array([0, 1, 7, 0], np.int32),
+                    r"CartPole-v1: action 7 at index 2 is outside \[0, 2\)"),
+    "Pendulum-v1": (Box((N, 1)), np.full((N, 1), 0.5, np.float32),
+                    np.array([[0.0], [0.0], [0.0], [np.nan]], np.float32),
+                    r"Pendulum-v1: action at index 3 is not finite"),
+}
+
+
+def stepper(env_id, door, **lower):
+    space = CASES[env_id][0]
+    exe = xla.lower(mg.build(Stepper(Environment(env_id, N, door=door)),
+                             {"key": PRNGKey(), "action": space}), **lower)
+    exe.start(KEY if "seeds" not in lower else np.stack([KEY] * lower["seeds"]))
+    return exe
+
+
+@pytest.mark.parametrize("env_id", sorted(CASES))
+@pytest.mark.parametrize("door", ["native", "jax", "host", "gymnasium"])
+def test_bad_actions_are_refused_after_the_call_with_the_state_kept(env_id, door):
+    _, good, bad, message = CASES[env_id]
+    exe, reference = stepper(env_id, door), stepper(env_id, door)
+    np.testing.assert_array_equal(exe.act(good), reference.act(good))
+    before = exe.get_state()
+    with pytest.raises(mg.RuntimeCheckError, match=message):
+        exe.act(bad)
+    jax.tree.map(np.testing.assert_array_equal, exe.get_state(), before)
+    # the environments did not move: the next good step is the reference's
+    np.testing.assert_array_equal(exe.act(good), reference.act(good))
+
+
+@pytest.mark.parametrize("door", ["native", "jax"])
+def test_under_vmap_the_refusing_seed_keeps_its_environments(door):
+    _, good, bad, message = CASES["CartPole-v1"]
+    exe = stepper("CartPole-v1", door, seeds=2)
+    before = exe.get_state()
+    with pytest.raises(mg.RuntimeCheckError, match=message):
+        exe.act(np.stack([good, bad]))
+    after = exe.get_state()
+    jax.tree.map(lambda a, b: np.testing.assert_array_equal(a[1], b[1]), after, before)
+
+
+class FailsInside(mg.Component):
+    """Counts calls; its `add` fails inside the executable (a host callback raising) when
+    given a negative number."""
+
+    @mg.api
+    def add(self, x):
+        count = self.get_state("count", lambda key: np.float32(0))
+
+        def check(x):
+            if x < 0:
+                raise ValueError("negative")
+            return x
+
+        x = io_callback(check, jax.ShapeDtypeStruct((), np.float32), x, ordered=True)
+        self.set_state("count", count + x)
+        return count + x
+
+
+def test_a_call_failing_inside_xla_says_the_state_is_lost_and_how_to_replace_it(tmp_path):
+    exe = xla.lower(mg.build(FailsInside(), {"x": Box(())}))
+    exe.add(np.float32(2))
+    exe.save_checkpoint(tmp_path / "c.npz")
+    with pytest.raises(Exception, match="negative") as failure:
+        exe.add(np.float32(-1))
+    assert any("state was donated to the call of 'add'" in note
+               for note in getattr(failure.value, "__notes__", []))
+    with pytest.raises(mg.StateError, match=r"is lost; replace it with load_checkpoint"):
+        exe.get_state()
+    with pytest.raises(mg.StateError, match="is lost"):
+        exe.save_checkpoint(tmp_path / "d.npz")
+    exe.load_checkpoint(tmp_path / "c.npz")
+    assert float(exe.add(np.float32(1))) == 3.0
