@@ -6,6 +6,18 @@ from __future__ import annotations
 import jax
 
 START_INDEX = 2**31 - 1  # the key index of `start`, apart from every call's
+SEED_LIMIT = 2**32  # PRNGKey keeps 32 bits of a seed (without x64): larger ones would collide
+
+
+def check_seed(seed: object, seeds: int | None = None) -> int:
+    """`seed` if it is an int in [0, 2**32) (and so is seed + seeds - 1); else a ValueError
+    naming the range (a float, a bool or a larger int would fail inside JAX, or silently
+    share its key with a smaller seed)."""
+    last = SEED_LIMIT - (seeds or 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= last:
+        detail = "" if seeds is None else f" (with seeds={seeds}, seed + {seeds - 1} < 2**32)"
+        raise ValueError(f"seed must be an int in [0, {last}]{detail}, got {seed!r}")
+    return seed
 
 
 def keys_for(seed: int, seeds: int | None, index: int) -> jax.Array:

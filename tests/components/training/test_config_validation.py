@@ -1,0 +1,59 @@
+"""Configs and command lines that used to train on nonsense (issue 18, items 9 and 14): a
+non-finite number, a bool where a number goes, a string where a bool goes, no steps, a seed
+JAX cannot take. Each is one line naming the setting and what was expected (exit status 2)."""
+
+import json
+import re
+
+import pytest
+from command_line import refusal
+
+from components.agents import DQNConfig, ImpalaConfig, PPOConfig, ReweightConfig
+
+
+@pytest.mark.parametrize("config, values, message", [
+    (PPOConfig, {"learning_rate": float("inf")}, "PPOConfig.learning_rate: expected a finite "
+                                                 "number, got inf"),
+    (PPOConfig, {"reward_scale": float("inf")}, "PPOConfig.reward_scale: expected a finite"),
+    (PPOConfig, {"entropy_coef": float("nan")}, "PPOConfig.entropy_coef: expected a finite"),
+    (ImpalaConfig, {"learning_rate": float("-inf")}, "ImpalaConfig.learning_rate: expected a "
+                                                     "finite"),
+    (PPOConfig, {"hidden": [64, True]}, "PPOConfig.hidden: expected a list of ints, got "
+                                        "(64, True)"),
+    (ReweightConfig, {"num_paths": True}, "ReweightConfig.num_paths: expected an int, got True"),
+    (PPOConfig, {"anneal_lr": "False"}, "PPOConfig.anneal_lr: expected true or false"),
+    (DQNConfig, {"double": 0}, "DQNConfig.double: expected true or false"),
+    (PPOConfig, {"gamma": True}, "PPOConfig.gamma: expected a finite number, got True"),
+])
+def test_configs_refuse_non_finite_numbers_and_mixed_up_types(config, values, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        config.from_dict(values)
+
+
+def test_configs_still_take_ints_for_floats_and_lists_for_tuples():
+    config = PPOConfig.from_dict({"learning_rate": 1, "hidden": [32, 16], "anneal_lr": False})
+    assert (config.learning_rate, config.hidden, config.anneal_lr) == (1, (32, 16), False)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--steps", "0"], "steps must be a positive int, got 0"),
+    (["--steps", "-1"], "steps must be a positive int, got -1"),
+    (["--seed", str(2**64)], "seed must be an int in [0, 4294967295], got 18446744073709551616"),
+    (["--seed", "-1"], "seed must be an int in [0, 4294967295], got -1"),
+    (["--set", "anneal_lr=False", "--algo", "ppo"], "PPOConfig.anneal_lr: expected true or "
+                                                    "false"),
+    (["--set", "learning_rate=Infinity", "--algo", "ppo"], "PPOConfig.learning_rate: expected a "
+                                                           "finite number, got inf"),
+])
+def test_the_command_line_refuses_in_one_line(capsys, tmp_path, flags, message):
+    err = refusal(capsys, ["train", "CartPole-v1", "--out", str(tmp_path / "run"), *flags])
+    assert message in err, err
+
+
+def test_a_fractional_seed_in_a_run_directory_is_refused_naming_the_file(capsys, tmp_path):
+    (tmp_path / "checkpoint.npz").write_bytes(b"")
+    (tmp_path / "config.json").write_text(json.dumps({
+        "algo": "ppo", "env_id": "CartPole-v1", "seed": 0.5, "steps": 1000,
+        "config": PPOConfig().to_dict()}))
+    err = refusal(capsys, ["train", "CartPole-v1", "--out", str(tmp_path), "--resume"])
+    assert err.endswith("config.json: seed must be an int in [0, 4294967295], got 0.5"), err
