@@ -6,16 +6,20 @@
 The file is a NumPy `.npz` archive without pickles: one array per state leaf and a JSON `meta`
 entry holding the format version, every leaf's path, shape and dtype, and the caller's meta.
 It is written to a temporary file in the same directory, flushed to disk, then renamed over the
-target, so a crash during a save leaves the previous checkpoint intact. `load` with `like`
+target (`write_atomically`), so a crash during a save leaves the previous checkpoint intact;
+the temporary file a killed save leaves behind is removed by the next save or load of the same
+target. `load` with `like`
 checks that the structure, shapes and dtypes match the state it will replace.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import jax
 import numpy as np
@@ -36,13 +40,24 @@ def _describe(state: Any) -> list[dict[str, Any]]:
 def save(path: str | Path, state: Any, meta: dict[str, Any] | None = None) -> Path:
     """Write `state` (any pytree of arrays) and JSON-serialisable `meta` atomically."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     leaves = [np.asarray(leaf) for leaf in jax.tree.leaves(state)]
     header = {"format": FORMAT, "leaves": _describe(state), "meta": meta or {}}
+    return write_atomically(path, lambda f: archive.write(
+        f, header, {f"leaf_{i}": leaf for i, leaf in enumerate(leaves)}))
+
+
+def write_atomically(path: str | Path, write: Callable[[BinaryIO], None]) -> Path:
+    """Write the file `path` through `write(binary_file)` so that it is either the old file or
+    the new one whole, even if the process dies: into a temporary `.NAME.*.tmp` in the same
+    directory, flushed to disk, then renamed over `path`. Temporary files of `path` that a
+    killed writer left are removed first (one writer per file at a time)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            archive.write(f, header, {f"leaf_{i}": leaf for i, leaf in enumerate(leaves)})
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -52,11 +67,23 @@ def save(path: str | Path, state: Any, meta: dict[str, Any] | None = None) -> Pa
     return path
 
 
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove the `.NAME.*.tmp` files `write_atomically` leaves when killed mid-write (best
+    effort: a read-only directory keeps them)."""
+    prefix = f".{path.name}."
+    with contextlib.suppress(OSError):  # no directory yet
+        for stale in path.parent.iterdir():
+            if stale.name.startswith(prefix) and stale.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+
+
 def load(path: str | Path, like: Any = None) -> tuple[Any, dict[str, Any]]:
     """(state, meta). With `like` (the state to be replaced), the checkpoint must have the same
     structure, shapes and dtypes, and comes back in that structure; without it, the state is
     a flat list of leaves."""
     path = Path(path)
+    remove_stale_temporaries(path)
     header, arrays = archive.read(path, FORMAT, str(path), "checkpoint")
     described_leaves = archive.entries(header, "leaves", list, str(path), "checkpoint")
     try:

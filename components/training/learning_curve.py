@@ -6,6 +6,7 @@ in its reporting process (`reporter.py`); this module imports nothing of the pro
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -42,8 +43,31 @@ def plot_learning_curve(rows: list[dict[str, Any]], path: str | Path | BinaryIO,
 
 
 def read_metrics(path: str | Path) -> list[dict[str, Any]]:
-    """The rows of a `metrics.jsonl` file ([] when it does not exist)."""
+    """The rows of a `metrics.jsonl` file ([] when it does not exist).
+
+    A last line without its newline that is not JSON was cut by an interrupted write (a kill,
+    a power loss, a full disk): it is dropped with a warning (a resumed run writes that
+    iteration again). Any other line that is not a JSON object is a ValueError naming the file
+    and the line."""
     path = Path(path)
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
+    text = path.read_text(errors="replace")
+    lines = text.split("\n")
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            if number == len(lines):  # the last line, without its newline: cut mid-write
+                warnings.warn(f"{path}:{number}: dropped a partial last row (an interrupted "
+                              f"write: {error})", stacklevel=2)
+                break
+            row = error
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}:{number}: not a metrics row ({row}); delete or repair "
+                             f"that line")
+        rows.append(row)
+    return rows

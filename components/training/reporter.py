@@ -3,6 +3,7 @@ curve, so that the training process never imports tensorboardX or matplotlib (ab
 Python) nor spends time on them between executable calls.
 
     reporter = Reporter(run_path)    # starts now: imports tensorboardX while the agent compiles
+    reporter.restart(kept_rows)      # the events become exactly these rows (new run, resume)
     reporter.add(rows)               # metrics rows -> DIR/tensorboard/ (a pipe write)
     reporter.finish(metrics_path, curve_path, title)   # draws curve.png, waits, raises
     reporter.close()                 # or: stop without drawing (training failed)
@@ -37,6 +38,12 @@ class Reporter:
     def add(self, rows: list[dict[str, Any]]) -> None:
         """Send metrics rows to the child."""
         self._send({"rows": rows})
+
+    def restart(self, rows: list[dict[str, Any]]) -> None:
+        """Replace every TensorBoard event of the run with `rows` (the metrics kept when a
+        run starts or resumes): events a killed run never flushed come back, and those after
+        the checkpoint resumed from go."""
+        self._send({"restart": rows})
 
     def finish(self, metrics: Path, curve: Path, title: str) -> None:
         """Draw the learning curve from the metrics file; returns when it is written (every
@@ -85,6 +92,9 @@ def _main(tensorboard_dir: str) -> None:
     try:
         for line in sys.stdin:
             request = json.loads(line)
+            if "restart" in request:
+                log.restart(request["restart"])
+                continue
             if "rows" not in request:
                 curve = request
                 break

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from components.training.learning_curve import read_metrics
+from metagraph.checkpoint import write_atomically
 from metagraph.errors import LoadError
 
 
@@ -75,13 +76,21 @@ class RunDir:
             raise LoadError(f"{self.config_path}: corrupt ({error})") from None
 
     def metrics(self) -> list[dict[str, Any]]:
-        """The rows of `metrics.jsonl`."""
-        return read_metrics(self.metrics_path)
+        """The rows of `metrics.jsonl` (see `learning_curve.read_metrics`: a cut last row is
+        dropped with a warning; any other unreadable row is a LoadError naming its line)."""
+        try:
+            return read_metrics(self.metrics_path)
+        except ValueError as error:
+            raise LoadError(str(error)) from None
 
-    def keep_metrics(self, iterations: int) -> None:
-        """Drop metrics written after the checkpoint being resumed from."""
+    def keep_metrics(self, iterations: int) -> list[dict[str, Any]]:
+        """Drop the rows written after the checkpoint being resumed from (of iteration
+        `iterations` and later), and a row cut by a kill; returns the rows kept. The file is
+        rewritten atomically: a kill during the rewrite leaves the old one."""
         kept = [m for m in self.metrics() if m["iteration"] < iterations]
-        self.metrics_path.write_text("".join(json.dumps(m) + "\n" for m in kept))
+        text = "".join(json.dumps(m) + "\n" for m in kept).encode()
+        write_atomically(self.metrics_path, lambda f: f.write(text))
+        return kept
 
     def append_metrics(self, rows: list[dict[str, Any]]) -> None:
         """Append rows to `metrics.jsonl`."""

@@ -25,8 +25,20 @@ class TensorBoardLog:
         from tensorboardX.proto import event_pb2, summary_pb2
 
         self._event, self._summary = event_pb2.Event, summary_pb2.Summary
+        self._new_writer = lambda: EventsWriter(str(directory / "events"))
+        self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
-        self._writer = EventsWriter(str(directory / "events"))
+        self._writer = self._new_writer()
+        self._flushed = time.monotonic()
+
+    def restart(self, rows: list[dict[str, Any]]) -> None:
+        """Delete the directory's event files and write `rows` into a new one, flushed."""
+        self._writer.close()
+        for old in self.directory.glob("events.out.tfevents.*"):
+            old.unlink()
+        self._writer = self._new_writer()
+        self.add(rows)
+        self._writer.flush()
         self._flushed = time.monotonic()
 
     def add(self, rows: list[dict[str, Any]]) -> None:

@@ -1,10 +1,11 @@
 """`train`: any `Algorithm` into a run directory (`RunDir`).
 
 Call i of the training loop uses the key fold_in(PRNGKey(seed), i) (`keys.py`). A checkpoint
-is written every CHECKPOINT_SECONDS and when training stops (finished, or interrupted between
-two calls), so a run resumed from its checkpoint continues exactly as an uninterrupted one
-with the same seed. The trainer knows the algorithm only through `Algorithm` and
-`Distributed` (`algorithm.py`).
+is written every CHECKPOINT_SECONDS and when training stops (finished, or interrupted: Ctrl-C
+is held back until the executable call under way has returned, `interrupts.py`), so a run
+resumed from its checkpoint continues exactly as an uninterrupted one with the same seed. A
+call that fails, or whose loss is not finite, is never saved: the last good checkpoint stays.
+The trainer knows the algorithm only through `Algorithm` and `Distributed` (`algorithm.py`).
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 from backends import xla
 from components.envs import spec
 from components.training.algorithm import Algorithm
 from components.training.background import Background
-from components.training.keys import START_INDEX, keys_for
+from components.training.interrupts import deferred_interrupts
+from components.training.keys import START_INDEX, check_seed, keys_for
 from components.training.registry import record, resolve
 from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
+from metagraph.checks import positive_int
 
 CHECKPOINT_SECONDS = 30.0
 IN_GRAPH_DOORS = ("native", "jax")
@@ -63,6 +68,14 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
             max(steps, saved["steps"])
         seeds, runner = saved.get("seeds"), saved.get("runner", "local")
         num_samplers = saved.get("num_samplers")
+    where = f"{run.config_path}: " if resume else ""
+    try:
+        positive_int(steps, "steps")
+        if seeds is not None:
+            positive_int(seeds, "seeds")
+        check_seed(seed, seeds)
+    except ValueError as error:
+        raise ValueError(f"{where}{error}") from None
     alg = resolve(algo) if isinstance(algo, str) else algo
     if resume:
         config = alg.config_class.from_dict(saved["config"])
@@ -146,53 +159,103 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
             left = None if total is None else total - iteration
             return alg.run(exe, config, keys_for(seed, seeds, call), left)
 
-    run.keep_metrics(iteration)
+    kept = run.keep_metrics(iteration)
+    reporter.restart(kept)  # the TensorBoard events become the kept rows, whatever was lost
     start = time.perf_counter()
     goal = steps if total is None else total * per_iteration
     bar = _progress(goal, env_steps, progress)
-    last_return, saved_call, last_save = None, call, start
+    # the last mean return carries over a resume to rows where no episode ended
+    last_return = kept[-1].get("episode_return_mean") if kept else None
+    saved_call, last_save = call, start
+    whole = True  # whether exe.state is the state after `call` whole, good calls
+    before = exe.state
 
     def save() -> None:
+        nonlocal whole
+        if bad := non_finite_state(exe.state):
+            whole = False
+            raise NonFiniteError(f"{spec_text}: training diverged: {bad} after call {call}; "
+                                 f"not saved, {saved_text()}")
         exe.save_checkpoint(run.checkpoint_path, meta={
             "call": call, "iteration": iteration, "env_steps": env_steps,
             "wall": meta["wall"] + time.perf_counter() - start,
             "streams": learner.streams if learner is not None else 0})
 
-    try:
-        while (iteration < total) if total is not None else (env_steps < steps):
-            rows = next_rows(call)
-            if not rows:
-                raise ValueError(f"{spec_text}: run() returned no metrics rows; it must "
-                                 f"return one per iteration done (at least one)")
-            call += 1
-            wall = meta["wall"] + time.perf_counter() - start
-            written = []
-            for row in rows:
-                env_steps += row.pop("steps")
-                if row["episode_return_mean"] is None:  # no episode ended this iteration
-                    row["episode_return_mean"] = last_return
-                last_return = row["episode_return_mean"]
-                written.append({"iteration": iteration, "env_steps": env_steps,
-                                "wall_time": round(wall, 3), **row})
-                iteration += 1
-            run.append_metrics(written)
-            reporter.add(written)
-            if time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
-                save()
-                saved_call, last_save = call, time.perf_counter()
-            if bar is not None:
-                bar.update(min(env_steps, goal) - bar.n)
-                bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
-                                 if k in ("episode_return_mean", "bits", "policy_lag")
-                                 and v is not None})
-    finally:  # also on Ctrl-C: the state between two calls is consistent
-        if call != saved_call:
-            save()
-        if learner is not None:
-            learner.close()
-        if bar is not None:
-            bar.close()
-        background.join()
+    def saved_text() -> str:
+        return (f"{run.checkpoint_path} keeps the state after call {saved_call}"
+                if run.checkpoint_path.exists() else "no checkpoint was written")
+
+    with deferred_interrupts() as interrupts:  # Ctrl-C: stop between two calls, then save
+        try:
+            while (iteration < total) if total is not None else (env_steps < steps):
+                whole, before = False, exe.state  # until the call returned good rows
+                rows = next_rows(call)
+                if not rows:
+                    raise ValueError(f"{spec_text}: run() returned no metrics rows; it must "
+                                     f"return one per iteration done (at least one)")
+                if bad := non_finite_loss(rows, iteration):
+                    raise NonFiniteError(f"{spec_text}: training diverged: {bad}; the state "
+                                         f"of call {call + 1} is not saved, {saved_text()}")
+                call += 1
+                whole = True
+                wall = meta["wall"] + time.perf_counter() - start
+                written = []
+                for row in rows:
+                    env_steps += row.pop("steps")
+                    if row["episode_return_mean"] is None:  # no episode ended this iteration
+                        row["episode_return_mean"] = last_return
+                    last_return = row["episode_return_mean"]
+                    written.append({"iteration": iteration, "env_steps": env_steps,
+                                    "wall_time": round(wall, 3), **row})
+                    iteration += 1
+                run.append_metrics(written)
+                reporter.add(written)
+                if time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
+                    save()
+                    saved_call, last_save = call, time.perf_counter()
+                if bar is not None:
+                    bar.update(min(env_steps, goal) - bar.n)
+                    bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
+                                     if k in ("episode_return_mean", "bits", "policy_lag")
+                                     and v is not None})
+                if interrupts.received:
+                    raise KeyboardInterrupt
+        finally:  # also on Ctrl-C (held back until the call returned) and on errors
+            # a call that failed before it replaced the state left the state whole
+            whole = whole or (exe.state is before and exe.state_lost is None)
+            try:
+                if call != saved_call and whole:
+                    save()
+            finally:
+                if learner is not None:
+                    learner.close()
+                if bar is not None:
+                    bar.close()
+                background.join()
+
+
+class NonFiniteError(ValueError):
+    """Training produced a NaN or infinite loss, or NaN in its state: the run stops and the
+    last good checkpoint is kept."""
+
+
+def non_finite_loss(rows: list[dict[str, Any]], iteration: int) -> str | None:
+    """A description of the first row (counted from `iteration`) whose `loss` is not a finite
+    number (per seed too), or None."""
+    for i, row in enumerate(rows):
+        loss = row.get("loss")
+        if loss is not None and not np.isfinite(np.asarray(loss, np.float64)).all():
+            return f"iteration {iteration + i} has loss {loss}"
+    return None
+
+
+def non_finite_state(state: Any) -> str | None:
+    """A description of the state entries holding NaN (an infinity can be legitimate, e.g.
+    an empty min-tree), or None."""
+    bad = [jax.tree_util.keystr(path) for path, leaf in jax.tree_util.tree_leaves_with_path(state)
+           if jnp.issubdtype(leaf.dtype, jnp.inexact) and bool(jnp.isnan(leaf).any())]
+    return None if not bad else f"NaN in the state ({', '.join(bad[:3])}" \
+        f"{f' and {len(bad) - 3} more' if len(bad) > 3 else ''})"
 
 
 def _progress(total: int, done: int, enabled: bool) -> Any:
