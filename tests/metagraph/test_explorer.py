@@ -128,7 +128,7 @@ def test_collapse_hides_the_inside_and_expand_shows_it(browser, ppo):
 def test_a_stateful_component_shows_its_state_table(browser, ppo):
     graph, path = ppo
     page = Page(browser, path)
-    page.page.click(component("ppo_agent/optimizer") + " .mg-name", force=True)
+    page.page.click('.mg-head[data-id="ppo_agent/optimizer"]')
     rows = page.page.locator("#mg-panel table.mg-state tbody tr")
     expected = graph.state_table("ppo_agent/optimizer")
     assert rows.count() == len(expected) > 0

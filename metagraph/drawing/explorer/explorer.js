@@ -231,19 +231,19 @@
         '<marker id="mg-data-' + i + '" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10" fill="none" stroke="' + c + '" stroke-width="1.5"/></marker>';
     });
     $("mg-defs").innerHTML = defs;
-    var parts = [];
+    var parts = [], toggles = [];  // headers and toggles drawn last: above every edge
     var order = DATA.components.filter(function (c) { return boxes[c.id]; })
       .sort(function (a, b) { return a.depth - b.depth; });
     order.forEach(function (c) {
       var b = boxes[c.id], closed = !open[c.id], hasKids = kids[c.id].length > 0 || apisOf[c.id].length > 0;
       parts.push('<g class="mg-component' + (closed ? " mg-collapsed" : "") + '" data-id="' + esc(c.id) + '">' +
         '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="8" fill="' + FILLS[Math.min(c.depth, FILLS.length - 1)] + '"/>' +
-        '<rect class="mg-head" x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + HEAD + '" rx="8" fill="transparent" stroke="none" data-id="' + esc(c.id) + '"/>' +
         '<text class="mg-name" x="' + (b.x + 30) + '" y="' + (b.y + 17) + '">' + esc(c.name) + '</text>' +
         '<text class="mg-meta" x="' + (b.x + PAD) + '" y="' + (b.y + 32) + '">' + esc(meta(c)) + '</text>' +
-        (hasKids ? '<g class="mg-toggle" data-id="' + esc(c.id) + '"><rect x="' + (b.x + 7) + '" y="' + (b.y + 5) + '" width="16" height="16" rx="3"/>' +
-          '<text x="' + (b.x + 11) + '" y="' + (b.y + 17.5) + '">' + (closed ? "+" : "\u2212") + '</text></g>' : "") +
         '</g>');
+      toggles.push('<rect class="mg-head" x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + HEAD + '" rx="8" data-id="' + esc(c.id) + '"/>');
+      if (hasKids) toggles.push('<g class="mg-toggle" data-id="' + esc(c.id) + '"><rect x="' + (b.x + 7) + '" y="' + (b.y + 5) + '" width="16" height="16" rx="3"/>' +
+        '<text x="' + (b.x + 11) + '" y="' + (b.y + 17.5) + '">' + (closed ? "+" : "\u2212") + '</text></g>');
     });
     drawnEdges.forEach(function (e) {
       var g = curve(boxes[e.source], boxes[e.target], e.kind);
@@ -270,7 +270,7 @@
       parts.push('<text class="mg-label' + (e.error ? " mg-error" : "") + '" text-anchor="middle" fill="' + e.color + '">' +
         lines.map(function (l, i) { return '<tspan x="' + e.mid.x.toFixed(1) + '" y="' + (y0 + i * 13).toFixed(1) + '">' + esc(l) + '</tspan>'; }).join("") + '</text>');
     });
-    viewG.innerHTML = parts.join("");
+    viewG.innerHTML = parts.join("") + toggles.join("");
     paintClasses();
     applyView();
   }
@@ -476,7 +476,7 @@
 
   // ---- clicks and hovers ------------------------------------------------------------------
   function target(ev) {
-    var el = ev.target.closest ? ev.target.closest(".mg-toggle, .mg-api, .mg-hit, .mg-component") : null;
+    var el = ev.target.closest ? ev.target.closest(".mg-toggle, .mg-api, .mg-hit, .mg-head, .mg-component") : null;
     if (!el) return null;
     if (el.classList.contains("mg-toggle")) return { kind: "toggle", id: el.getAttribute("data-id") };
     if (el.classList.contains("mg-api")) return { kind: "api", id: el.getAttribute("data-id") };
