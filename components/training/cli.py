@@ -114,7 +114,7 @@ def train_command(args: argparse.Namespace) -> None:
     print(f"{len(metrics)} iterations, {last.get('env_steps', 0):,} steps, "
           f"{last.get('wall_time', 0):.1f} s; last mean return "
           f"{mean if mean is None else round(mean, 1)}; wrote {args.out}/graph.svg, "
-          f"curve.png, metrics.jsonl, config.json, checkpoint.npz")
+          f"graph.html, curve.png, metrics.jsonl, config.json, checkpoint.npz")
 
 
 def evaluate_command(args: argparse.Namespace) -> None:
@@ -178,7 +178,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--episodes", type=int, default=100)
     evaluate.add_argument("--json", action="store_true")
     evaluate.set_defaults(run=evaluate_command)
-    draw = commands.add_parser("graph", help="draw a meta-graph (.svg, .png, .pdf, .dot)")
+    draw = commands.add_parser(
+        "graph", help="draw a meta-graph (.svg, .png, .pdf, .dot, or .html: the explorer)")
     draw.add_argument("target", help="MODULE:OBJECT or PATH.py:OBJECT")
     draw.add_argument("-o", "--output", default="graph.svg")
     draw.add_argument("--depth", type=int, default=None, help="collapse deeper components")

@@ -6,6 +6,7 @@ the drawing of the agent's graph and checkpoints.
                          episode_return_mean, ...)
     DIR/curve.png        mean episode return against environment steps
     DIR/graph.svg        the agent's meta-graph
+    DIR/graph.html       the same, as the interactive explorer (one offline file)
     DIR/checkpoint.npz   the executor state and the iteration it was taken after
     DIR/tensorboard/     TensorBoard event files of the same metrics (x axis: env steps)
 

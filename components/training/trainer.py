@@ -131,7 +131,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
     exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel,
                     precompile=() if parts is not None else alg.precompile)
     # after the tracing (which needs Python's lock), while XLA compiles
-    background = Background(lambda: graph.render(run.path / "graph.svg"))
+    background = Background(lambda: graph.render(run.path / "graph.svg"),
+                            lambda: graph.render(run.path / "graph.html"))
     meta = {"call": 0, "iteration": 0, "env_steps": 0, "wall": 0.0, "streams": 0}
     if resume:
         meta.update(exe.load_checkpoint(run.checkpoint_path))

@@ -43,6 +43,7 @@ def test_run_directory_holds_everything(full_run):
     np.testing.assert_allclose([v for _, v in logged["episode_return_mean"]],
                                [r["episode_return_mean"] for r in metrics], rtol=1e-6)
     assert "<svg" in (out / "graph.svg").read_text()
+    assert "reweight_agent" in (out / "graph.html").read_text()
     result = evaluate(out, episodes=5)
     assert result["episodes"] == 5 and 8 <= result["return_mean"] <= 500
 
