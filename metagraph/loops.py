@@ -72,6 +72,8 @@ def scan(body: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
         # loop itself is not traced: that keeps init programs small and quick to compile.
         first = None if xs is None else jax.tree.map(lambda x: x[0], xs)
         carry, y = body(init, first)
+        if frame.recorder is not None:  # the next iteration consumes this one's carry
+            frame.recorder.carried(init, carry)
         steps = length if xs is None else jax.tree.leaves(xs)[0].shape[0]
         return carry, jax.tree.map(lambda v: jnp.zeros((steps, *jnp.shape(v)),
                                                        jnp.result_type(v)), y)

@@ -84,6 +84,9 @@ class Recorder:
         # id(traced leaf) -> (the leaf, kept alive so its id is not reused; producer node;
         # path in its output): the values of the root API being traced, for data edges
         self._values: dict[int, tuple[Any, str, tuple]] = {}
+        # id(traced leaf) -> (the leaf; [(API node, argument path)] that consumed it), for
+        # `carried` to link a loop's carry to the producer of the next iteration's value
+        self._consumed: dict[int, tuple[Any, list[tuple[str, str]]]] = {}
         self._open_calls: list[tuple[str, str, dict[str, Any], bool, bool]] = []
         self._received: list[set[int]] = []  # per open call: ids of the arrays passed to it
         for path, component in components.items():
@@ -167,6 +170,7 @@ class Recorder:
         self._produced(node, result, ())
         if not self._open_calls:  # the root API returned: let its traced values go
             self._values.clear()
+            self._consumed.clear()
         expected = spec.declared_output(component)
         if expected is not None and not self.fits(expected, result):
             self._fail(SpaceError.mismatch(path, spec.name, None, expected, returned,
@@ -223,6 +227,9 @@ class Recorder:
                       if isinstance(leaf, jax.Array)]
             found = [(p, leaf, self._values.get(id(leaf))) for p, leaf in leaves
                      if id(leaf) not in passed_down]
+            for p, leaf, _ in found:  # a loop's carry links them to a later producer
+                self._consumed.setdefault(id(leaf), (leaf, []))[1].append(
+                    (node, arg + jax.tree_util.keystr(p)))
             found = [(p, leaf, hit[1], hit[2]) for p, leaf, hit in found
                      if hit is not None and hit[0] is leaf]
             if not found:
@@ -240,6 +247,19 @@ class Recorder:
             for p, leaf, producer, out in found:
                 self._add_flow(producer, node, Flow(_keys(out), arg + jax.tree_util.keystr(p),
                                                     self.space(leaf)))
+
+    def carried(self, carry_in: Any, carry_out: Any) -> None:
+        """A loop body ran once on `carry_in` and returned `carry_out` (`mg.scan` while the
+        graph is built): the next iteration's calls consume what this one produced, so each
+        API that consumed a leaf of `carry_in` gets a data edge from the producer of the
+        matching leaf of `carry_out` (e.g. env.step's observation into the policy)."""
+        for into, out in zip(jax.tree.leaves(carry_in), jax.tree.leaves(carry_out), strict=True):
+            consumed = self._consumed.get(id(into))
+            made = self._values.get(id(out))
+            if consumed is None or consumed[0] is not into or made is None or made[0] is not out:
+                continue
+            for node, argument in consumed[1]:
+                self._add_flow(made[1], node, Flow(_keys(made[2]), argument, self.space(out)))
 
     def _add_flow(self, producer: str, node: str, flow: Flow) -> None:
         data = self.nx.get_edge_data(producer, node)

@@ -56,3 +56,19 @@ def test_every_agent_calls_env_step_on_every_door(make, door):
     assert str(edge["args"]["action"]) == "int32[2]"  # one action per environment
     assert str(edge["returns"]["obs"]) == "float32[2,4]"
     assert f"{agent.name}/env.step" in graph.summary()
+
+
+@pytest.mark.parametrize("make", [ppo, dqn, impala, reweight])
+def test_the_observations_env_step_makes_flow_into_the_next_steps_action(make):
+    """Through the rollout's `mg.scan` carry: env.step's `obs` output is the next step's
+    input of the policy (or Q-network), a data edge with its space."""
+    agent, api, spaces = make("native")
+    apis = [api, "start"] if "start" in api_specs(type(agent)) else [api]
+    graph = mg.build(agent, spaces, apis=apis)
+    step = f"{agent.name}/env.step"
+    consumers = {b: data for a, b, data in graph.nx.out_edges(step, data=True)
+                 if data["kind"] == "data"}
+    assert consumers, f"no data edge leaves {step}"
+    flows = [str(flow) for data in consumers.values() for flow in data["flows"]]
+    assert any(flow.startswith("['obs'] -> ") and flow.endswith("float32[2,4]")
+               for flow in flows), flows
