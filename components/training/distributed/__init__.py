@@ -9,6 +9,8 @@ with a `Distributed` part (`components.training.algorithm`).
   `LocalSamplers`: the same in the driver's process.
 - `Learner`: publishes the shared weights, gathers batches, calls the algorithm's `update`.
 - `connect(address)`: a local Ray instance with no setup, or an existing cluster.
+- `LearnerGroup`: one learner over several processes on JAX's distributed runtime, gradients
+  all-reduced by XLA (`learner_group.py`).
 - `inputs_for(graph, api, batch)`: an API's inputs out of a batch, by its signature's names.
 """
 
@@ -22,6 +24,7 @@ import jax
 from components.training.algorithm import Distributed
 from components.training.distributed.cluster import connect
 from components.training.distributed.learner import Learner, shared_scope
+from components.training.distributed.learner_group import LearnerGroup
 from components.training.distributed.local_samplers import LocalSamplers
 from components.training.distributed.ray_samplers import RaySamplers
 from components.training.distributed.sampler import Sampler
@@ -47,5 +50,5 @@ def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: s
     return Learner(parts, exe, config, pool, version, key_for)
 
 
-__all__ = ["RUNNERS", "Learner", "LocalSamplers", "RaySamplers", "Sampler", "connect",
-           "inputs_for", "open_learner", "shared_scope"]
+__all__ = ["RUNNERS", "Learner", "LearnerGroup", "LocalSamplers", "RaySamplers", "Sampler",
+           "connect", "inputs_for", "open_learner", "shared_scope"]
