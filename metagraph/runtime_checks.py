@@ -35,6 +35,26 @@ from metagraph import context
 from metagraph.errors import RuntimeCheckError
 
 _local = threading.local()
+# reports added and not yet taken, all threads together: read without the lock, so that a call
+# with nothing to report (almost every call) costs one global read in `raise_pending`
+_outstanding = 0
+_lock = threading.Lock()
+
+
+def _add(text: str) -> None:
+    global _outstanding
+    with _lock:
+        _local.__dict__.setdefault("pending", []).append(text)
+        _outstanding += 1
+
+
+def _take() -> list[str] | None:
+    """This thread's reports, removed."""
+    global _outstanding
+    with _lock:
+        pending = _local.__dict__.pop("pending", None)
+        _outstanding -= len(pending or ())
+    return pending
 
 
 def require(ok: jax.Array, message: str | Callable[..., str], *values: Any) -> None:
@@ -46,7 +66,7 @@ def require(ok: jax.Array, message: str | Callable[..., str], *values: Any) -> N
     def report(ok_value, *host_values):
         if not np.all(ok_value):
             text = message(*map(np.asarray, host_values)) if callable(message) else message
-            _local.__dict__.setdefault("pending", []).append(text)
+            _add(text)
 
     # a debug callback, unlike an io_callback, may sit in a cond under vmap
     ok = jnp.all(ok)
@@ -56,7 +76,9 @@ def require(ok: jax.Array, message: str | Callable[..., str], *values: Any) -> N
 
 def raise_pending() -> None:
     """Raise the first check reported on this thread since the last call, if any."""
-    pending = _local.__dict__.pop("pending", None)
+    if not _outstanding:
+        return
+    pending = _take()
     if pending:
         raise RuntimeCheckError(pending[0] + (f" (and {len(pending) - 1} more)"
                                               if len(pending) > 1 else ""))
@@ -64,7 +86,8 @@ def raise_pending() -> None:
 
 def discard_pending() -> None:
     """Forget the checks reported on this thread (the call that reported them failed)."""
-    _local.__dict__.pop("pending", None)
+    if _outstanding:
+        _take()
 
 
 FAILED, VALUES = "failed_check", "failed_check_values"  # the state require_once keeps

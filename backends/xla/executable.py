@@ -47,6 +47,11 @@ class ApiExecutable:
         self._last = key
         return stages[1](state, *inputs)
 
+    def last_compiled(self) -> Any:
+        """The compiled executable of the signature called last (None before any call): the
+        executor's fast path calls it directly while the signature does not change."""
+        return self._stages[self._last][1] if self._last in self._stages else None
+
     def compile_in_background(self, batch_size: int = 1, time_size: int = 1) -> None:
         """Lower now for the graph's input spaces at these sizes and compile on a worker
         thread; the first call with that signature waits for it. Tracing stays on the

@@ -13,6 +13,7 @@ from backends.executor import Executor
 from backends.xla.data_parallel import DataParallel
 from backends.xla.executable import ApiExecutable
 from backends.xla.export import export_api
+from metagraph import runtime_checks
 from metagraph.checks import positive_int
 from metagraph.errors import SpaceError
 from metagraph.graph import MetaGraph, State
@@ -28,6 +29,19 @@ def check_compiler_options(options: dict[str, Any]) -> None:
         raise ValueError(f"backends.xla.lower: XLA rejected the compiler options "
                          f"{options}: {e}") from None
 
+
+def _jax_array_type() -> type:
+    """JAX's concrete array class (what `jnp` functions return), found from an array (at
+    lowering, when the backend runs already: not at import)."""
+    return type(jax.numpy.zeros((), np.float32))
+
+
+def _dispatch(compiled: Any) -> Any:
+    """What calling `compiled` runs: after its first call a `jax.stages.Compiled` holds its
+    C++ dispatch as `_call` and its `__call__` only forwards to it (jax 0.7 to 0.10); that
+    saves a Python frame per call. Anything else: `compiled` itself."""
+    call = getattr(compiled, "_call", None)
+    return call if callable(call) else compiled
 
 class SeededInputChecker:
     """Inputs of K independent seeds: every array has a leading axis of K; each slice is
@@ -98,6 +112,53 @@ class XlaExecutor(Executor):
         devices."""
         super().set_state(value, path)
         self.state = self._placed(self.state)
+
+    def _bound(self, name: str) -> Any:
+        """`exe.<name>`: the checked call of `Executor`, plus a fast path while the signature
+        does not change. After a checked call whose inputs are all arrays (NumPy or JAX), the
+        next calls with arrays go straight to that signature's compiled executable, whose own
+        C++ dispatch checks shapes, dtypes and structure as `jax.jit`'s does (before running,
+        so a mismatch donates nothing): any other signature takes the checked path again.
+        NumPy arrays' dtypes are compared here too, because XLA would cast NumPy's 64-bit
+        arrays to 32 bits silently."""
+        checked = super()._bound(name)
+        executable = self.executables[name]
+        count = len(self.graph.apis[name].inputs)
+        jax_array = _jax_array_type()
+        compiled: Any = None  # the last checked signature's executable, and its dtypes
+        dtypes: tuple = ()
+
+        def bound(*args: Any, **kwargs: Any) -> Any:
+            nonlocal compiled, dtypes
+            if compiled is not None and not kwargs and len(args) == count:
+                for value, dtype in zip(args, dtypes):  # noqa: B905 (lengths equal)
+                    kind = type(value)
+                    if kind is np.ndarray:
+                        if value.dtype != dtype:  # XLA would cast NumPy's 64-bit silently
+                            break
+                    elif kind is not jax_array:
+                        break
+                else:
+                    try:
+                        self.state, outputs = compiled(self.state, *args)
+                    except TypeError:  # another shape, dtype or structure: checked below
+                        pass
+                    except Exception as error:
+                        self._failed(name, error)
+                        raise
+                    else:
+                        runtime_checks.raise_pending()
+                        return outputs
+            outputs = checked(*args, **kwargs)
+            if not kwargs and all(type(value) in (np.ndarray, jax_array) for value in args):
+                compiled = _dispatch(executable.last_compiled())
+                dtypes = tuple(value.dtype for value in args)
+            else:
+                compiled = None
+            return outputs
+
+        bound.__name__, bound.__doc__ = checked.__name__, checked.__doc__
+        return bound
 
     def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
         return self.executables[api](state, inputs, key)

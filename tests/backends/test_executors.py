@@ -185,3 +185,35 @@ def test_apis_are_plain_attributes_of_the_executor(backend, model_xla, model_eag
     x = BATCHES[0]
     np.testing.assert_array_equal(exe.predict(x), fresh(exe).call("predict", x))
     assert isinstance(exe.state, dict) and exe.graph.root.name == "model"
+
+
+def test_the_fast_path_refuses_what_the_checked_path_refuses(model_xla, fresh, monkeypatch):
+    """Repeated calls with the same signature skip the input checker (the compiled executable
+    checks shapes itself); everything the checker refuses is still refused, with the state
+    kept, and a new signature is checked and compiled as before. The outputs follow the
+    NumPy reference through fast and checked calls alike."""
+    from backends.inputs import InputChecker
+
+    checked = []
+    check = InputChecker.__call__
+    monkeypatch.setattr(InputChecker, "__call__",
+                        lambda self, *a: checked.append(1) or check(self, *a))
+    exe = fresh(model_xla)
+    head = exe.get_state("model/head")
+    xs = [RNG.normal(size=(n, 4)).astype(np.float32) for n in (2, 2, 2, 5, 5, 2)]
+    expected = numpy_model(xs, head["w"], head["b"])
+    bad = [xs[0].astype(np.float64),                 # NumPy would be cast by XLA silently
+           jax.numpy.asarray(xs[0], jax.numpy.int32),
+           np.ones((2, 5), np.float32), [[0.0] * 4] * 2]
+    outputs = []
+    for i, x in enumerate(xs):
+        outputs.append(exe.predict(jax.numpy.asarray(x) if i % 2 else x))
+        if i == 1:  # the fast path is taken from the second call on
+            for value in bad:
+                with pytest.raises(mg.SpaceError):
+                    exe.predict(value)
+    for got, want in zip(outputs, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert exe.get_state("model/calls")["count"] == len(xs)  # refused calls changed nothing
+    # checked: the first call, the four refused ones, and each change of batch size (5, 2)
+    assert len(checked) == 1 + len(bad) + 2
