@@ -1,11 +1,14 @@
 """Distributed runs on a local Ray instance of 2 CPUs: transport that loses nothing, a killed
-sampler replaced while the run goes on, IMPALA and path reweighting through the command line,
-resuming a run from the learner's checkpoint. Ray is shut down at the end."""
+sampler replaced while the run goes on (IMPALA's, and a user's algorithm named by
+MODULE:ATTRIBUTE), IMPALA and path reweighting through the command line, resuming a run from
+the learner's checkpoint. Ray is shut down at the end."""
 
 import json
 import os
 import signal
+from pathlib import Path
 
+import jax
 import numpy as np
 import pytest
 
@@ -17,15 +20,24 @@ from components.training import keys_for  # noqa: E402
 from components.training.algorithms import Impala  # noqa: E402
 from components.training.cli import main  # noqa: E402
 from components.training.distributed import Learner, LocalSamplers, RaySamplers  # noqa: E402
+from components.training.registry import resolve  # noqa: E402
 
 CONFIG = ImpalaConfig(num_envs=8, num_steps=16, hidden=(16,))
+USER_CODE = Path(__file__).parent / "user_code"  # user_reinforce.py, a user's own module
 
 
 @pytest.fixture(scope="module")
 def cluster():
+    # Ray's workers inherit the driver's environment: the user's module on their PYTHONPATH
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(USER_CODE), before) if p)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+    if before is None:
+        os.environ.pop("PYTHONPATH")
+    else:
+        os.environ["PYTHONPATH"] = before
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +63,11 @@ def test_ray_transport_gives_the_in_process_batch(cluster, learner_exe):
         assert local[name].dtype == remote[name].dtype
 
 
-def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
-    pool = RaySamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 2)
-    learner = Learner(Impala().distributed, learner_exe, CONFIG, pool, 0,
+def kill_a_sampler_mid_run(algo, algorithm, exe, config):
+    """Run a learner over 2 Ray samplers, SIGKILL one's process, go on until it is replaced;
+    returns the rows, the pool and the samplers' pids before and after."""
+    pool = RaySamplers(algo, "CartPole-v1", config.to_dict(), 0, 2)
+    learner = Learner(algorithm.distributed, exe, config, pool, 0,
                       lambda version: keys_for(0, None, version))
     rows = [learner.step(v)[0] for v in range(3)]
     before = pool.pids()
@@ -64,12 +78,36 @@ def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
             break
     after = pool.pids()
     pool.close()
+    return rows, pool, before, after
+
+
+def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
+    rows, pool, before, after = kill_a_sampler_mid_run("impala", Impala(), learner_exe, CONFIG)
     assert pool.replaced == 1 and rows[-1]["samplers_replaced"] == 1
     assert after[0] != before[0] and after[1] == before[1]
     assert pool.streams == 3  # the replacement drew a new stream of keys
     assert all(row["steps"] == CONFIG.num_envs * CONFIG.num_steps for row in rows)
     assert all(row["policy_lag"] >= 0 for row in rows)
     assert max(row["policy_lag"] for row in rows) >= 1  # samplers never wait for the learner
+
+
+def test_a_users_algorithm_survives_a_killed_sampler(cluster, monkeypatch):
+    # the user's module is found by name, here and (through PYTHONPATH) in every Ray worker
+    monkeypatch.syspath_prepend(str(USER_CODE))
+    algorithm = resolve("user_reinforce:Reinforce")
+    config = algorithm.config_class(num_envs=2, num_steps=16, hidden=(8,))
+    exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), seed=0)
+    weights = exe.get_states("reinforce_agent/policy")
+    rows, pool, before, after = kill_a_sampler_mid_run("user_reinforce:Reinforce", algorithm,
+                                                       exe, config)
+    assert pool.replaced == 1 and rows[-1]["samplers_replaced"] == 1
+    assert after[0] != before[0] and after[1] == before[1]
+    assert pool.streams == 3
+    assert all(row["steps"] == 32 and np.isfinite(row["loss"]) for row in rows)
+    assert {"policy_lag", "sample_seconds", "ends", "reward_sum"} <= set(rows[-1])
+    learned = exe.get_states("reinforce_agent/policy")  # the learner went on learning
+    assert any(not np.array_equal(a, b) for a, b in
+               zip(jax.tree.leaves(weights), jax.tree.leaves(learned), strict=True))
 
 
 def read_metrics(path):
