@@ -13,13 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 import metagraph as mg
 from components.networks import MLP
-from components.policy.distributions import distribution_for
+from components.policy.distributions import DiagGaussian, distribution_for
 from metagraph.spaces import Space
 
 VALUE_MODES = ("separate", "shared", None)
+LOG_STD_MODES = ("network", "parameter")
+SQRT2 = float(np.sqrt(2.0))
 
 
 class Policy(mg.Component):
@@ -34,32 +38,60 @@ class Policy(mg.Component):
         squash: Squash Gaussian samples into the Box's bounds with tanh.
         torso: A component with `forward(obs)` replacing the default MLP torso.
         activation: The activation of the default MLPs.
+        log_std: For a Gaussian: "network" (the action head outputs the log standard
+            deviations too, state-dependent) or "parameter" (one learned log standard deviation
+            per action dimension, independent of the state, as continuous-control PPO has it:
+            CleanRL's `actor_logstd`, Stable-Baselines3's `log_std`), starting at
+            `log_std_init`.
+        log_std_init: The initial state-independent log standard deviation.
+        orthogonal: Initialise the default MLPs orthogonally (`MLP(orthogonal=...)`): gain
+            sqrt(2) in hidden layers, 0.01 for the action head, 1 for the value output
+            (CleanRL's and Stable-Baselines3's PPO).
         name: The scope name.
 
     Raises:
-        ValueError: `value` is not one of the modes.
+        ValueError: `value` or `log_std` is not one of the modes, or `log_std="parameter"`
+            for an action space without a Gaussian.
     """
     def __init__(self, action_space: Space, hidden: Sequence[int] = (64, 64),
                  value: str | None = "separate", squash: bool = True,
                  torso: mg.Component | None = None, activation=jax.nn.tanh,
-                 name: str | None = None):
+                 log_std: str = "network", log_std_init: float = 0.0,
+                 orthogonal: bool = False, name: str | None = None):
         super().__init__(name)
         if value not in VALUE_MODES:
             raise ValueError(f"Policy: value must be one of {VALUE_MODES}, got {value!r}")
+        if log_std not in LOG_STD_MODES:
+            raise ValueError(f"Policy: log_std must be one of {LOG_STD_MODES}, got {log_std!r}")
         self.action_space = action_space
         self.distribution = distribution_for(action_space, squash)
-        self.value_mode = value
-        self.torso = torso if torso is not None else MLP(hidden, activation, activate_final=True)
-        self.action_head = MLP([self.distribution.num_params])
+        if log_std == "parameter" and not isinstance(self.distribution, DiagGaussian):
+            raise ValueError(f"Policy: log_std='parameter' needs a Box action space (a "
+                             f"Gaussian), got {type(action_space).__name__}")
+        self.value_mode, self.log_std_mode = value, log_std
+        self.log_std_init = float(log_std_init)
+
+        def gains(hidden_gain: float, output_gain: float) -> tuple[float, float] | None:
+            return (hidden_gain, output_gain) if orthogonal else None
+
+        self.torso = torso if torso is not None else MLP(
+            hidden, activation, activate_final=True, orthogonal=gains(SQRT2, SQRT2))
+        head = self.distribution.num_params // (2 if log_std == "parameter" else 1)
+        self.action_head = MLP([head], orthogonal=gains(0.01, 0.01))
         if value == "shared":
-            self.value_head = MLP([1])
+            self.value_head = MLP([1], orthogonal=gains(1.0, 1.0))
         elif value == "separate":
-            self.value_network = MLP([*hidden, 1], activation)
+            self.value_network = MLP([*hidden, 1], activation, orthogonal=gains(SQRT2, 1.0))
 
     @mg.api(polymorphic=True)
     def distribution_params(self, obs):
         """The action distribution's parameters for `obs` (logits, or mean and log std)."""
-        return self.action_head.forward(self.torso.forward(obs))
+        out = self.action_head.forward(self.torso.forward(obs))
+        if self.log_std_mode == "network":
+            return out
+        log_std = self.get_param("log_std", jnp.full((out.shape[-1],), self.log_std_init,
+                                                     jnp.float32))
+        return jnp.concatenate([out, jnp.broadcast_to(log_std, out.shape)], -1)
 
     @mg.api(polymorphic=True)
     def sample_action(self, obs, key):
