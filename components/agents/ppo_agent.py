@@ -9,12 +9,21 @@ APIs: `start(key)` resets the environments; `train(key, iterations)` runs the fi
 
 Its parts can be swapped without subclassing (keyword arguments, see `PPOAgent`): the policy,
 an observation preprocessor, the loss and the optimizer.
+
+The continuous-control details (CleanRL's `ppo_continuous_action.py`, rl-baselines3-zoo), each
+a config switch, off by default and on in the MuJoCo tasks' shipped defaults: observation
+normalisation (an `ObservationNormaliser` as the preprocessor), reward normalisation (a
+`RewardNormaliser` over each rollout's rewards), a state-independent log std and orthogonal
+initialisation (the default `Policy`), and actions clipped to the action space at the
+environment (the policy's log-probabilities stay those of the unclipped samples, as with
+Gymnasium's `ClipAction` wrapper; `greedy` is clipped too).
 """
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 import metagraph as mg
@@ -23,6 +32,10 @@ from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.ppo_config import PPOConfig
 from components.losses import PPOLoss, gae
 from components.policy import Policy
+from components.preprocessing import ObservationNormaliser, RewardNormaliser
+from metagraph.spaces import Box
+
+ACTIVATIONS = {"tanh": jax.nn.tanh, "relu": jax.nn.relu}
 
 
 class PPOAgent(IterativeAgent):
@@ -35,27 +48,45 @@ class PPOAgent(IterativeAgent):
             optimizer.
         name: the scope name (default "ppo_agent").
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
-            value="separate", squash=False)`). It needs the APIs `sample_action(obs, key)`,
+            value="separate", squash=False)` with the config's `activation`, `log_std`,
+            `log_std_init` and `orthogonal_init`). It needs the APIs `sample_action(obs, key)`,
             `value(obs)`, `greedy_action(obs)` and what the loss calls (the default loss:
             `evaluate(obs, action)`).
         preprocessor: a component applied to observations before the policy
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
-            `components.agents.preprocessing`). Default: none.
+            `components.agents.preprocessing`). Default: an `ObservationNormaliser` when
+            `config.normalise_observations`, else none.
         loss: a component with `loss(obs, action, old_log_prob, advantage, target_value,
             old_value) -> (total, stats)`, or a function of the policy returning one
             (default `PPOLoss(policy, clip, value_coef, entropy_coef)` from the config).
         optimizer: an optax `GradientTransformation` (default Adam with eps 1e-5, its rate
             `config.learning_rate`, annealed linearly to 0 when `config.anneal_lr`); gradients
             are clipped to `config.max_grad_norm` first.
+
+    Raises:
+        ValueError: a `preprocessor` together with `config.normalise_observations` (which
+            makes one), or `config.clip_actions` for an action space that is not a bounded
+            Box.
     """
 
     def __init__(self, env_id: str, config: PPOConfig = PPOConfig(),
                  total_steps: int = 500_000, name: str | None = None, *,
                  policy: mg.Component | None = None, preprocessor: mg.Component | None = None,
                  loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
+        if config.normalise_observations:
+            if preprocessor is not None:
+                raise ValueError("PPOAgent: config.normalise_observations makes the "
+                                 "preprocessor (an ObservationNormaliser); pass a preprocessor "
+                                 "or set normalise_observations=false, not both")
+            preprocessor = ObservationNormaliser(clip=config.clip_observations)
         super().__init__(env_id, config, name, preprocessor)
         self.policy = policy if policy is not None else Policy(
-            self.env.action_space, hidden=config.hidden, value="separate", squash=False)
+            self.env.action_space, hidden=config.hidden, value="separate", squash=False,
+            activation=ACTIVATIONS[config.activation], log_std=config.log_std,
+            log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
+        self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)
+                                  if config.normalise_rewards else None)
+        self.action_bounds = self._action_bounds() if config.clip_actions else None
         self.loss = make_loss("PPOAgent", loss, self.policy, policy is not None, lambda p: PPOLoss(
             p, clip=config.clip, value_coef=config.value_coef, entropy_coef=config.entropy_coef))
         updates = max(1, total_steps // self.steps_per_iteration(config)) \
@@ -64,6 +95,21 @@ class PPOAgent(IterativeAgent):
                 else config.learning_rate)
         self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
+
+    def _action_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        space = self.env.action_space
+        if not isinstance(space, Box) or not (np.isfinite(space.low).all()
+                                              and np.isfinite(space.high).all()):
+            raise ValueError(f"PPOAgent: clip_actions needs a bounded Box action space, got "
+                             f"{space!r}")
+        return (np.broadcast_to(space.low, space.shape).astype(np.float32),
+                np.broadcast_to(space.high, space.shape).astype(np.float32))
+
+    def _to_env(self, action):
+        """`action` clipped to the action space when `config.clip_actions`."""
+        if self.action_bounds is None:
+            return action
+        return jnp.clip(action, *self.action_bounds)
 
     @staticmethod
     def steps_per_iteration(config: PPOConfig) -> int:
@@ -74,7 +120,7 @@ class PPOAgent(IterativeAgent):
         def act(obs, step_key):
             seen = self.observe(obs)
             action, log_prob = self.policy.sample_action(seen, step_key)
-            return action, (seen, log_prob, self.policy.value(seen))
+            return self._to_env(action), (seen, action, log_prob, self.policy.value(seen))
 
         trajectory, last_obs = self._run_envs(act, key, self.config.num_steps)
         return trajectory, self.policy.value(self.preprocess(last_obs))
@@ -82,10 +128,12 @@ class PPOAgent(IterativeAgent):
     def _iteration(self, key):
         cfg = self.config
         rollout_key, shuffle_key = jax.random.split(key)
-        (_, action, (obs, log_prob, value), reward, done, finished), last_value = \
+        (_, _, (obs, action, log_prob, value), reward, done, finished), last_value = \
             self._rollout(rollout_key)
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
-        advantage = gae(reward * cfg.reward_scale, discounts,
+        learned = (reward if self.reward_normaliser is None
+                   else self.reward_normaliser.scale(reward, done))
+        advantage = gae(learned * cfg.reward_scale, discounts,
                         jnp.concatenate([value, last_value[None]]), cfg.gae_lambda)
         target = advantage + value
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),
@@ -114,5 +162,6 @@ class PPOAgent(IterativeAgent):
 
     @mg.api
     def greedy(self, observation):
-        """The policy's most likely actions for a batch of observations."""
-        return self.policy.greedy_action(self.preprocess(observation))
+        """The policy's most likely actions for a batch of observations (clipped to the action
+        space when `config.clip_actions`)."""
+        return self._to_env(self.policy.greedy_action(self.preprocess(observation)))

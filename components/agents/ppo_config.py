@@ -1,8 +1,14 @@
-"""The typed, validated configuration of the PPO agent (PureJaxRL's defaults for CartPole)."""
+"""The typed, validated configuration of the PPO agent: PureJaxRL's defaults for CartPole,
+and per-environment defaults shipped with the package (`configs/ppo.toml`: the MuJoCo tasks'
+continuous-control settings), which `PPOConfig.for_env(env_id)` and `metagraph train ENV --algo
+ppo` start from."""
 
 from __future__ import annotations
 
 import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
 
 from components.agents.config_checks import (
     ENV_DOOR,
@@ -15,11 +21,17 @@ from components.agents.config_checks import (
     check_fields,
 )
 
+ENV_DEFAULTS = Path(__file__).with_name("configs") / "ppo.toml"
+LOG_STD_MODES = ("network", "parameter")
+ACTIVATIONS = ("tanh", "relu")
+
 
 @dataclasses.dataclass(frozen=True)
 class PPOConfig(AgentConfig):
     """The hyperparameters of `PPOAgent`: PureJaxRL's CartPole defaults plus `reward_scale`
-    (each field's comment says what it sets); `from_dict` refuses unknown keys."""
+    and the continuous-control details, off by default (each field's comment says what it
+    sets); `from_dict` refuses unknown keys, `for_env` starts from an environment's shipped
+    defaults."""
     num_envs: int = 4
     num_steps: int = 128          # rollout length per environment and iteration
     epochs: int = 4
@@ -34,6 +46,15 @@ class PPOConfig(AgentConfig):
     max_grad_norm: float = 0.5
     reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
     hidden: tuple[int, ...] = (64, 64)
+    activation: str = "tanh"      # of the policy's and value's MLPs: tanh or relu
+    orthogonal_init: bool = False  # orthogonal weights (gains sqrt 2, 0.01 policy, 1 value)
+    log_std: str = "network"      # Gaussian log std: "network" (state-dependent) or "parameter"
+    log_std_init: float = 0.0     # the initial log std with log_std = "parameter"
+    normalise_observations: bool = False  # running mean/std observation normaliser in front
+    clip_observations: float = 10.0  # bound of the normalised observations
+    normalise_rewards: bool = False  # rewards / running std of the discounted return
+    clip_rewards: float = 10.0    # bound of the normalised rewards
+    clip_actions: bool = False    # clip sampled actions to the Box's bounds at the environment
     iterations_per_call: int = 32  # iterations fused into one executable call
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
@@ -54,6 +75,29 @@ class PPOConfig(AgentConfig):
             "max_grad_norm": POSITIVE,
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
+            "activation": (lambda v: v in ACTIVATIONS, f"one of {ACTIVATIONS}"),
+            "log_std": (lambda v: v in LOG_STD_MODES, f"one of {LOG_STD_MODES}"),
+            "clip_observations": POSITIVE,
+            "clip_rewards": POSITIVE,
             "iterations_per_call": POSITIVE_INT,
             "door": ENV_DOOR,
         })
+
+    @classmethod
+    def env_defaults(cls, env_id: str) -> dict[str, Any]:
+        """The shipped defaults of `env_id` (with or without the `metagraph/` prefix) from
+        `configs/ppo.toml`: its `[defaults."<id>"]` table over its group's table
+        (`[groups.<name>]`, named by the id's `group` key), or {} for an environment without
+        one (PureJaxRL's CartPole defaults then hold)."""
+        tables = tomllib.loads(ENV_DEFAULTS.read_text())
+        own = dict(tables.get("defaults", {}).get(env_id.removeprefix("metagraph/"), {}))
+        group = own.pop("group", None)
+        if group is not None and group not in tables.get("groups", {}):
+            raise ValueError(f"{ENV_DEFAULTS}: {env_id} names an unknown group {group!r}")
+        return {**(tables["groups"][group] if group is not None else {}), **own}
+
+    @classmethod
+    def for_env(cls, env_id: str, values: dict[str, Any] | None = None) -> PPOConfig:
+        """The config for `env_id`: its shipped defaults (`env_defaults`), overridden by
+        `values` (a user's `--config` / `--set`), checked like `from_dict`."""
+        return cls.from_dict({**cls.env_defaults(env_id), **(values or {})})

@@ -71,6 +71,12 @@ class Algorithm(abc.ABC):
     """True: the algorithm always runs as samplers and a learner (in this process when no
     runner is asked for)."""
 
+    def config(self, env_id: str, values: dict[str, Any]) -> Any:
+        """The config `metagraph train ENV` runs with, from the `--config` / `--set` values:
+        `config_class.from_dict(values)` by default; an algorithm with per-environment
+        defaults (PPO's MuJoCo settings) starts from those."""
+        return self.config_class.from_dict(values)
+
     @abc.abstractmethod
     def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int) -> MetaGraph:
         """The learner's meta-graph (`mg.build(agent, spaces, apis=[...])`) for a run of

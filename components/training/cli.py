@@ -94,7 +94,7 @@ def train_command(args: argparse.Namespace) -> None:
         config = None  # the run directory's own
     else:
         try:
-            config = resolve(args.algo).config_class.from_dict(config_values(args))
+            config = resolve(args.algo).config(args.env_id, config_values(args))
         except TypeError as error:
             raise UsageError(str(error)) from None
     try:

@@ -71,6 +71,12 @@ class PPO(IterativeAlgorithm):
     config_class = PPOConfig
     agent_class = PPOAgent
 
+    def config(self, env_id: str, values: dict[str, Any]) -> PPOConfig:
+        """`PPOConfig.for_env(env_id, values)`: the environment's shipped defaults (the MuJoCo
+        tasks' continuous-control settings, `components/agents/configs/ppo.toml`) under the
+        user's values."""
+        return PPOConfig.for_env(env_id, values)
+
 
 class DQN(IterativeAlgorithm):
     """Deep Q-learning with prioritised replay and n-step returns (`DQNAgent`)."""

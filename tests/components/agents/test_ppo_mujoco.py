@@ -1,0 +1,58 @@
+"""PPO's continuous-control settings: the MuJoCo tasks' shipped defaults (and CartPole's
+untouched), a few iterations on HalfCheetah-v5 through `train` and `evaluate` as
+`metagraph train HalfCheetah-v5 --algo ppo` runs them, and clear errors for settings that
+cannot hold together."""
+
+import json
+
+import numpy as np
+import pytest
+
+from components.agents import PPOAgent, PPOConfig
+from components.preprocessing import ObservationNormaliser, RewardNormaliser
+from components.training import evaluate, train
+from components.training.algorithms.iterative import PPO
+
+SMALL = {"num_steps": 64, "minibatches": 2, "epochs": 2, "hidden": [16, 16],
+         "iterations_per_call": 2}
+
+
+def test_shipped_defaults():
+    config = PPOConfig.for_env("HalfCheetah-v5")
+    assert (config.num_envs, config.num_steps, config.epochs, config.minibatches) == \
+        (1, 2048, 10, 32)
+    assert (config.learning_rate, config.gae_lambda, config.clip, config.entropy_coef,
+            config.max_grad_norm, config.hidden) == (3e-4, 0.95, 0.2, 0.0, 0.5, (64, 64))
+    assert config.normalise_observations and config.normalise_rewards and config.clip_actions
+    assert config.log_std == "parameter" and config.orthogonal_init
+    assert PPOConfig.for_env("metagraph/Hopper-v5") == PPOConfig.for_env("Hopper-v5")
+    assert PPOConfig.for_env("CartPole-v1") == PPOConfig()  # classic control unchanged
+    assert PPO().config("HalfCheetah-v5", {"num_steps": 512}).num_steps == 512
+    with pytest.raises(ValueError, match="PPOConfig.log_std: expected one of"):
+        PPOConfig.for_env("Hopper-v5", {"log_std": "fixed"})
+
+
+def test_a_few_iterations_on_half_cheetah_train_and_evaluate(tmp_path):
+    config = PPO().config("HalfCheetah-v5", SMALL)
+    rows = train("HalfCheetah-v5", tmp_path, "ppo", config, steps=256, progress=False)
+    assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    assert saved["config"]["normalise_observations"] and saved["env_id"] == "HalfCheetah-v5"
+    result = evaluate(tmp_path, episodes=2)
+    assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
+
+
+def test_the_agent_has_its_parts():
+    agent = PPOAgent("HalfCheetah-v5", PPOConfig.for_env("HalfCheetah-v5", SMALL))
+    assert isinstance(agent.preprocessor, ObservationNormaliser)
+    assert isinstance(agent.reward_normaliser, RewardNormaliser)
+    low, high = agent.action_bounds
+    np.testing.assert_array_equal(low, -np.ones(6)) and np.testing.assert_array_equal(high, 1)
+
+
+def test_settings_that_cannot_hold_together_are_clear_errors():
+    config = PPOConfig.for_env("HalfCheetah-v5", SMALL)
+    with pytest.raises(ValueError, match="pass a preprocessor or set normalise_observations"):
+        PPOAgent("HalfCheetah-v5", config, preprocessor=ObservationNormaliser())
+    with pytest.raises(ValueError, match="clip_actions needs a bounded Box action space"):
+        PPOAgent("CartPole-v1", PPOConfig(clip_actions=True))
