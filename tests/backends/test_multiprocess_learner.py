@@ -88,3 +88,23 @@ def test_global_inputs_on_one_process_are_the_whole_batch(reference):
                zip(dp.local_part(graph, "learn", batch), batch, strict=True))
     inputs = dp.global_inputs(graph, "learn", batch)
     assert [x.shape for x in inputs] == [np.shape(b) for b in batch]
+
+
+def test_an_algorithms_update_runs_unchanged_on_the_process_local_executor(reference):
+    from backends.xla.process_local import ProcessLocalExecutor
+    from components.agents.impala_agent import ImpalaAgent
+    from components.training.algorithms import Impala
+
+    graph = run.graph()
+    dp = xla.DataParallel.across_processes(ImpalaAgent.batch_axes())
+    exe = ProcessLocalExecutor(xla.lower(graph, seed=run.SEED, data_parallel=dp))
+    names = list(graph.apis["learn"].inputs)
+    rows = Impala().distributed.update(
+        exe, None, [{**dict(zip(names, batch, strict=True)), "episodes": 0,
+                     "episode_return_sum": 0.0} for batch in run.batches()], None)
+    losses, state = reference
+    assert [row["loss"] for row in rows] == pytest.approx(losses, rel=1e-5)
+    for got, want in zip(run.leaves(exe.get_state()), state, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="data_parallel"):
+        ProcessLocalExecutor(xla.lower(graph))
