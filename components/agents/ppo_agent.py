@@ -16,7 +16,9 @@ normalisation (an `ObservationNormaliser` as the preprocessor), reward normalisa
 `RewardNormaliser` over each rollout's rewards), a state-independent log std and orthogonal
 initialisation (the default `Policy`), and actions clipped to the action space at the
 environment (the policy's log-probabilities stay those of the unclipped samples, as with
-Gymnasium's `ClipAction` wrapper; `greedy` is clipped too).
+Gymnasium's `ClipAction` wrapper; `greedy` is clipped too). With `bootstrap_truncated`, an
+episode cut by the time limit is bootstrapped with the value of its final observation, as
+Stable-Baselines3 does (`bootstrap_truncated`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,18 @@ from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from metagraph.spaces import Box
 
 ACTIVATIONS = {"tanh": jax.nn.tanh, "relu": jax.nn.relu}
+
+
+def bootstrap_truncated(reward: jax.Array, final_value: jax.Array, gamma: float) -> jax.Array:
+    """Rewards with gamma * V(final observation) added where an episode was truncated
+    (`final_value` is 0 elsewhere): the episode did not end, so its tail is estimated rather
+    than taken as 0 (Stable-Baselines3's `OnPolicyAlgorithm.collect_rollouts` on
+    `TimeLimit.truncated`; Pardo et al. 2018, "Time Limits in Reinforcement Learning"). The
+    step stays a boundary for GAE, whose discount there is 0."""
+    if reward.shape != final_value.shape:
+        raise ValueError(f"bootstrap_truncated: reward {reward.shape} and final_value "
+                         f"{final_value.shape} must have one shape")
+    return reward + gamma * final_value
 
 
 class PPOAgent(IterativeAgent):
@@ -117,23 +131,57 @@ class PPOAgent(IterativeAgent):
         return config.num_envs * config.num_steps
 
     def _rollout(self, key):
+        if self.config.bootstrap_truncated:
+            return self._rollout_with_final_values(key)
+
         def act(obs, step_key):
             seen = self.observe(obs)
             action, log_prob = self.policy.sample_action(seen, step_key)
             return self._to_env(action), (seen, action, log_prob, self.policy.value(seen))
 
         trajectory, last_obs = self._run_envs(act, key, self.config.num_steps)
+        (obs, env_action, extra, reward, done, finished) = trajectory
+        no_bootstrap = jnp.zeros_like(reward)
+        return (obs, env_action, extra, reward, done, finished, no_bootstrap), \
+            self.policy.value(self.preprocess(last_obs))
+
+    def _rollout_with_final_values(self, key):
+        """The rollout of `IterativeAgent._run_envs`, also recording V(final observation) of
+        the episodes a step truncated (0 elsewhere): `env.step`'s `final_obs`, which
+        `_run_envs` does not keep."""
+        obs, episode_return = self._episodes()
+
+        def step(carry, step_key):
+            obs, episode_return = carry
+            seen = self.observe(obs)
+            action, log_prob = self.policy.sample_action(seen, step_key)
+            out = self.env.step(self._to_env(action))
+            reward, done = out["reward"], out["terminated"] | out["truncated"]
+            cut = out["truncated"] & ~out["terminated"]
+            final_value = jnp.where(cut, self.policy.value(self.preprocess(out["final_obs"])),
+                                    0.0)
+            episode_return = episode_return + reward
+            finished = jnp.where(done, episode_return, 0.0)
+            record = (obs, action, (seen, action, log_prob, self.policy.value(seen)), reward,
+                      done, finished, final_value)
+            return (out["obs"], jnp.where(done, 0.0, episode_return)), record
+
+        (last_obs, episode_return), trajectory = mg.scan(
+            step, (obs, episode_return), jax.random.split(key, self.config.num_steps))
+        self.set_state("obs", last_obs)
+        self.set_state("episode_return", episode_return)
         return trajectory, self.policy.value(self.preprocess(last_obs))
 
     def _iteration(self, key):
         cfg = self.config
         rollout_key, shuffle_key = jax.random.split(key)
-        (_, _, (obs, action, log_prob, value), reward, done, finished), last_value = \
-            self._rollout(rollout_key)
+        (_, _, (obs, action, log_prob, value), reward, done, finished, final_value), \
+            last_value = self._rollout(rollout_key)
         discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
         learned = (reward if self.reward_normaliser is None
-                   else self.reward_normaliser.scale(reward, done))
-        advantage = gae(learned * cfg.reward_scale, discounts,
+                   else self.reward_normaliser.scale(reward, done)) * cfg.reward_scale
+        learned = bootstrap_truncated(learned, final_value, cfg.gamma)
+        advantage = gae(learned, discounts,
                         jnp.concatenate([value, last_value[None]]), cfg.gae_lambda)
         target = advantage + value
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),

@@ -55,6 +55,7 @@ class PPOConfig(AgentConfig):
     normalise_rewards: bool = False  # rewards / running std of the discounted return
     clip_rewards: float = 10.0    # bound of the normalised rewards
     clip_actions: bool = False    # clip sampled actions to the Box's bounds at the environment
+    bootstrap_truncated: bool = False  # add gamma * V(final obs) to a truncating step's reward
     iterations_per_call: int = 32  # iterations fused into one executable call
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from components.agents import PPOAgent, PPOConfig
+from components.agents.ppo_agent import bootstrap_truncated
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from components.training import evaluate, train
 from components.training.algorithms.iterative import PPO
@@ -56,3 +57,27 @@ def test_settings_that_cannot_hold_together_are_clear_errors():
         PPOAgent("HalfCheetah-v5", config, preprocessor=ObservationNormaliser())
     with pytest.raises(ValueError, match="clip_actions needs a bounded Box action space"):
         PPOAgent("CartPole-v1", PPOConfig(clip_actions=True))
+
+
+def test_bootstrap_truncated_equals_stable_baselines3s_rule():
+    # SB3's collect_rollouts: rewards[idx] += gamma * terminal_value where the episode was
+    # truncated (TimeLimit.truncated); here final_value is 0 where it was not
+    rng = np.random.default_rng(0)
+    reward = rng.normal(size=(5, 3)).astype(np.float32)
+    truncated = rng.random((5, 3)) < 0.3
+    terminal_value = rng.normal(size=(5, 3)).astype(np.float32)
+    expected = reward.copy()
+    for t, i in zip(*np.nonzero(truncated), strict=True):
+        expected[t, i] += 0.98 * terminal_value[t, i]
+    got = bootstrap_truncated(reward, np.where(truncated, terminal_value, 0.0), 0.98)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    with pytest.raises(ValueError, match="must have one shape"):
+        bootstrap_truncated(reward, terminal_value[0], 0.98)
+
+
+def test_bootstrapped_iterations_on_hopper(tmp_path):
+    # the rollout that records V(final observation) runs and learns (its arithmetic is
+    # bootstrap_truncated's, tested above)
+    config = PPO().config("Hopper-v5", {**SMALL, "bootstrap_truncated": True})
+    rows = train("Hopper-v5", tmp_path, "ppo", config, steps=256, progress=False)
+    assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
