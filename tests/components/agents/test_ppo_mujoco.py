@@ -19,14 +19,18 @@ SMALL = {"num_steps": 64, "minibatches": 2, "epochs": 2, "hidden": [16, 16],
 
 
 def test_shipped_defaults():
-    config = PPOConfig.for_env("HalfCheetah-v5")
+    config = PPOConfig.for_env("Hopper-v5")  # the MuJoCo group: CleanRL's settings
     assert (config.num_envs, config.num_steps, config.epochs, config.minibatches) == \
         (1, 2048, 10, 32)
     assert (config.learning_rate, config.gae_lambda, config.clip, config.entropy_coef,
             config.max_grad_norm, config.hidden) == (3e-4, 0.95, 0.2, 0.0, 0.5, (64, 64))
     assert config.normalise_observations and config.normalise_rewards and config.clip_actions
     assert config.log_std == "parameter" and config.orthogonal_init
-    assert PPOConfig.for_env("metagraph/Hopper-v5") == PPOConfig.for_env("Hopper-v5")
+    assert PPOConfig.for_env("metagraph/Hopper-v5") == config
+    cheetah = PPOConfig.for_env("HalfCheetah-v5")  # its own table over the group's
+    assert (cheetah.num_steps, cheetah.epochs, cheetah.hidden, cheetah.activation) == \
+        (512, 20, (256, 256), "relu")
+    assert cheetah.bootstrap_truncated and cheetah.normalise_observations
     assert PPOConfig.for_env("CartPole-v1") == PPOConfig()  # classic control unchanged
     assert PPO().config("HalfCheetah-v5", {"num_steps": 512}).num_steps == 512
     with pytest.raises(ValueError, match="PPOConfig.log_std: expected one of"):
