@@ -1,6 +1,7 @@
-"""Native-compiled classic-control environments.
+"""Native-compiled environments: classic control and Gymnasium's MuJoCo v5 tasks.
 
-- `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
+- `make(env_id, num_envs, seed=..., num_threads=...)` (any native id, classic control or
+  MuJoCo; `native_id(env_id)` checks and normalises an id): the host loop, a
   `gymnasium.vector.VectorEnv` stepped by C++ threads.
 - `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
   registered on import.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import gymnasium
 
+from components.envs.catalogue import make, native_id
 from components.envs.environment import DOORS, Environment
 from components.envs.ffi_targets import register_ffi_targets
 from components.envs.functional import make_functional
@@ -27,7 +29,7 @@ from components.envs.native_functional import NativeFunctionalEnv
 from components.envs.single_env import NativeEnv
 from components.envs.specs import SPECS, EnvSpec, spec
 from components.envs.twin_env import TwinFunctionalEnv, TwinState
-from components.envs.vector_env import NativeVectorEnv, make
+from components.envs.vector_env import NativeVectorEnv
 
 ENV_IDS = tuple(SPECS)
 
@@ -58,5 +60,5 @@ for _env_id in MUJOCO_IDS:
 __all__ = [
     "DOORS", "ENV_IDS", "MUJOCO_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv",
     "NativeFunctionalEnv", "NativeVectorEnv", "TwinFunctionalEnv", "TwinState", "make",
-    "make_functional", "register_ffi_targets", "spec",
+    "make_functional", "native_id", "register_ffi_targets", "spec",
 ]

@@ -40,10 +40,9 @@ from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
 from components.envs.action_refusal import action_error, actions_ok
+from components.envs.catalogue import make
 from components.envs.functional import make_functional, renamed_argument
 from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
-from components.envs.mujoco.tasks import is_mujoco
-from components.envs.vector_env import make
 from metagraph import runtime_checks
 from metagraph.checks import positive_int
 from metagraph.spaces import Bool, Box, Discrete, Space
@@ -91,12 +90,7 @@ class Environment(mg.Component):
             self.env_spec = spec_of_gymnasium(env_id, pool)
             self.functional = HostFunctionalEnv(self.env_spec, pool)
         elif door == "host":
-            if is_mujoco(env_id):
-                from components.envs.mujoco.vector_env import make as make_mujoco
-
-                pool = make_mujoco(env_id, num_envs, seed=0, num_threads=num_threads)
-            else:
-                pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+            pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
             self.env_spec = pool.env_spec
             self.functional = HostFunctionalEnv(self.env_spec, pool)
         else:

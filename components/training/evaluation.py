@@ -13,8 +13,6 @@ from gymnasium.vector import AutoresetMode
 
 from backends import xla
 from components.envs import make
-from components.envs.mujoco import is_mujoco
-from components.envs.mujoco import make as make_mujoco
 from components.training.algorithm import Algorithm
 from components.training.registry import resolve
 from components.training.run_dir import RunDir
@@ -46,8 +44,7 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
         like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), exe.state)
         stacked, _ = checkpoint.load(run.checkpoint_path, like=like)
         states = [jax.tree.map(lambda x, k=k: x[k], stacked) for k in range(seeds)]
-    native = make_mujoco if is_mujoco(saved["env_id"]) else make
-    env = (native(saved["env_id"], episodes, seed=seed) if alg.door(config) != "gymnasium" else
+    env = (make(saved["env_id"], episodes, seed=seed) if alg.door(config) != "gymnasium" else
            gymnasium.make_vec(saved["env_id"], episodes, vectorization_mode="sync",
                               vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP}))
     per_seed = []
