@@ -98,3 +98,18 @@ class LeastSquares(mg.Component):
     @mg.api
     def update(self, x, y):
         return self.optimizer.step(x, y)["loss"]
+
+
+class Stepper(mg.Component):
+    """Steps its environment with the actions it is given (no policy to keep them valid)."""
+
+    def __init__(self, env):
+        self.env = env
+
+    @mg.api
+    def start(self, key):
+        return self.env.reset(key)
+
+    @mg.api
+    def act(self, action):
+        return self.env.step(action)["obs"]

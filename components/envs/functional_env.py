@@ -85,3 +85,13 @@ def check_elapsed_steps(env_spec: EnvSpec, elapsed_steps: Any, num_envs: int) ->
         raise ValueError(f"{env_spec.env_id}: elapsed_steps must be integers in "
                          f"[0, {env_spec.max_episode_steps}), got {elapsed_steps!r}")
     return steps.astype(np.int32)
+
+
+def step_outputs(state_shape: tuple[int, ...], n_shape: tuple[int, ...], obs_dim: int
+                 ) -> tuple[jax.ShapeDtypeStruct, ...]:
+    """The results of a native door's FFI step over a state of `state_shape` (`n_shape`
+    environments): (state', obs, reward, terminated, truncated, final_obs)."""
+    obs = jax.ShapeDtypeStruct(n_shape + (obs_dim,), jnp.float32)
+    flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
+    return (jax.ShapeDtypeStruct(state_shape, jnp.uint32), obs,
+            jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs)

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from components.envs.ffi_targets import register_ffi_targets, target_name
-from components.envs.functional_env import FunctionalEnv, check_elapsed_steps
+from components.envs.functional_env import FunctionalEnv, check_elapsed_steps, step_outputs
 from metagraph.checks import positive_int
 
 
@@ -53,10 +53,7 @@ class NativeFunctionalEnv(FunctionalEnv):
     def _step(self, state: jax.Array, action: jax.Array) -> tuple:
         state = jnp.asarray(state)
         n_shape = self._batch_shape(state)
-        obs = jax.ShapeDtypeStruct(n_shape + (self.obs_dim,), jnp.float32)
-        flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
-        outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
-                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs)
+        outputs = step_outputs(state.shape, n_shape, self.obs_dim)
         return jax.ffi.ffi_call(target_name(self.env_spec.env_id, "step"), outputs,
                                 vmap_method="broadcast_all",
                                 input_output_aliases={0: 0})(

@@ -8,6 +8,7 @@ import jax
 import numpy as np
 import pytest
 from jax.experimental import io_callback
+from toy_components import Stepper
 
 import metagraph as mg
 from backends import xla
@@ -17,20 +18,6 @@ from metagraph.spaces import Box, Discrete, PRNGKey
 N = 4
 KEY = np.asarray(jax.random.PRNGKey(3))
 
-
-class Stepper(mg.Component):
-    """Steps its environment with the actions it is given (no policy to keep them valid)."""
-
-    def __init__(self, env):
-        self.env = env
-
-    @mg.api
-    def start(self, key):
-        return self.env.reset(key)
-
-    @mg.api
-    def act(self, action):
-        return self.env.step(action)["obs"]
 
 
 CASES = {  # env id -> (action space, a good batch, a bad batch, the refusal)

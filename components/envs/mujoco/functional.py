@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.functional_env import FunctionalEnv, check_elapsed_steps
+from components.envs.functional_env import FunctionalEnv, check_elapsed_steps, step_outputs
 from components.envs.mujoco.specs import FFI_RESET, FFI_STEP, MujocoSpec, mujoco_spec
 from components.envs.mujoco.vector_env import MujocoVectorEnv
 from metagraph.checks import positive_int
@@ -78,10 +78,7 @@ class MujocoFunctionalEnv(FunctionalEnv):
     def _step(self, state: jax.Array, action: jax.Array) -> tuple:
         state = jnp.asarray(state)
         n_shape = self._batch_shape(state)
-        obs = jax.ShapeDtypeStruct(n_shape + (self.obs_dim,), jnp.float32)
-        flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
-        outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
-                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs)
+        outputs = step_outputs(state.shape, n_shape, self.obs_dim)
         return jax.ffi.ffi_call(STEP_TARGET, outputs, vmap_method="broadcast_all",
                                 input_output_aliases={0: 0})(
             state, action, num_threads=np.int32(self.num_threads),

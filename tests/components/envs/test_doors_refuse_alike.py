@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from toy_components import Stepper
 
 import components.envs as envs
 import metagraph as mg
@@ -50,20 +51,6 @@ def test_twin_under_vmap_steps_good_actions_and_refuses_bad_ones():
     with pytest.raises(Exception, match=r"CartPole-v1: action 5 at index 1 is outside \[0, 2\)"):
         jax.block_until_ready(jax.vmap(twin.step)(states, actions.at[2, 1].set(5)))
 
-
-class Stepper(mg.Component):
-    """Steps its environment with the actions it is given (no policy to keep them valid)."""
-
-    def __init__(self, env):
-        self.env = env
-
-    @mg.api
-    def start(self, key):
-        return self.env.reset(key)
-
-    @mg.api
-    def act(self, action):
-        return self.env.step(action)["obs"]
 
 
 @pytest.mark.parametrize("door", ["native", "jax", "host"])
