@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,16 @@ from metagraph import runtime_checks
 from metagraph.checks import positive_int
 from metagraph.errors import SpaceError
 from metagraph.graph import MetaGraph, State
+
+try:
+    from backends.xla._fast_call import FastCall
+except ModuleNotFoundError as error:
+    if error.name != "backends.xla._fast_call":
+        raise
+    raise ImportError(
+        f"metagraph: the compiled call path (backends.xla._fast_call) is not built in "
+        f"{__file__.rpartition('/')[0]}, a source tree: build it here with `pip install -e .`, "
+        f"or run from another directory to use the installed package") from None
 
 
 def check_compiler_options(options: dict[str, Any]) -> None:
@@ -115,50 +126,31 @@ class XlaExecutor(Executor):
 
     def _bound(self, name: str) -> Any:
         """`exe.<name>`: the checked call of `Executor`, plus a fast path while the signature
-        does not change. After a checked call whose inputs are all arrays (NumPy or JAX), the
-        next calls with arrays go straight to that signature's compiled executable, whose own
-        C++ dispatch checks shapes, dtypes and structure as `jax.jit`'s does (before running,
-        so a mismatch donates nothing): any other signature takes the checked path again.
-        NumPy arrays' dtypes are compared here too, because XLA would cast NumPy's 64-bit
-        arrays to 32 bits silently."""
+        does not change (`FastCall`, backends/xla/fast_call.cpp). After a checked call whose
+        inputs are all arrays (NumPy or JAX), the next calls with arrays go straight to that
+        signature's compiled executable, whose own C++ dispatch checks shapes, dtypes and
+        structure as `jax.jit`'s does (before running, so a mismatch donates nothing): any
+        other signature takes the checked path again. NumPy arrays' dtypes are compared too,
+        because XLA would cast NumPy's 64-bit arrays to 32 bits silently."""
         checked = super()._bound(name)
         executable = self.executables[name]
-        count = len(self.graph.apis[name].inputs)
         jax_array = _jax_array_type()
-        compiled: Any = None  # the last checked signature's executable, and its dtypes
-        dtypes: tuple = ()
+        kinds = (np.ndarray, jax_array)
 
-        def bound(*args: Any, **kwargs: Any) -> Any:
-            nonlocal compiled, dtypes
-            if compiled is not None and not kwargs and len(args) == count:
-                for value, dtype in zip(args, dtypes):  # noqa: B905 (lengths equal)
-                    kind = type(value)
-                    if kind is np.ndarray:
-                        if value.dtype != dtype:  # XLA would cast NumPy's 64-bit silently
-                            break
-                    elif kind is not jax_array:
-                        break
-                else:
-                    try:
-                        self.state, outputs = compiled(self.state, *args)
-                    except TypeError:  # another shape, dtype or structure: checked below
-                        pass
-                    except Exception as error:
-                        self._failed(name, error)
-                        raise
-                    else:
-                        runtime_checks.raise_pending()
-                        return outputs
+        def checked_call(*args: Any, **kwargs: Any) -> Any:
             outputs = checked(*args, **kwargs)
-            if not kwargs and all(type(value) in (np.ndarray, jax_array) for value in args):
-                compiled = _dispatch(executable.last_compiled())
-                dtypes = tuple(value.dtype for value in args)
+            if not kwargs and all(type(value) in kinds for value in args):
+                fast.arm(_dispatch(executable.last_compiled()),
+                         tuple(value.dtype for value in args))
             else:
-                compiled = None
+                fast.disarm()
             return outputs
 
-        bound.__name__, bound.__doc__ = checked.__name__, checked.__doc__
-        return bound
+        fast = FastCall(checked_call, self, functools.partial(self._failed, name),
+                        runtime_checks, jax_array, np.ndarray,
+                        len(self.graph.apis[name].inputs))
+        fast.__name__, fast.__doc__ = checked.__name__, checked.__doc__
+        return fast
 
     def _run(self, api: str, state: State, inputs: tuple, key: tuple) -> tuple[State, Any]:
         return self.executables[api](state, inputs, key)

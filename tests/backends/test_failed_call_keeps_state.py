@@ -81,12 +81,16 @@ class FailsInside(mg.Component):
         return count + x
 
 
-def test_a_call_failing_inside_xla_says_the_state_is_lost_and_how_to_replace_it(tmp_path):
+@pytest.mark.parametrize("number", [np.float32, lambda x: np.asarray(x, np.float32)],
+                         ids=["checked", "fast"])  # a NumPy scalar is checked on every call
+def test_a_call_failing_inside_xla_says_the_state_is_lost_and_how_to_replace_it(number,
+                                                                                 tmp_path):
     exe = xla.lower(mg.build(FailsInside(), {"x": Box(())}))
-    exe.add(np.float32(2))
+    exe.add(number(2))
     exe.save_checkpoint(tmp_path / "c.npz")
+    assert exe.add.armed == (number is not np.float32)
     with pytest.raises(Exception, match="negative") as failure:
-        exe.add(np.float32(-1))
+        exe.add(number(-1))
     assert any("state was donated to the call of 'add'" in note
                for note in getattr(failure.value, "__notes__", []))
     with pytest.raises(mg.StateError, match=r"is lost; replace it with load_checkpoint"):
