@@ -25,6 +25,7 @@ read the 2-process rows as the cost of the collective plus the contention, not a
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import socket
 import statistics
@@ -63,6 +64,14 @@ def fake_inputs(graph, api: str, seed: int = 0) -> tuple:
     return tuple(out)
 
 
+def sum_as_one_vector(*xs, cuts: tuple[int, ...]):
+    """The arrays `xs` (each [devices, ...]) summed over axis 0 through one concatenated
+    vector, split back at `cuts`: one all-reduce instead of one per array."""
+    import jax.numpy as jnp
+    flat = jnp.concatenate([x.reshape(x.shape[0], -1) for x in xs], axis=1)
+    return jnp.split(jnp.sum(flat, axis=0), cuts)
+
+
 def worker(process_id: int, processes: int, port: int, args: argparse.Namespace) -> None:
     """One process of the group: prints a JSON line of its measurements (process 0's)."""
     from components.training.distributed import LearnerGroup
@@ -96,14 +105,22 @@ def worker(process_id: int, processes: int, port: int, args: argparse.Namespace)
                            out_shardings=dp.replicated)
         tree_seconds = median_seconds(lambda g=grads, f=tree_sum: jax.block_until_ready(f(*g)),
                                       args.rounds)
+        # the same floats as one vector: what raveling the gradients first would cost
+        cuts = np.cumsum([leaf.size for leaf in trainable])[:-1]
+        flat_sum = jax.jit(functools.partial(sum_as_one_vector, cuts=tuple(cuts)),
+                           out_shardings=dp.replicated)
+        flat_seconds = median_seconds(lambda g=grads, f=flat_sum: jax.block_until_ready(
+            f(*g)), args.rounds)
         found["learn"][env_id] = {"seconds": seconds, "params": int(params),
                                   "steps_per_second": args.batch_envs * args.steps / seconds,
                                   "grad_leaves": len(trainable),
                                   "grad_floats": int(sum(np.size(x) for x in trainable)),
-                                  "grad_allreduce_seconds": tree_seconds}
+                                  "grad_allreduce_seconds": tree_seconds,
+                                  "flat_allreduce_seconds": flat_seconds}
     split = NamedSharding(dp.mesh, PartitionSpec("batch"))
     reduce = jax.jit(lambda x: jnp.sum(x, axis=0), out_shardings=dp.replicated)
-    sizes = sorted({found["learn"][e]["params"] for e in args.envs} | {64, 1024, 1 << 20})
+    sizes = sorted({found["learn"][e]["params"] for e in args.envs}
+                   | {16, 64, 256, 512, 1024, 1 << 20})
     for size in sizes:
         local = np.ones((1, size), np.float32)
         x = jax.make_array_from_process_local_data(split, local)
@@ -185,7 +202,8 @@ def main() -> None:
     print("|---:|" + "---:|" * len(args.envs))
     for found in results:
         print(f"| {found['processes']} | " + " | ".join(
-            f"{found['learn'][e]['grad_allreduce_seconds'] * 1e3:.3f}" for e in args.envs)
+            f"{found['learn'][e]['grad_allreduce_seconds'] * 1e3:.3f} (as one vector: "
+            f"{found['learn'][e]['flat_allreduce_seconds'] * 1e3:.3f})" for e in args.envs)
             + " |")
     sizes = list(results[0]["allreduce"])
     print("\nAll-reduce of a float32 vector across the processes (XLA, Gloo), ms per call\n")
