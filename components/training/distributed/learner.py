@@ -41,7 +41,7 @@ class Learner:
         if not parts.synchronous:  # keep every sampler busy from the start
             pool.publish(exe.get_states(self.scope), version)
             for index in range(pool.count):
-                for _ in range(pool.depth):
+                for _ in range(pool.depth * pool.rollouts):
                     pool.request(index)
 
     def step(self, version: int) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from components.training import keys_for  # noqa: E402
 from components.training.algorithms import Impala  # noqa: E402
 from components.training.cli import main  # noqa: E402
 from components.training.distributed import Learner, LocalSamplers, RaySamplers  # noqa: E402
+from components.training.distributed.ray_samplers import pack, unpack  # noqa: E402
 from components.training.registry import resolve  # noqa: E402
 
 CONFIG = ImpalaConfig(num_envs=8, num_steps=16, hidden=(16,))
@@ -45,22 +46,49 @@ def learner_exe():
     return xla.lower(Impala().build("CartPole-v1", CONFIG, 10_000, 1), seed=0)
 
 
-def test_ray_transport_gives_the_in_process_batch(cluster, learner_exe):
+def test_ray_transport_gives_the_in_process_batches(cluster, learner_exe):
+    # 3 batches in one request, packed into one buffer: each equal to the same sampler's in
+    # process, a view into that buffer; the weights fetched once, with their version
     weights = learner_exe.get_states("impala_agent/policy")
-    batches = []
-    for pool_class in (LocalSamplers, RaySamplers):
-        pool = pool_class("impala", "CartPole-v1", CONFIG.to_dict(), 0, 1)
-        pool.publish(weights, 0)
-        pool.request(0)
-        index, result = pool.next()
+    local = LocalSamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 1)
+    remote = RaySamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 1, rollouts=3)
+    got = {}
+    for name, pool in (("local", local), ("remote", remote)):
+        pool.publish(weights, 7)
+        for _ in range(3):
+            pool.request(0)
+        got[name] = [pool.next() for _ in range(3)]
         pool.close()
-        assert (index, result["version"]) == (0, 0)
-        batches.append(result["batch"])
-    local, remote = batches
-    assert set(local) == set(remote)
-    for name in local:
-        np.testing.assert_array_equal(local[name], remote[name], err_msg=name)
-        assert local[name].dtype == remote[name].dtype
+    for (i, here), (j, there) in zip(got["local"], got["remote"], strict=True):
+        assert (i, here["version"]) == (j, there["version"]) == (0, 7)
+        assert set(here["batch"]) == set(there["batch"])
+        for name, array in here["batch"].items():
+            np.testing.assert_array_equal(array, there["batch"][name], err_msg=name)
+            assert array.dtype == there["batch"][name].dtype
+    arrays = [array for _, result in got["remote"] for array in result["batch"].values()]
+    starts = [array.__array_interface__["data"][0] for array in arrays]
+    ends = [start + array.nbytes for start, array in zip(starts, arrays, strict=True)]
+    assert max(ends) - min(starts) == sum(array.nbytes for array in arrays)  # one buffer
+    assert not any(array.flags.writeable for array in arrays)  # views of Ray's store
+
+
+def test_pack_and_unpack_are_inverse():
+    rng = np.random.default_rng(0)
+    results = [{"batch": {"obs": rng.normal(size=(4, 3, 2)).astype(np.float32),
+                          "done": rng.random((4, 3)) < 0.5, "action": rng.integers(0, 2, (4, 3)),
+                          "episodes": np.asarray(k)},
+                "version": k, "sample_seconds": 0.1 * k} for k in range(3)]
+    header, buffer = pack(results)
+    assert buffer.dtype == np.uint8 and buffer.nbytes == sum(
+        a.nbytes for r in results for a in r["batch"].values())
+    back = unpack(header, buffer)
+    for result, again in zip(results, back, strict=True):
+        assert {k: v for k, v in again.items() if k != "batch"} == {
+            k: v for k, v in result.items() if k != "batch"}
+        for name, array in result["batch"].items():
+            np.testing.assert_array_equal(again["batch"][name], array)
+            assert again["batch"][name].dtype == array.dtype
+            assert again["batch"][name].shape == array.shape
 
 
 def kill_a_sampler_mid_run(algo, algorithm, exe, config):
