@@ -4,15 +4,20 @@ that names it and says what was expected; unknown keys refused.
 Every field is first checked against its annotation (`TYPES`): a `float` field takes a finite
 int or float (no `inf`, no NaN), an `int` field an int, a `bool` field only true or false
 (not the string "False", not 1), `tuple[int, ...]` a sequence of ints; a bool is never taken
-as a number. Then the field's own rule (a range, a set of names) is checked."""
+as a number. Then the field's own rule (a range, a set of names) is checked.
+
+A config class with a `defaults_file` (a TOML file shipped with the package) has
+per-environment defaults: `for_env(env_id, values)` starts from them."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import tomllib
 import typing
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 from components.envs.environment import DOORS
 
@@ -82,7 +87,33 @@ def from_dict(cls: type, values: dict[str, Any]) -> Any:
 
 
 class AgentConfig:
-    """Base of the agents' config dataclasses: from a dict (unknown keys refused) and back."""
+    """Base of the agents' config dataclasses: from a dict (unknown keys refused) and back,
+    and for an environment from the defaults shipped in `defaults_file` (when set)."""
+
+    defaults_file: ClassVar[Path | None] = None
+    """A TOML file of per-environment defaults: `[defaults."<id>"]` tables, each optionally
+    naming a `group` whose `[groups.<name>]` table it overrides."""
+
+    @classmethod
+    def env_defaults(cls, env_id: str) -> dict[str, Any]:
+        """The shipped defaults of `env_id` (with or without the `metagraph/` prefix) from
+        `defaults_file`: its `[defaults."<id>"]` table over its group's table
+        (`[groups.<name>]`, named by the id's `group` key), or {} for an environment without
+        one (or a class without a `defaults_file`): the dataclass's own defaults then hold."""
+        if cls.defaults_file is None:
+            return {}
+        tables = tomllib.loads(cls.defaults_file.read_text())
+        own = dict(tables.get("defaults", {}).get(env_id.removeprefix("metagraph/"), {}))
+        group = own.pop("group", None)
+        if group is not None and group not in tables.get("groups", {}):
+            raise ValueError(f"{cls.defaults_file}: {env_id} names an unknown group {group!r}")
+        return {**(tables["groups"][group] if group is not None else {}), **own}
+
+    @classmethod
+    def for_env(cls, env_id: str, values: dict[str, Any] | None = None) -> Any:
+        """The config for `env_id`: its shipped defaults (`env_defaults`), overridden by
+        `values` (a user's `--config` / `--set`), checked like `from_dict`."""
+        return cls.from_dict({**cls.env_defaults(env_id), **(values or {})})
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Any:

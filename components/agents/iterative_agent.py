@@ -49,12 +49,14 @@ class IterativeAgent(mg.Component):
         return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
                 self.get_state("episode_return", jnp.zeros((n,), jnp.float32)))
 
-    def _run_envs(self, act: Callable, key: jax.Array, steps: int) -> tuple[tuple, jax.Array]:
+    def _run_envs(self, act: Callable, key: jax.Array, steps: int,
+                  keep: tuple[str, ...] = ()) -> tuple[tuple, jax.Array]:
         """`steps` steps of every environment, continuing their episodes, with actions from
         `act(obs, key) -> (action, extra)` (`obs` as the environments returned them), each an
         `env.step` call inside one `mg.scan`. Returns the trajectory (obs, action, extra,
         reward, done, finished return or 0), each [steps, N, ...], and the observations after
-        the last step."""
+        the last step. `keep` names further `env.step` outputs to record ("terminated",
+        "truncated", "final_obs"): a dict of them ends the trajectory."""
         obs, episode_return = self._episodes()
 
         def step(carry, step_key):
@@ -67,6 +69,8 @@ class IterativeAgent(mg.Component):
             finished = jnp.where(done, episode_return, 0.0)
             episode_return = jnp.where(done, 0.0, episode_return)
             record = (obs, action, extra, reward, done, finished)
+            if keep:
+                record = (*record, {name: out[name] for name in keep})
             return (out["obs"], episode_return), record
 
         (last_obs, episode_return), trajectory = mg.scan(

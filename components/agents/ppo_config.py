@@ -6,9 +6,8 @@ ppo` start from."""
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
 from components.agents.config_checks import (
     ENV_DOOR,
@@ -58,6 +57,7 @@ class PPOConfig(AgentConfig):
     bootstrap_truncated: bool = False  # add gamma * V(final obs) to a truncating step's reward
     iterations_per_call: int = 32  # iterations fused into one executable call
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
 
     def __post_init__(self) -> None:
         check_fields(self, {
@@ -83,22 +83,3 @@ class PPOConfig(AgentConfig):
             "iterations_per_call": POSITIVE_INT,
             "door": ENV_DOOR,
         })
-
-    @classmethod
-    def env_defaults(cls, env_id: str) -> dict[str, Any]:
-        """The shipped defaults of `env_id` (with or without the `metagraph/` prefix) from
-        `configs/ppo.toml`: its `[defaults."<id>"]` table over its group's table
-        (`[groups.<name>]`, named by the id's `group` key), or {} for an environment without
-        one (PureJaxRL's CartPole defaults then hold)."""
-        tables = tomllib.loads(ENV_DEFAULTS.read_text())
-        own = dict(tables.get("defaults", {}).get(env_id.removeprefix("metagraph/"), {}))
-        group = own.pop("group", None)
-        if group is not None and group not in tables.get("groups", {}):
-            raise ValueError(f"{ENV_DEFAULTS}: {env_id} names an unknown group {group!r}")
-        return {**(tables["groups"][group] if group is not None else {}), **own}
-
-    @classmethod
-    def for_env(cls, env_id: str, values: dict[str, Any] | None = None) -> PPOConfig:
-        """The config for `env_id`: its shipped defaults (`env_defaults`), overridden by
-        `values` (a user's `--config` / `--set`), checked like `from_dict`."""
-        return cls.from_dict({**cls.env_defaults(env_id), **(values or {})})

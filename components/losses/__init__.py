@@ -11,14 +11,23 @@ from components.losses.policy_losses import (
 )
 from components.losses.ppo_loss import PPOLoss
 from components.losses.returns import discounted_returns, gae, n_step_returns, n_step_terms
+from components.losses.sac_loss import (
+    SACLoss,
+    polyak_average,
+    sac_actor_loss,
+    soft_q_loss,
+    soft_q_target,
+    temperature_loss,
+)
 from components.losses.td import double_q_learning_td, huber, q_learning_td
 from components.losses.vtrace import vtrace
 from components.losses.vtrace_loss import VTraceLoss
 from components.losses.weighted_nll_loss import WeightedNLLLoss
 
 __all__ = [
-    "ActorCriticLoss", "DQNLoss", "PPOLoss", "VTraceLoss", "WeightedNLLLoss",
+    "ActorCriticLoss", "DQNLoss", "PPOLoss", "SACLoss", "VTraceLoss", "WeightedNLLLoss",
     "discounted_returns", "double_q_learning_td", "gae", "huber", "n_step_returns", "n_step_terms",
-    "policy_gradient", "ppo_clipped_surrogate", "q_learning_td", "value_loss", "vtrace",
-    "weighted_nll",
+    "polyak_average", "policy_gradient", "ppo_clipped_surrogate", "q_learning_td",
+    "sac_actor_loss", "soft_q_loss", "soft_q_target", "temperature_loss", "value_loss",
+    "vtrace", "weighted_nll",
 ]

@@ -5,8 +5,11 @@
   and log standard deviation; with `squash=True` a sample u is mapped into the bounds by
   low + (tanh(u) + 1) (high - low) / 2 and log-probabilities include that change of variables.
 
-Each has `sample(params, key)`, `mode(params)`, `log_prob(params, action)`,
-`entropy(params)` and `kl(p, q)` (KL(p‖q)), and `num_params`.
+Each has `sample(params, key)`, `sample_and_log_prob(params, key)`, `mode(params)`,
+`log_prob(params, action)`, `entropy(params)` and `kl(p, q)` (KL(p‖q)), and `num_params`.
+A squashed Gaussian's `sample_and_log_prob` takes the log-probability from the Gaussian sample
+before the tanh (as SAC needs it: exact where tanh saturates, and differentiable through the
+reparameterised sample), not from the action.
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ class Categorical:
     def sample(self, logits: jax.Array, key: jax.Array) -> jax.Array:
         """An int32 action drawn from the logits."""
         return jax.random.categorical(key, logits).astype(jnp.int32)
+
+    def sample_and_log_prob(self, logits: jax.Array, key: jax.Array
+                            ) -> tuple[jax.Array, jax.Array]:
+        """An action drawn from the logits and its log-probability."""
+        action = self.sample(logits, key)
+        return action, self.log_prob(logits, action)
 
     def mode(self, logits: jax.Array) -> jax.Array:
         """The most likely action (int32)."""
@@ -91,6 +100,21 @@ class DiagGaussian:
         """An action: a Gaussian sample, squashed into the bounds when `squash`."""
         mean, log_std = self.split(params)
         return self._to_action(mean + jnp.exp(log_std) * jax.random.normal(key, mean.shape))
+
+    def sample_and_log_prob(self, params: jax.Array, key: jax.Array
+                            ) -> tuple[jax.Array, jax.Array]:
+        """An action (reparameterised: mean + std * noise, differentiable in `params`) and
+        its log-probability. Squashed, the log-probability is that of the Gaussian sample u
+        minus log|d action / d u| = Σ log(half (1 - tanh(u)²)), the last term in the stable
+        form 2 (log 2 - u - softplus(-2u)) (Haarnoja et al. 2018, appendix C), computed from
+        u rather than recovered from the action."""
+        mean, log_std = self.split(params)
+        u = mean + jnp.exp(log_std) * jax.random.normal(key, mean.shape)
+        if not self.squash:
+            return u, self._gaussian_log_prob(params, u)
+        half, _ = self._scale()
+        log_det = jnp.log(half) + 2.0 * (np.log(2.0) - u - jax.nn.softplus(-2.0 * u))
+        return self._to_action(u), self._gaussian_log_prob(params, u) - log_det.sum(-1)
 
     def mode(self, params: jax.Array) -> jax.Array:
         """The mean, squashed into the bounds when `squash`."""

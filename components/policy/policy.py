@@ -95,10 +95,9 @@ class Policy(mg.Component):
 
     @mg.api(polymorphic=True)
     def sample_action(self, obs, key):
-        """An action sampled for `obs` with `key`, and its log-probability."""
-        params = self.distribution_params(obs)
-        action = self.distribution.sample(params, key)
-        return action, self.distribution.log_prob(params, action)
+        """An action sampled for `obs` with `key`, and its log-probability (reparameterised
+        for a Gaussian: differentiable in the parameters, as SAC's actor loss needs)."""
+        return self.distribution.sample_and_log_prob(self.distribution_params(obs), key)
 
     @mg.api(polymorphic=True)
     def greedy_action(self, obs):

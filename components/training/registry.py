@@ -1,7 +1,7 @@
 """The algorithm registry: the only place that knows algorithms by name.
 
 `resolve(spec)` turns what `--algo` names into an `Algorithm`: a built-in name (`reweight`,
-`ppo`, `dqn`, `impala`), `MODULE:ATTRIBUTE` or `PATH.py:ATTRIBUTE` naming a subclass of
+`ppo`, `dqn`, `sac`, `impala`), `MODULE:ATTRIBUTE` or `PATH.py:ATTRIBUTE` naming a subclass of
 `Algorithm` (made with no arguments) or an instance of one. `record(spec)` is the form a run
 directory keeps, from which `resolve` finds the same algorithm again (files by absolute path).
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 import inspect
 
 from components.training.algorithm import Algorithm
-from components.training.algorithms import DQN, PPO, Impala, Reweight
+from components.training.algorithms import DQN, PPO, SAC, Impala, Reweight
 from metagraph.targets import TargetError, canonical_target, load_target
 
 BUILTIN: dict[str, type[Algorithm]] = {"reweight": Reweight, "ppo": PPO, "dqn": DQN,
-                                       "impala": Impala}
+                                       "sac": SAC, "impala": Impala}
 
 
 class AlgorithmError(ValueError):

@@ -19,6 +19,9 @@ from components.training.algorithm import Algorithm
 from components.training.algorithms.rows import per_seed, summarise
 from metagraph.spaces import Box, Discrete, PRNGKey
 
+# what every IterativeAgent iteration returns; further statistics (SAC's alpha) become columns
+ITERATION_KEYS = ("steps", "episode_return_sum", "episodes", "loss")
+
 
 class IterativeAlgorithm(Algorithm):
     """An `IterativeAgent` subclass (`agent_class`) trained a call of up to
@@ -61,7 +64,9 @@ class IterativeAlgorithm(Algorithm):
             means = np.where(episodes > 0, out["episode_return_sum"][:, i]
                              / np.maximum(episodes, 1), np.nan)
             rows.append(summarise({"steps": out["steps"][:, i], "episode_return_mean": means,
-                                   "episodes": episodes, "loss": out["loss"][:, i]}))
+                                   "episodes": episodes, "loss": out["loss"][:, i],
+                                   **{name: value[:, i] for name, value in out.items()
+                                      if name not in ITERATION_KEYS}}))
         return rows
 
 
