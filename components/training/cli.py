@@ -6,7 +6,7 @@
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
-ALGO is a built-in algorithm (reweight, ppo, dqn, impala) or MODULE:ATTRIBUTE /
+ALGO is a built-in algorithm (reweight, ppo, dqn, sac, impala) or MODULE:ATTRIBUTE /
 PATH.py:ATTRIBUTE naming a subclass of `components.training.Algorithm` in the user's own code.
 TARGET is MODULE:OBJECT or PATH.py:OBJECT: a `MetaGraph`, or a function of no arguments
 returning a `MetaGraph` or a pair (component, input_spaces) to build.
@@ -154,7 +154,7 @@ def parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train an agent on an environment")
     train.add_argument("env_id")
     train.add_argument("--algo", default="reweight",
-                       help="reweight, ppo, dqn, impala, or MODULE:ATTRIBUTE / "
+                       help="reweight, ppo, dqn, sac, impala, or MODULE:ATTRIBUTE / "
                             "PATH.py:ATTRIBUTE naming your own Algorithm")
     train.add_argument("--out", required=True, help="run directory")
     train.add_argument("--seed", type=int, default=0)

@@ -80,7 +80,7 @@ def test_a_users_algorithm_on_ray(user_dir):
 
 
 @pytest.mark.parametrize("algo, message", [
-    ("sac", "unknown algorithm 'sac'; expected one of reweight, ppo, dqn, impala, or "
+    ("td3", "unknown algorithm 'td3'; expected one of reweight, ppo, dqn, sac, impala, or "
             "MODULE:ATTRIBUTE"),
     ("user_reinforce:Nope", "user_reinforce has no attribute 'Nope'"),
     ("user_reinforce:NotAnAlgorithm", "is a class NotAnAlgorithm, not an Algorithm"),
