@@ -62,6 +62,15 @@ def test_the_graph_steps_the_environment_and_learns_from_the_replay(hopper):
     assert ("sac_agent.greedy", "sac_agent/model/actor.greedy_action") in edges
 
 
+@pytest.mark.parametrize("door", ["native", "jax", "host", "gymnasium"])
+def test_every_door_is_stepped_from_the_graph(door):
+    agent = SACAgent("Pendulum-v1", dataclasses.replace(SMALL, door=door))
+    graph = mg.build(agent, spaces(agent), apis=["start", "train"])  # a build, no compile
+    edge = graph.nx.edges["sac_agent.train", "sac_agent/env.step"]
+    assert str(edge["args"]["action"]) == "float32[1,1]"
+    assert str(edge["returns"]["final_obs"]) == "float32[1,3]"
+
+
 def test_transitions_bootstrap_truncations_not_terminations(hopper):
     _, _, exe, first = hopper
     assert (first["steps"][:2] == 32).all() and (first["loss"][:2] == 0).all()
