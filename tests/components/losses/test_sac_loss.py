@@ -1,8 +1,9 @@
 """SAC's loss terms against NumPy/SciPy re-derivations (Haarnoja et al. 2018) and distrax:
 the tanh-squashed Gaussian's log-probability (also where tanh saturates), the soft Bellman
 target with the minimum of the twin target critics, the critic, actor and temperature losses,
-the Polyak update; shape errors name the function; `SACLoss` reaches log α only through its
-temperature term."""
+the Polyak update; shape errors name the function. (`SACLoss` as a whole is exercised by
+tests/components/agents/test_sac_agent.py: without its temperature term, plain SGD leaves
+log α where it was, so the critic and actor terms do not reach it.)"""
 
 import distrax
 import jax
