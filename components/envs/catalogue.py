@@ -33,6 +33,14 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = 0, num_threads: int 
     arguments (`ctrl_cost_weight`, ...), which classic control does not take."""
     if is_mujoco(env_id):
         return make_mujoco(env_id, num_envs, seed, num_threads, **kwargs)
-    if kwargs:
-        raise TypeError(f"{native_id(env_id)} takes no keyword arguments, got {sorted(kwargs)}")
+    refuse_keyword_arguments(env_id, kwargs)
     return make_classic(env_id, num_envs, seed, num_threads)
+
+
+def refuse_keyword_arguments(env_id: str, kwargs: dict[str, Any]) -> None:
+    """A TypeError when keyword arguments are given to a classic-control environment: only the
+    MuJoCo tasks take keyword arguments (Gymnasium's, `forward_reward_weight`, ...)."""
+    if kwargs:
+        raise TypeError(f"{native_id(env_id)} takes no keyword arguments (only the MuJoCo tasks "
+                        f"take Gymnasium's, such as forward_reward_weight), got "
+                        f"{sorted(kwargs)}")

@@ -13,7 +13,8 @@ loop and `environment.step` is a node of its graph:
 
 - "native": the C++ core through the XLA FFI; the environments' state is component state, so
   policy and environment lower into one executable; `num_threads` C++ threads step inside it;
-- "jax": the pure-JAX twin, same, on any device;
+- "jax": the pure-JAX twin, same, on any device (MJX for the MuJoCo tasks:
+  `pip install 'metagraph-rl[mjx]'`);
 - "host": the threaded native pool (`components.envs.make`, `num_threads` C++ threads),
   reached from the program through ordered `io_callback`s; its state lives in the pool;
 - "gymnasium": any Gymnasium environment id (`gymnasium.make_vec`, same-step auto-reset),
@@ -56,25 +57,29 @@ class Environment(mg.Component):
 
     Args:
         env_id: a native environment id (classic control, or a MuJoCo task of
-            `components.envs.MUJOCO_IDS` with door "native" or "host"), or any Gymnasium id
-            with `door="gymnasium"`.
+            `components.envs.MUJOCO_IDS`), or any Gymnasium id with `door="gymnasium"`.
         num_envs: how many environments `reset` and `step` drive at once.
         door: "native" (default), "jax", "host" or "gymnasium".
         num_threads: C++ threads stepping the environments (native and host doors; results do
             not depend on it). The jax and gymnasium doors have no threads: anything but 1 is
             refused.
+        **kwargs: the environment's keyword arguments: a MuJoCo task's Gymnasium keyword
+            arguments (`forward_reward_weight`, `ctrl_cost_weight`, `reset_noise_scale`, ...,
+            `max_episode_steps`) on every door; with door "gymnasium", whatever
+            `gymnasium.make_vec` passes to the environment. Classic control takes none.
 
     Raises:
         ValueError: an unknown id or door, a bad `num_envs` or `num_threads`.
-        TypeError: `backend=`, the old name of `door=`.
+        TypeError: keyword arguments the environment does not take; `backend=`, the old name
+            of `door=`.
     """
 
     def __init__(self, env_id: str, num_envs: int, door: str = "native", num_threads: int = 1,
-                 name: str | None = None, **renamed: Any):
+                 name: str | None = None, **kwargs: Any):
         super().__init__(name)
         where = f"Environment({env_id!r})"
-        if renamed:
-            raise TypeError(renamed_argument(where, renamed))
+        if "backend" in kwargs:
+            raise TypeError(renamed_argument(where, kwargs))
         if door not in DOORS:
             raise ValueError(f"{where}: door must be one of {DOORS}, got {door!r}")
         positive_int(num_envs, f"{where}: num_envs")
@@ -86,15 +91,16 @@ class Environment(mg.Component):
         self.door = door
         if door == "gymnasium":
             pool = gymnasium.make_vec(env_id, num_envs, vectorization_mode="sync",
-                                      vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+                                      vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+                                      **kwargs)
             self.env_spec = spec_of_gymnasium(env_id, pool)
             self.functional = HostFunctionalEnv(self.env_spec, pool)
         elif door == "host":
-            pool = make(env_id, num_envs, seed=0, num_threads=num_threads)
+            pool = make(env_id, num_envs, seed=0, num_threads=num_threads, **kwargs)
             self.env_spec = pool.env_spec
             self.functional = HostFunctionalEnv(self.env_spec, pool)
         else:
-            self.functional = make_functional(env_id, door, num_threads)
+            self.functional = make_functional(env_id, door, num_threads, **kwargs)
             self.env_spec = self.functional.env_spec
 
     # ---- spaces ------------------------------------------------------------------------------

@@ -1,0 +1,288 @@
+"""`MjxFunctionalEnv`: the pure-JAX twin of the MuJoCo tasks (door "jax"), MuJoCo's physics
+reimplemented in JAX by MJX (`mujoco-mjx`, the extra `metagraph-rl[mjx]`), for accelerators
+where the native door's host round trip would dominate.
+
+The task is the native core's (`tasks.core_config`: the same keyword arguments, frame skip and
+limits; `task.h` line for line): a step sets `ctrl` to the action, runs `mjx.step` frame_skip
+times (then `mjx.rne_postconstraint` for Ant's contact forces), and computes Gymnasium's v5
+observation, reward, health and termination; truncation at `max_episode_steps` and same-step
+auto-reset as the native door. The model is the one the native core loads (Gymnasium's model
+file, unchanged): MJX supports its Newton solver, pyramidal cones and Euler / RK4 integrators,
+so no option is turned off.
+
+MJX computes in float32 (JAX's default) where the native core computes in float64: from the
+same positions and velocities a step agrees with the native core to a tolerance measured in
+tests/components/envs/mujoco/test_mjx_twin_vs_native.py, not bit for bit. Initial states come
+from JAX keys (environment i of `reset(key, n)` uses `fold_in(key, i)`): the same distribution
+as the native core's, not the same draws. A step that leaves a NaN or inf in the state fails
+the call with the native core's message (nothing is reset silently); bad actions are refused
+with the other doors' message (`action_refusal.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import math
+from typing import Any, ClassVar, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from components.envs.action_refusal import refuse_bad_actions
+from components.envs.functional_env import FunctionalEnv, check_elapsed_steps
+from components.envs.mujoco.specs import MujocoSpec, mujoco_spec
+from components.envs.mujoco.tasks import core_config
+from metagraph import context
+
+MJX_REQUIREMENT = "mujoco-mjx==3.17.0"
+
+
+def import_mjx() -> Any:
+    """`mujoco.mjx`, or an ImportError saying how to install it. (MJX prints a line when its
+    optional Warp backend is missing; the JAX backend used here does not need Warp.)"""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            from mujoco import mjx
+    except ImportError as error:
+        raise ImportError(f"door 'jax' of the MuJoCo tasks runs on MJX ({MJX_REQUIREMENT}): "
+                          f"pip install 'metagraph-rl[mjx]'") from error
+    return mjx
+
+
+class MjxState(NamedTuple):
+    """The MJX twin's state, one row per environment."""
+    data: Any  # mjx.Data, every leaf [..., N, ...]
+    tracked: jax.Array  # float32[..., N, 2]: the position the next step's velocity is from
+    steps: jax.Array  # int32[..., N], steps taken in the current episode
+    key: jax.Array  # uint32[..., N, 2], each environment's own stream
+
+
+class MjxFunctionalEnv(FunctionalEnv):
+    """A MuJoCo task on MJX behind the functional interface (see the module docstring)."""
+
+    door: ClassVar[str] = "jax"
+
+    def __init__(self, env_spec: MujocoSpec):
+        import mujoco
+
+        mjx = import_mjx()
+        super().__init__(env_spec)
+        _, path, config = core_config(env_spec.env_id, dict(env_spec.kwargs))
+        host_model = mujoco.MjModel.from_xml_path(path)
+        if config.get("main_body_name"):
+            config["main_body"] = mujoco.mj_name2id(host_model, mujoco.mjtObj.mjOBJ_BODY,
+                                                    config["main_body_name"])
+        # attributes of a frozen dataclass: set as the dataclass itself would
+        object.__setattr__(self, "_config", config)
+        object.__setattr__(self, "_mjx", mjx)
+        object.__setattr__(self, "_model", mjx.put_model(host_model))
+        object.__setattr__(self, "_data0", mjx.make_data(host_model))
+        object.__setattr__(self, "_nq", int(host_model.nq))
+        object.__setattr__(self, "_nv", int(host_model.nv))
+        object.__setattr__(self, "_dt", float(host_model.opt.timestep) * config["frame_skip"])
+        object.__setattr__(self, "_start", jax.jit(jax.vmap(self._data_at)))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    @property
+    def task(self) -> str:
+        """The task's id ("HalfCheetah-v5", ...)."""
+        return self.env_spec.env_id
+
+    # ---- one environment (vmapped) -----------------------------------------------------------
+    def _data_at(self, qpos: jax.Array, qvel: jax.Array) -> Any:
+        """Gymnasium's set_state: the initial data with these positions and velocities, then
+        mj_forward."""
+        data = self._data0.replace(qpos=qpos.astype(self._data0.qpos.dtype),
+                                   qvel=qvel.astype(self._data0.qvel.dtype))
+        return self._mjx.forward(self._model, data)
+
+    def _reset_one(self, key: jax.Array) -> Any:
+        """Gymnasium's reset_model: qpos0 plus uniform noise, qvel Gaussian (HalfCheetah, Ant)
+        or uniform noise, scaled by reset_noise_scale."""
+        scale = self._config["reset_noise_scale"]
+        qpos_key, qvel_key = jax.random.split(key)
+        qpos = self._model.qpos0 + jax.random.uniform(qpos_key, (self._nq,), minval=-scale,
+                                                      maxval=scale)
+        if self.task in ("HalfCheetah-v5", "Ant-v5"):
+            qvel = scale * jax.random.normal(qvel_key, (self._nv,))
+        else:
+            qvel = jax.random.uniform(qvel_key, (self._nv,), minval=-scale, maxval=scale)
+        return self._data_at(qpos, qvel)
+
+    def _tracked(self, data: Any) -> jax.Array:
+        """qpos[0], or the xy of Ant's main body (`task.h`, tracked_position)."""
+        if self.task == "Ant-v5":
+            return data.xpos[self._config["main_body"], :2]
+        return jnp.stack([data.qpos[0], jnp.zeros_like(data.qpos[0])])
+
+    def _observe(self, data: Any) -> jax.Array:
+        """Gymnasium's _get_obs."""
+        c = self._config
+        skip = 0 if not c["exclude_current_positions_from_observation"] else (
+            2 if self.task == "Ant-v5" else 1)
+        qvel = data.qvel
+        if self.task in ("Hopper-v5", "Walker2d-v5"):
+            qvel = jnp.clip(qvel, -10.0, 10.0)
+        parts = [data.qpos[skip:], qvel]
+        if self.task == "Ant-v5" and c["include_cfrc_ext_in_observation"]:
+            parts.append(jnp.clip(data._impl.cfrc_ext[1:].ravel(), *c["contact_force_range"]))
+        return jnp.concatenate(parts).astype(jnp.float32)
+
+    def _healthy(self, data: Any) -> jax.Array:
+        """Gymnasium's is_healthy (HalfCheetah is always healthy)."""
+        c, qpos, qvel = self._config, data.qpos, data.qvel
+
+        def inside(x, bounds):  # strictly
+            return (bounds[0] < x) & (x < bounds[1])
+
+        if self.task == "HalfCheetah-v5":
+            return jnp.bool_(True)
+        z_and_angle = inside(qpos[1], c["healthy_z_range"]) & inside(qpos[2],
+                                                                    c["healthy_angle_range"])
+        if self.task == "Hopper-v5":
+            rest = jnp.concatenate([qpos[2:], qvel])
+            return jnp.all(inside(rest, c["healthy_state_range"])) & z_and_angle
+        if self.task == "Walker2d-v5":
+            return z_and_angle
+        low, high = c["healthy_z_range"]  # Ant: closed, and every number finite
+        finite = jnp.all(jnp.isfinite(qpos)) & jnp.all(jnp.isfinite(qvel))
+        return finite & (low <= qpos[2]) & (qpos[2] <= high)
+
+    def _step_one(self, data: Any, tracked: jax.Array, action: jax.Array) -> tuple:
+        """One Gymnasium step of one environment: (data', tracked', obs, reward, terminated,
+        finite)."""
+        c = self._config
+        data = data.replace(ctrl=action.astype(data.ctrl.dtype))
+        data = jax.lax.fori_loop(0, c["frame_skip"],
+                                 lambda _, d: self._mjx.step(self._model, d), data)
+        if self.task == "Ant-v5":  # cfrc_ext for the observation and the contact cost
+            data = self._mjx.rne_postconstraint(self._model, data)
+        after = self._tracked(data)
+        x_velocity = (after[0] - tracked[0]) / self._dt
+        ctrl_cost = jnp.float32(c["ctrl_cost_weight"]) * jnp.sum(jnp.square(action))
+        reward = c["forward_reward_weight"] * x_velocity - ctrl_cost
+        terminated = jnp.bool_(False)
+        if self.task != "HalfCheetah-v5":
+            healthy = self._healthy(data)
+            terminated = ~healthy & c["terminate_when_unhealthy"]
+            reward = reward + healthy * c["healthy_reward"]
+        if self.task == "Ant-v5":
+            forces = jnp.clip(data._impl.cfrc_ext, *c["contact_force_range"])
+            reward = reward - c["contact_cost_weight"] * jnp.sum(jnp.square(forces))
+        finite = (jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
+                  & jnp.all(jnp.isfinite(data.qacc)))
+        return data, after, self._observe(data), reward.astype(jnp.float32), terminated, finite
+
+    # ---- the functional interface ------------------------------------------------------------
+    def _batch_shape(self, state: Any) -> tuple[int, ...]:
+        if not isinstance(state, MjxState):
+            raise TypeError(f"{self.task}.step: state must be the MjxState that reset "
+                            f"returned, got {type(state).__name__}")
+        return tuple(state.steps.shape)
+
+    def _reset(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
+        lead = key.shape[:-1]
+        keys = jax.vmap(lambda k: jax.vmap(lambda i: jax.random.fold_in(k, i))(
+            jnp.arange(num_envs)))(key.reshape(-1, 2)).reshape(lead + (num_envs, 2))
+        keys, reset_keys = _split(keys)
+        data = _over(lead + (num_envs,), jax.vmap(self._reset_one), reset_keys)
+        state = MjxState(data, _over(lead + (num_envs,), jax.vmap(self._tracked), data),
+                         jnp.zeros(lead + (num_envs,), jnp.int32), keys)
+        return state, _over(lead + (num_envs,), jax.vmap(self._observe), data)
+
+    def _step(self, state: MjxState, action: jax.Array) -> tuple:
+        refuse_bad_actions(self.env_spec, action)
+        n_shape = tuple(state.steps.shape)
+        data, tracked, final_obs, reward, terminated, finite = _over(
+            n_shape, jax.vmap(self._step_one), state.data, state.tracked, action)
+        _refuse_unstable(self.task, finite)
+        steps = state.steps + 1
+        truncated = steps >= self.env_spec.max_episode_steps
+        done = terminated | truncated
+        keys, reset_keys = _split(state.key)
+
+        def restart(data: Any, tracked: jax.Array) -> tuple:
+            fresh = _over(n_shape, jax.vmap(self._reset_one), reset_keys)
+            fresh_tracked = _over(n_shape, jax.vmap(self._tracked), fresh)
+            pick = functools.partial(_where_rows, done)
+            return jax.tree.map(pick, fresh, data), pick(fresh_tracked, tracked)
+
+        # fresh starts (a forward pass each) only on steps where an episode ended
+        data, tracked = jax.lax.cond(jnp.any(done), restart, lambda d, t: (d, t), data,
+                                     tracked)
+        obs = jnp.where(done[..., None], _over(n_shape, jax.vmap(self._observe), data),
+                        final_obs)
+        return (MjxState(data, tracked, jnp.where(done, 0, steps), keys), obs, reward,
+                terminated, truncated, final_obs)
+
+    # ---- physical states ---------------------------------------------------------------------
+    def physical_state(self, state: MjxState) -> np.ndarray:
+        """Positions then velocities of each environment, float64 [..., n, nq + nv]."""
+        return np.concatenate([np.asarray(state.data.qpos, np.float64),
+                               np.asarray(state.data.qvel, np.float64)], axis=-1)
+
+    def elapsed_steps(self, state: MjxState) -> np.ndarray:
+        """Steps taken in each environment's current episode."""
+        return np.asarray(state.steps)
+
+    def state_from_physical(self, physics: Any, seed: int = 0, elapsed_steps: Any = 0
+                            ) -> MjxState:
+        """A state that starts each environment from positions then velocities, (n, nq + nv)
+        or (nq + nv,), as Gymnasium's reset followed by `set_state`, with `elapsed_steps` of
+        its episode passed."""
+        physics = self._physics_for(physics)
+        num_envs = physics.shape[0]
+        steps = check_elapsed_steps(self.env_spec, elapsed_steps, num_envs)
+        data = self._start(jnp.asarray(physics[:, :self._nq]), jnp.asarray(physics[:, self._nq:]))
+        keys = jax.vmap(lambda i: jax.random.fold_in(jax.random.PRNGKey(seed), i))(
+            jnp.arange(num_envs))
+        return MjxState(data, jax.vmap(self._tracked)(data), jnp.asarray(steps), keys)
+
+
+def _split(keys: jax.Array) -> tuple[jax.Array, jax.Array]:
+    pair = jax.vmap(jax.random.split)(keys.reshape(-1, 2)).reshape(keys.shape[:-1] + (2, 2))
+    return pair[..., 0, :], pair[..., 1, :]
+
+
+def _over(n_shape: tuple[int, ...], fn: Any, *trees: Any) -> Any:
+    """`fn` (vmapped over one axis of environments) over environments of shape `n_shape`:
+    leading axes are folded into one and unfolded again."""
+    size = math.prod(n_shape)
+    flat = jax.tree.map(lambda x: x.reshape((size,) + x.shape[len(n_shape):]), trees)
+    out = fn(*flat)
+    return jax.tree.map(lambda x: x.reshape(n_shape + x.shape[1:]), out)
+
+
+def _where_rows(done: jax.Array, new: jax.Array, old: jax.Array) -> jax.Array:
+    return jnp.where(done.reshape(done.shape + (1,) * (new.ndim - done.ndim)), new, old)
+
+
+def _refuse_unstable(task: str, finite: jax.Array) -> None:
+    """Fail the call, with the native core's message, when a step left a NaN or inf."""
+    if context.initializing():
+        return
+
+    def fail(finite):
+        finite = np.asarray(finite).reshape(-1, np.shape(finite)[-1] if np.ndim(finite) else 1)
+        if not finite.all():
+            index = int(np.argwhere(~finite)[0][1])
+            raise FloatingPointError(
+                f"{task}: environment {index} became unstable (MJX: NaN or inf in qpos, qvel "
+                f"or qacc); reset the environments")
+
+    jax.lax.cond(jnp.all(finite), lambda f: None, lambda f: jax.debug.callback(fail, f),
+                 finite)
+
+
+def make_mjx_functional(env_id: str, **kwargs: Any) -> MjxFunctionalEnv:
+    """The pure-JAX (MJX) twin of MuJoCo task `env_id` made with Gymnasium's keyword
+    arguments."""
+    return MjxFunctionalEnv(mujoco_spec(env_id, **kwargs))
