@@ -15,12 +15,14 @@ policy, an observation preprocessor, the loss and the optimizer.
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import optax
 
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
 from components.agents.iterative_agent import IterativeAgent
 from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.ppo_agent import bootstrap_truncated
 from components.losses import VTraceLoss
 from components.policy import Policy
 from metagraph.spaces import Bool, Box, Discrete
@@ -34,6 +36,9 @@ class ImpalaAgent(IterativeAgent):
         env_id: the environment (`config.door` says which door steps it).
         config: the hyperparameters (`ImpalaConfig`).
         name: the scope name (default "impala_agent").
+        total_steps: the training's length in environment steps, for the learning-rate
+            annealing of the default optimizer (`config.anneal_lr`): one update per batch of
+            `num_envs x num_steps` steps.
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value="separate", squash=False)`). It needs `sample_action(obs, key)`,
             `greedy_action(obs)` and what the loss calls.
@@ -46,11 +51,13 @@ class ImpalaAgent(IterativeAgent):
             -> (total, stats)`, or a function of the policy returning one (default
             `VTraceLoss(policy, ...)` from the config).
         optimizer: an optax `GradientTransformation` (default Adam at
-            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+            `config.learning_rate`, annealed linearly to 0 over the run's updates when
+            `config.anneal_lr`); gradients are clipped to `config.max_grad_norm` first.
     """
 
     def __init__(self, env_id: str, config: ImpalaConfig = ImpalaConfig(),
-                 name: str | None = None, *, policy: mg.Component | None = None,
+                 name: str | None = None, *, total_steps: int = 1_000_000,
+                 policy: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(env_id, config, name, preprocessor)
@@ -60,9 +67,12 @@ class ImpalaAgent(IterativeAgent):
                               lambda p: VTraceLoss(
                                   p, gamma=config.gamma, value_coef=config.value_coef,
                                   entropy_coef=config.entropy_coef, clip_rho=config.clip_rho,
-                                  clip_c=config.clip_c))
+                                  clip_c=config.clip_c, clip_ratio=config.clip_ratio or None))
+        updates = max(1, total_steps // (config.num_envs * config.num_steps))
+        rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
+                else config.learning_rate)
         self.optimizer = make_optimizer("ImpalaAgent", optimizer, self.loss, self.policy,
-                                        optax.adam(config.learning_rate), config.max_grad_norm)
+                                        optax.adam(rate), config.max_grad_norm)
 
     def trajectory_spaces(self, num_envs: int | None = None) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs for batches of `num_envs` environments."""
@@ -92,9 +102,18 @@ class ImpalaAgent(IterativeAgent):
             action, log_prob = self.policy.sample_action(seen, step_key)
             return action, (seen, log_prob)
 
-        (_, action, (obs, log_prob), reward, done, finished), last_obs = \
-            self._run_envs(act, key, self.config.num_steps)
-        return {"obs": obs, "action": action, "reward": reward * self.config.reward_scale,
+        keep = ("terminated", "truncated", "final_obs") if self.config.bootstrap_truncated \
+            else ()
+        trajectory, last_obs = self._run_envs(act, key, self.config.num_steps, keep=keep)
+        _, action, (obs, log_prob), reward, done, finished = trajectory[:6]
+        learned = reward * self.config.reward_scale
+        if keep:  # a truncated episode's tail: gamma * V(final observation), by this policy
+            out = trajectory[6]
+            cut = out["truncated"] & ~out["terminated"]
+            learned = bootstrap_truncated(learned, jnp.where(
+                cut, self.policy.value(self.preprocess(out["final_obs"])), 0.0),
+                self.config.gamma)
+        return {"obs": obs, "action": action, "reward": learned,
                 "done": done, "behaviour_log_prob": log_prob,
                 "last_obs": self.preprocess(last_obs),
                 "episode_return_sum": finished.sum(), "episodes": (finished != 0).sum()}

@@ -22,14 +22,17 @@ class ImpalaConfig(AgentConfig):
     `from_dict` refuses unknown keys."""
     num_envs: int = 32            # environments per sampler
     num_steps: int = 64           # unroll length: a batch is num_steps x num_envs steps
-    learning_rate: float = 5e-4
+    learning_rate: float = 1e-3
+    anneal_lr: bool = True        # the rate falls linearly to 0 over the run's updates
     gamma: float = 0.99
     clip_rho: float = 1.0         # ρ̄ of the V-trace targets
     clip_c: float = 1.0           # c̄ of the V-trace traces
+    clip_ratio: float = 0.2       # ε of PPO's clipped surrogate of π/μ (APPO); 0: V-trace's PG
     entropy_coef: float = 0.01
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
-    reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
+    reward_scale: float = 0.1     # rewards are multiplied by this for learning (not reporting)
+    bootstrap_truncated: bool = False  # add gamma * V(final obs) to a truncating step's reward
     hidden: tuple[int, ...] = (64, 64)
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
@@ -41,6 +44,7 @@ class ImpalaConfig(AgentConfig):
             "gamma": UNIT,
             "clip_rho": POSITIVE,
             "clip_c": POSITIVE,
+            "clip_ratio": NON_NEGATIVE,
             "entropy_coef": NON_NEGATIVE,
             "value_coef": NON_NEGATIVE,
             "max_grad_norm": POSITIVE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 import metagraph as mg
-from components.losses.policy_losses import policy_gradient, value_loss
+from components.losses.policy_losses import policy_gradient, ppo_clipped_surrogate, value_loss
 from components.losses.vtrace import vtrace
 
 
@@ -21,15 +21,19 @@ class VTraceLoss(mg.Component):
         entropy_coef: The weight of the entropy bonus (subtracted).
         clip_rho: V-trace's rho-bar (importance weight clip of the targets).
         clip_c: V-trace's c-bar (trace cutting).
+        clip_ratio: When given (ε), the policy term is PPO's clipped surrogate of the ratio
+            π/μ to the behaviour policy, with V-trace's advantages (asynchronous PPO, as in
+            RLlib's APPO): a stale batch cannot push the policy further than 1 ± ε from the
+            policy that sampled it. None: V-trace's policy gradient.
         name: The scope name.
     """
     def __init__(self, policy: mg.Component, gamma: float = 0.99, value_coef: float = 0.5,
                  entropy_coef: float = 0.01, clip_rho: float = 1.0, clip_c: float = 1.0,
-                 name: str | None = None):
+                 clip_ratio: float | None = None, name: str | None = None):
         super().__init__(name)
         self.link("policy", policy)
         self.gamma, self.value_coef, self.entropy_coef = gamma, value_coef, entropy_coef
-        self.clip_rho, self.clip_c = clip_rho, clip_c
+        self.clip_rho, self.clip_c, self.clip_ratio = clip_rho, clip_c, clip_ratio
 
     @mg.api
     def loss(self, obs, action, reward, terminated, behaviour_log_prob, last_obs):
@@ -43,7 +47,9 @@ class VTraceLoss(mg.Component):
         vs, advantages = vtrace(out["value"], self.policy.value(last_obs), reward, discounts,
                                 out["log_prob"] - behaviour_log_prob, self.clip_rho,
                                 self.clip_c)
-        policy_term = policy_gradient(out["log_prob"], advantages)
+        policy_term = (policy_gradient(out["log_prob"], advantages) if self.clip_ratio is None
+                       else ppo_clipped_surrogate(out["log_prob"], behaviour_log_prob,
+                                                  advantages, self.clip_ratio))
         value_term = value_loss(out["value"], vs)
         entropy = out["entropy"].mean()
         total = policy_term + self.value_coef * value_term - self.entropy_coef * entropy

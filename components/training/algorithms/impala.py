@@ -61,10 +61,13 @@ class Impala(Algorithm):
     config_class = ImpalaConfig
     only_distributed = True
 
-    def agent(self, env_id: str, config: ImpalaConfig) -> ImpalaAgent:
-        """The agent of the learner and of every sampler: `ImpalaAgent(env_id, config)`.
-        Override it to give the agent other parts (`policy=`, `preprocessor=`, ...)."""
-        return ImpalaAgent(env_id, config)
+    def agent(self, env_id: str, config: ImpalaConfig, total_steps: int = 1_000_000
+              ) -> ImpalaAgent:
+        """The agent of the learner and of every sampler: `ImpalaAgent(env_id, config,
+        total_steps=total_steps)` (the run's length sets the learner's learning-rate
+        annealing; samplers build it with the default). Override it to give the agent other
+        parts (`policy=`, `preprocessor=`, ...)."""
+        return ImpalaAgent(env_id, config, total_steps=total_steps)
 
     @property
     def distributed(self) -> ImpalaSamplers:  # type: ignore[override]
@@ -75,7 +78,7 @@ class Impala(Algorithm):
               ) -> mg.MetaGraph:
         """The learner's graph: `learn` on the agent's trajectory spaces and `greedy` for
         evaluation."""
-        agent = self.agent(env_id, config)
+        agent = self.agent(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {**agent.trajectory_spaces(),
                                 "observation": Box((eval_envs, *obs_shape))},
