@@ -2,23 +2,30 @@
 transport per trajectory batch.
 
     pip install -e ".[ray]" && python bench/distributed.py [--envs 64] [--steps 64] [--rounds 40]
+        [--rollouts 8]
 
 IMPALA on CartPole-v1, a batch of `envs` x `steps` environment steps (4096 by default):
 
 1. Sampling only: environment steps per second of one `Sampler` called in this process, and of
    1 and 2 Ray sampler actors kept busy (two requests queued on each) by a driver that only
    collects batches.
-2. Transport: one Ray sampler called synchronously; per batch, the round trip (submit with
-   the weights' reference, sample, serialise, object store, fetch, deserialise) minus the
-   sampling time measured inside the actor is Ray's overhead, reported as a share of the
-   sampling time (goal: <= 10% at 4096 steps), at 1, 4 and 16 times the batch.
+2. Transport, one Ray sampler:
+   - the round trip of an empty call to the actor, Ray's floor per call;
+   - kept busy as a learner keeps it (two requests in flight, new weights after every
+     batch), with 1, `rollouts` and 16 batches per request: the wall time per batch
+     delivered to the driver minus the sampling time inside the actor is Ray's overhead,
+     printed as a share of that sampling time (goal: <= 10% at 4096 steps) and, against
+     the sampling time of the same sampler in this process, as a share of that.
 3. Training: environment steps per second consumed by the V-trace learner with its samplers
    in this process, and with 1 and 2 Ray samplers; the learner's own update rate alone.
 4. A projection to 16, 64 and 256 samplers, each on its own core: min(K x the rate one Ray
    sampler delivers, the learner's update rate), which says where the learner becomes the
    bottleneck.
 
-Every figure is the median over `rounds` batches after a warm-up.
+Every figure is the median over `rounds` batches after a warm-up, except the kept-busy
+transport's: wall time and sampling time per batch are means over the same 4 x `rounds`
+batches (they arrive in bursts of one request's batches, and a busy machine's pauses fall
+on both).
 """
 
 from __future__ import annotations
@@ -83,23 +90,44 @@ def sampling_on_ray(config: ImpalaConfig, weights: dict, count: int, rounds: int
         pool.close()
 
 
-def transport(config: ImpalaConfig, weights: dict, rounds: int) -> tuple[float, float]:
-    """Median sampling time inside the actor and median overhead of Ray around it (s)."""
-    pool = RaySamplers("impala", "CartPole-v1", config.to_dict(), 0, 1, depth=1)
-    pool.publish(weights, 0)
-    sampling, overhead = [], []
+def empty_call(config: ImpalaConfig, rounds: int) -> float:
+    """Median round trip of an empty call to a Ray sampler (its `pid`), Ray's floor per call
+    (s)."""
+    pool = RaySamplers("impala", "CartPole-v1", config.to_dict(), 0, 1)
+    actor = pool.actors[0]
     try:
-        for i in range(rounds + 3):
-            start = time.perf_counter()
-            pool.request(0)
-            _, result = pool.next()
-            total = time.perf_counter() - start
-            if i >= 3:
-                sampling.append(result["sample_seconds"])
-                overhead.append(total - result["sample_seconds"])
+        return statistics.median(timed(lambda: pool.ray.get(actor.pid.remote()), rounds))
     finally:
         pool.close()
-    return statistics.median(sampling), statistics.median(overhead)
+
+
+def delivered(config: ImpalaConfig, weights: dict, rollouts: int, batches: int
+              ) -> tuple[float, float]:
+    """One Ray sampler kept busy (2 requests of `rollouts` batches in flight), new weights
+    published after every batch as a learner does: seconds per batch delivered to the
+    driver, and the mean sampling time per batch inside the actor over the same batches."""
+    pool = RaySamplers("impala", "CartPole-v1", config.to_dict(), 0, 1, rollouts=rollouts)
+    pool.publish(weights, 0)
+    for _ in range(pool.depth * rollouts):
+        pool.request(0)
+
+    def run(count: int, version: int) -> list[float]:
+        inside = []
+        for _ in range(count):
+            _, result = pool.next()
+            inside.append(result["sample_seconds"])
+            version += 1
+            pool.publish(weights, version)  # a new version each batch: weights travel
+            pool.request(0)
+        return inside
+
+    try:
+        run(2 * pool.depth * rollouts + 2, 0)  # warm-up
+        start = time.perf_counter()
+        inside = run(batches, 10**6)
+        return (time.perf_counter() - start) / batches, statistics.mean(inside)
+    finally:
+        pool.close()
 
 
 def training(exe, pool, rounds: int) -> list[float]:
@@ -130,6 +158,8 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=64)
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--rollouts", type=int, default=8,
+                        help="batches per request for the goal line of the transport")
     args = parser.parse_args()
     connect(num_cpus=2)  # before XLA starts its threads
     config = ImpalaConfig(num_envs=args.envs, num_steps=args.steps)
@@ -139,7 +169,8 @@ def main() -> None:
     print(f"IMPALA on CartPole-v1, batch {args.envs} envs x {args.steps} steps = {batch} "
           f"steps, median of {args.rounds}\n")
 
-    local = rate(batch, sampling_in_process(config, weights, args.rounds))
+    local_times = sampling_in_process(config, weights, 4 * args.rounds)
+    local = rate(batch, local_times)
     ray1 = rate(batch, sampling_on_ray(config, weights, 1, args.rounds))
     ray2 = rate(batch, sampling_on_ray(config, weights, 2, args.rounds))
     print("sampling only (env steps/s)")
@@ -147,13 +178,18 @@ def main() -> None:
     print(f"  Ray, 1 sampler          {ray1:12,.0f}   {ray1 / local:.2f}x in process")
     print(f"  Ray, 2 samplers         {ray2:12,.0f}   {ray2 / local:.2f}x in process")
 
-    print("\ntransport per batch (one Ray sampler, synchronous)")
-    for steps in (args.steps, 4 * args.steps, 16 * args.steps):
-        sized = ImpalaConfig(num_envs=args.envs, num_steps=steps)
-        sample_s, overhead_s = transport(sized, weights, args.rounds)
-        print(f"  batch {args.envs * steps:7d} steps: sampling in the actor {1e3 * sample_s:7.2f} "
-              f"ms, Ray's overhead {1e3 * overhead_s:6.2f} ms = {100 * overhead_s / sample_s:5.1f}%"
-              f" of sampling" + (" (goal <= 10%)" if steps == args.steps else ""))
+    per_batch = statistics.mean(local_times)  # a mean, as the kept-busy figures below
+    print(f"\nRay's transport: one Ray sampler, batch {batch} steps, sampling in process "
+          f"{1e3 * per_batch:.2f} ms per batch (mean of {len(local_times)})")
+    print(f"  an empty call's round trip (Ray's floor per call): "
+          f"{1e3 * empty_call(config, args.rounds):.2f} ms")
+    for rollouts in sorted({1, args.rollouts, 16}):
+        wall, inside = delivered(config, weights, rollouts, 4 * max(args.rounds, rollouts))
+        print(f"  kept busy, {rollouts:2d} batches per request: {1e3 * wall:.2f} ms per batch "
+              f"delivered, {1e3 * inside:.2f} ms sampling in the actor; Ray's overhead "
+              f"{100 * (wall - inside) / inside:5.1f}% of the actor's sampling, "
+              f"{100 * (wall - per_batch) / per_batch:5.1f}% of sampling in process"
+              + (" (goal <= 10%)" if rollouts == args.rollouts else ""))
 
     learn = rate(batch, learner_only(exe, config, weights, args.rounds))
     in_process = rate(batch, training(

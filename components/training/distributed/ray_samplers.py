@@ -2,20 +2,23 @@
 
 Each actor holds its own `Sampler` (graph, compiled executable, native environments).
 
-- **Several rollouts per request.** A request asks an actor for `rollouts` batches, sampled
-  one after the other with the same weights, so Ray's fixed cost per call (a few hundred
-  microseconds to a few milliseconds) is paid once for all of them.
-- **Requests kept in flight.** `depth` requests are queued on every actor: when one is done
-  the actor starts the next at once, while the previous result travels to the learner and
-  without waiting for it, which is what makes batches a few versions old (the policy lag the
-  learner measures).
+- **Several rollouts per request.** A request asks an actor for `rollouts` batches, so Ray's
+  fixed cost per call (about a millisecond here) is paid once for all of them.
+- **Pipelining.** A thread in the actor samples batch after batch into a queue of
+  `rollouts` batches, loading the newest weights a request brought before each batch, so it
+  samples on while a result travels and the next request arrives. `depth` requests are
+  kept queued on every actor, so one is always waiting for the next batches. Both make
+  batches a few versions old: the policy lag the learner measures and reports.
 - **Results without copies.** The batches of one request come back as one contiguous byte
   buffer (NumPy, through Ray's object store) and a small header; the learner reads each
   array as a view into that buffer.
-- **Weights only when they changed.** The learner's weights go into the object store once
-  per version (`ray.put` on the first request that needs them, shared by every actor); a
-  request carries the reference unresolved, with the version number, and an actor fetches
-  the weights only when that version is newer than the one it holds.
+- **Weights only when they changed.** Each request carries the version number of the
+  published weights, and the weights themselves only to an actor that does not hold that
+  version yet (the driver keeps track of what it sent each actor). Small weights (up to
+  `inline_bytes`, 100 KB: Ray's own limit for inlining a call's arguments) travel inside
+  the call, which costs less than the object store; larger ones go into the object store
+  once per version (`ray.put` on the first request that needs them, shared by every actor)
+  and Ray resolves the reference before the call runs.
 
 An actor that dies is replaced by a new one (with a new stream of random keys) and the run
 goes on; `replaced` counts them. No batch from any sampler within `timeout` seconds is an
@@ -24,6 +27,8 @@ error.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections import deque
 from typing import Any
 
@@ -69,16 +74,49 @@ def unpack(header: Header, buffer: np.ndarray) -> list[dict[str, Any]]:
 
 
 class RemoteSampler(Sampler):
-    """A `Sampler` as Ray runs it: `rollouts` batches per call, packed into one buffer, the
-    weights fetched from the object store only when their version is newer."""
+    """A `Sampler` as Ray runs it: a thread of its own samples batches one after the other
+    into a queue of `ahead`, loading the newest weights a call brought before each batch;
+    a call takes `rollouts` batches from that queue, packed into one buffer. So the sampler
+    samples on while Ray returns a result and delivers the next call, and a batch is at most
+    `ahead` batches older than the call that takes it."""
 
-    def sample_packed(self, weights: list[Any], version: int, rollouts: int
+    def __init__(self, *args: Any, ahead: int = 1):
+        super().__init__(*args)
+        self.ready: queue.Queue[Any] = queue.Queue(maxsize=ahead)
+        self.incoming: tuple[dict[str, Any], int] | None = None  # weights to load next
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def _produce(self) -> None:
+        while True:
+            with self.lock:
+                weights, version = self.incoming or (None, self.version)
+                self.incoming = None
+            try:
+                result: Any = self.sample(weights, version)
+            except Exception as error:  # noqa: BLE001 - handed to the caller of sample_packed
+                result = error
+            self.ready.put(result)  # waits while `ahead` batches wait
+            if isinstance(result, Exception):
+                return
+
+    def sample_packed(self, weights: dict[str, Any] | None, version: int, rollouts: int
                       ) -> tuple[Header, np.ndarray]:
-        """`rollouts` batches with the policy of `version`; `weights` holds the reference to
-        its weights, resolved only when this sampler holds another version."""
-        loaded = ray_module().get(weights[0]) if version != self.version else None
-        return pack([self.sample(loaded if i == 0 else None, version)
-                     for i in range(rollouts)])
+        """`rollouts` batches, sampled with the policy of `version` from the next one on;
+        `weights` are its weights, or None when this sampler has them already."""
+        if weights is not None:
+            with self.lock:
+                self.incoming = (weights, version)
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._produce, daemon=True)
+            self.thread.start()
+        results = []
+        for _ in range(rollouts):
+            result = self.ready.get()
+            if isinstance(result, Exception):
+                raise result
+            results.append(result)
+        return pack(results)
 
 
 class RaySamplers:
@@ -88,13 +126,16 @@ class RaySamplers:
 
     `request(index)` asks for one more batch of sampler `index`; every `rollouts` of them
     make one call to the actor. `next()` hands out the batches one at a time, in the order
-    their requests finished."""
+    their requests finished. Weights of up to `inline_bytes` travel inside the calls that
+    need them, larger ones through the object store."""
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, count: int,
                  first_stream: int = 0, depth: int = 2, rollouts: int = 1,
-                 max_replacements: int | None = None, timeout: float = 600.0):
+                 max_replacements: int | None = None, timeout: float = 600.0,
+                 inline_bytes: int = 100 * 1024):
         self.ray = ray_module()
         self.args = (algo, env_id, config, seed)
         self.count, self.depth, self.rollouts, self.timeout = count, depth, rollouts, timeout
+        self.inline_bytes = inline_bytes
         self.max_replacements = 2 * count + 2 if max_replacements is None else max_replacements
         cpus = self.ray.cluster_resources().get("CPU", 1.0)
         self.remote = self.ray.remote(num_cpus=min(1.0, cpus / count))(RemoteSampler)
@@ -102,20 +143,24 @@ class RaySamplers:
         self.actors = [self._start() for _ in range(count)]
         self.pending: dict[Any, int] = {}  # a call in flight -> its sampler
         self.owed = [0] * count  # batches asked of each sampler and not yet in a call
+        self.sent: list[int | None] = [None] * count  # the weights' version each actor has
         self.arrived: deque[tuple[int, dict[str, Any]]] = deque()
         self.weights: Any = None
-        self.reference: Any = None  # the weights in the object store, put on first use
+        self.nbytes = 0
+        self.reference: Any = None  # large weights in the object store, put on first use
         self.version = -1
 
     def _start(self) -> Any:
-        actor = self.remote.remote(*self.args, self.streams, self.count)
+        actor = self.remote.remote(*self.args, self.streams, self.count, ahead=self.rollouts)
         self.streams += 1
         return actor
 
     def publish(self, weights: dict[str, Any], version: int) -> None:
-        """Make `weights` (of `version`) the ones the next requests sample with; they go into
-        the object store once, when a request first needs them."""
+        """Make `weights` (of `version`) the ones the next requests sample with; they travel
+        with the first request to each actor (through the object store, once, if larger than
+        `inline_bytes`)."""
         self.weights = jax.tree.map(np.asarray, weights)
+        self.nbytes = sum(leaf.nbytes for leaf in jax.tree.leaves(self.weights))
         self.version, self.reference = version, None
 
     def request(self, index: int) -> None:
@@ -126,11 +171,16 @@ class RaySamplers:
             self._call(index)
 
     def _call(self, index: int) -> None:
-        if self.reference is None:
-            self.reference = self.ray.put(self.weights)
-        # the reference inside a list: Ray leaves it unresolved, the actor fetches it if needed
-        ref = self.actors[index].sample_packed.remote([self.reference], self.version,
-                                                      self.rollouts)
+        if self.sent[index] == self.version:
+            weights = None  # the actor's calls run in order: it will hold them by then
+        elif self.nbytes <= self.inline_bytes:
+            weights = self.weights
+        else:
+            if self.reference is None:
+                self.reference = self.ray.put(self.weights)
+            weights = self.reference  # resolved by Ray before the call runs
+        ref = self.actors[index].sample_packed.remote(weights, self.version, self.rollouts)
+        self.sent[index] = self.version
         self.pending[ref] = index
 
     def next(self) -> tuple[int, dict[str, Any]]:
@@ -159,6 +209,7 @@ class RaySamplers:
             del self.pending[ref]
         self.ray.kill(self.actors[index], no_restart=True)
         self.actors[index] = self._start()
+        self.sent[index] = None
         self.replaced += 1
         for _ in range(len(lost) + 1):  # the calls lost, and the one that failed
             self._call(index)
