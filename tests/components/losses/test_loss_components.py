@@ -104,8 +104,9 @@ def test_ppo_loss(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_vtrace_loss(backend):
-    test = policy_test(losses.VTraceLoss, backend, gamma=0.9)
+@pytest.mark.parametrize("clip_ratio", [None, 0.2])
+def test_vtrace_loss(backend, clip_ratio):
+    test = policy_test(losses.VTraceLoss, backend, gamma=0.9, clip_ratio=clip_ratio)
     out = test.test(("evaluate", [OBS, ACTION]))
     behaviour = out["log_prob"] + NOISE
     total, stats = test.test(("loss", [OBS, ACTION, REWARD, TERMINATED, behaviour, LAST_OBS]))
@@ -113,8 +114,11 @@ def test_vtrace_loss(backend):
     discounts = 0.9 * (1 - TERMINATED.astype(np.float32))
     ref = columns(rlax.vtrace_td_error_and_advantage, out["value"], values_next, REWARD,
                   discounts, np.exp(out["log_prob"] - behaviour))
-    expected = (-(out["log_prob"] * ref.pg_advantage).mean()
-                + 0.5 * 0.5 * (ref.errors**2).mean() - 0.01 * out["entropy"].mean())
+    policy_term = (-(out["log_prob"] * ref.pg_advantage).mean() if clip_ratio is None else
+                   rlax.clipped_surrogate_pg_loss(np.exp(out["log_prob"] - behaviour).ravel(),
+                                                  ref.pg_advantage.ravel(), clip_ratio))
+    expected = (policy_term + 0.5 * 0.5 * (ref.errors**2).mean()
+                - 0.01 * out["entropy"].mean())
     np.testing.assert_allclose(total, expected, rtol=1e-4, atol=1e-6)
 
 
