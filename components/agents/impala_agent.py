@@ -35,10 +35,10 @@ class ImpalaAgent(IterativeAgent):
     Args:
         env_id: the environment (`config.door` says which door steps it).
         config: the hyperparameters (`ImpalaConfig`).
-        name: the scope name (default "impala_agent").
         total_steps: the training's length in environment steps, for the learning-rate
             annealing of the default optimizer (`config.anneal_lr`): one update per batch of
             `num_envs x num_steps` steps.
+        name: the scope name (default "impala_agent").
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value="separate", squash=False)`). It needs `sample_action(obs, key)`,
             `greedy_action(obs)` and what the loss calls.
@@ -56,7 +56,7 @@ class ImpalaAgent(IterativeAgent):
     """
 
     def __init__(self, env_id: str, config: ImpalaConfig = ImpalaConfig(),
-                 name: str | None = None, *, total_steps: int = 1_000_000,
+                 total_steps: int = 1_000_000, name: str | None = None, *,
                  policy: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):

@@ -64,10 +64,10 @@ class Impala(Algorithm):
     def agent(self, env_id: str, config: ImpalaConfig, total_steps: int = 1_000_000
               ) -> ImpalaAgent:
         """The agent of the learner and of every sampler: `ImpalaAgent(env_id, config,
-        total_steps=total_steps)` (the run's length sets the learner's learning-rate
-        annealing; samplers build it with the default). Override it to give the agent other
-        parts (`policy=`, `preprocessor=`, ...)."""
-        return ImpalaAgent(env_id, config, total_steps=total_steps)
+        total_steps)` (the run's length sets the learner's learning-rate annealing; samplers
+        build it with the default). Override it to give the agent other parts (`policy=`,
+        `preprocessor=`, ...)."""
+        return ImpalaAgent(env_id, config, total_steps)
 
     @property
     def distributed(self) -> ImpalaSamplers:  # type: ignore[override]
