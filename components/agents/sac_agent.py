@@ -186,7 +186,8 @@ class SACAgent(IterativeAgent):
 
     def _update(self, key):
         """One gradient step (critics, actor, log α) on a uniform sample, then the target
-        critics' Polyak update; returns the loss's statistics."""
+        critics' Polyak update; returns the loss, and the loss's "alpha" and "entropy"
+        statistics where it has them."""
         cfg = self.config
         sample_key, next_key, loss_key = jax.random.split(key, 3)
         batch, _ = self.replay.sample(sample_key, cfg.batch_size)
@@ -199,7 +200,8 @@ class SACAgent(IterativeAgent):
                                     target_q, next_log_prob, loss_key)
         online = self.model.critic.current_params(x_next)
         self.set_state("target_params", polyak_average(online, target, cfg.tau))
-        return {"loss": stats["loss"], **{k: stats["aux"][k] for k in ("alpha", "entropy")}}
+        return {"loss": stats["loss"], **{k: v for k, v in stats["aux"].items()
+                                          if k in ("alpha", "entropy")}}
 
     def _iteration(self, key):
         cfg = self.config

@@ -142,6 +142,16 @@ def test_parts_can_be_swapped():
     assert exe.greedy(np.zeros((2, 3), np.float32)).shape == (2, 1)
 
 
+def test_an_algorithm_gives_the_agent_its_parts_through_agent():
+    class ThreeCritics(SAC):
+        def agent(self, env_id, config, total_steps):
+            return SACAgent(env_id, config, total_steps, critic=QEnsemble((8,), critics=3))
+
+    graph = ThreeCritics().build("Pendulum-v1", SMALL, 1000, 2)  # a build, no compile
+    assert graph.root.model.critic.critics == 3 and set(graph.apis) == {"start", "train",
+                                                                        "greedy"}
+
+
 def test_clear_errors_for_parts_and_environments():
     with pytest.raises(TypeError, match="the loss as a function of it"):
         SACAgent("Pendulum-v1", SMALL, loss=SACLoss(mg.Component(), -1.0))
