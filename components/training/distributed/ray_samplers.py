@@ -78,7 +78,8 @@ class RemoteSampler(Sampler):
     into a queue of `ahead`, loading the newest weights a call brought before each batch;
     a call takes `rollouts` batches from that queue, packed into one buffer. So the sampler
     samples on while Ray returns a result and delivers the next call, and a batch is at most
-    `ahead` batches older than the call that takes it."""
+    `ahead` batches older than the call that takes it. For a synchronous (on-policy)
+    algorithm it samples in the call instead, with the weights the call brought."""
 
     def __init__(self, *args: Any, ahead: int = 1):
         super().__init__(*args)
@@ -103,7 +104,11 @@ class RemoteSampler(Sampler):
     def sample_packed(self, weights: dict[str, Any] | None, version: int, rollouts: int
                       ) -> tuple[Header, np.ndarray]:
         """`rollouts` batches, sampled with the policy of `version` from the next one on;
-        `weights` are its weights, or None when this sampler has them already."""
+        `weights` are its weights, or None when this sampler has them already. A synchronous
+        algorithm's batches are all sampled in the call, with exactly those weights."""
+        if self.parts.synchronous:  # on-policy: nothing sampled ahead with older weights
+            return pack([self.sample(weights if i == 0 else None, version)
+                         for i in range(rollouts)])
         if weights is not None:
             with self.lock:
                 self.incoming = (weights, version)

@@ -171,3 +171,4 @@ def test_path_reweighting_on_ray(cluster, tmp_path):
     rows = read_metrics(out)
     assert rows and all(1.0 <= row["ess"] <= 16.0 and row["bits"] >= 0 for row in rows)
     assert all(row["samplers_replaced"] == 0 for row in rows)
+    assert all(row["policy_lag"] == 0 for row in rows)  # on-policy: nothing sampled ahead
