@@ -1,10 +1,12 @@
 """`train`: any `Algorithm` into a run directory (`RunDir`).
 
 Call i of the training loop uses the key fold_in(PRNGKey(seed), i) (`keys.py`). A checkpoint
-is written every CHECKPOINT_SECONDS and when training stops (finished, or interrupted: Ctrl-C
-is held back until the executable call under way has returned, `interrupts.py`), so a run
-resumed from its checkpoint continues exactly as an uninterrupted one with the same seed. A
-call that fails, or whose loss is not finite, is never saved: the last good checkpoint stays.
+is written every CHECKPOINT_SECONDS (less often when writing it takes more than
+CHECKPOINT_SHARE of that time, so that a 1M-step replay buffer is not rewritten every half
+minute) and when training stops (finished, or interrupted: Ctrl-C is held back until the
+executable call under way has returned, `interrupts.py`), so a run resumed from its
+checkpoint continues exactly as an uninterrupted one with the same seed. A call that fails,
+or whose loss is not finite, is never saved: the last good checkpoint stays.
 The trainer knows the algorithm only through `Algorithm` and `Distributed` (`algorithm.py`).
 """
 
@@ -29,7 +31,8 @@ from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
 from metagraph.checks import positive_int
 
-CHECKPOINT_SECONDS = 30.0
+CHECKPOINT_SECONDS = 30.0  # 0: after every call
+CHECKPOINT_SHARE = 0.05
 IN_GRAPH_DOORS = ("native", "jax")
 
 
@@ -167,7 +170,7 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
     bar = _progress(goal, env_steps, progress)
     # the last mean return carries over a resume to rows where no episode ended
     last_return = kept[-1].get("episode_return_mean") if kept else None
-    saved_call, last_save = call, start
+    saved_call, last_save, save_every = call, start, CHECKPOINT_SECONDS
     whole = True  # whether exe.state is the state after `call` whole, good calls
     before = exe.state
 
@@ -211,9 +214,12 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
                     iteration += 1
                 run.append_metrics(written)
                 reporter.add(written)
-                if time.perf_counter() - last_save >= CHECKPOINT_SECONDS:
+                if time.perf_counter() - last_save >= save_every:
+                    before_save = time.perf_counter()
                     save()
                     saved_call, last_save = call, time.perf_counter()
+                    save_every = (max(CHECKPOINT_SECONDS, (last_save - before_save)
+                                      / CHECKPOINT_SHARE) if CHECKPOINT_SECONDS else 0.0)
                 if bar is not None:
                     bar.update(min(env_steps, goal) - bar.n)
                     bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import gymnasium
 import jax
@@ -192,3 +193,23 @@ def test_nan_in_the_state_is_never_saved(tmp_path, monkeypatch):
         train("CartPole-v1", tmp_path, "ppo", SMALL, steps=5 * STEPS_PER_CALL, progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
     assert meta["call"] == 1
+
+
+def test_a_slow_checkpoint_is_written_less_often(tmp_path, monkeypatch):
+    """A checkpoint that takes longer to write than CHECKPOINT_SHARE of the interval (a big
+    replay buffer) stretches the interval, so writing keeps to that share of the run."""
+    from backends.xla import XlaExecutor
+
+    monkeypatch.setattr(trainer, "CHECKPOINT_SECONDS", 1e-6)  # else: after every call
+    monkeypatch.setattr(trainer, "CHECKPOINT_SHARE", 1e-6)    # one slow save: none again
+    saves = []
+    save = XlaExecutor.save_checkpoint
+
+    def slow_save(self, *args, **kwargs):
+        saves.append(time.sleep(0.05))
+        return save(self, *args, **kwargs)
+
+    monkeypatch.setattr(XlaExecutor, "save_checkpoint", slow_save)
+    train("CartPole-v1", tmp_path, "ppo", SMALL, steps=4 * STEPS_PER_CALL, progress=False)
+    _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
+    assert len(saves) == 2 and meta["call"] == 4  # after call 1, then when training stopped
