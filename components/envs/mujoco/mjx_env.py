@@ -84,6 +84,10 @@ class MjxFunctionalEnv(FunctionalEnv):
         object.__setattr__(self, "_nv", int(host_model.nv))
         object.__setattr__(self, "_dt", float(host_model.opt.timestep) * config["frame_skip"])
         object.__setattr__(self, "_start", jax.jit(jax.vmap(self._data_at)))
+        # compiled even when called eagerly (MJX op by op takes minutes); inlined under jit
+        object.__setattr__(self, "_reset_compiled", jax.jit(self._reset_traced,
+                                                            static_argnums=1))
+        object.__setattr__(self, "_step_compiled", jax.jit(self._step_traced))
 
     def __hash__(self) -> int:
         return id(self)
@@ -189,6 +193,15 @@ class MjxFunctionalEnv(FunctionalEnv):
         return tuple(state.steps.shape)
 
     def _reset(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
+        return self._reset_compiled(key, num_envs)
+
+    def _step(self, state: MjxState, action: jax.Array) -> tuple:
+        refuse_bad_actions(self.env_spec, action)
+        *outputs, finite = self._step_compiled(state, action)
+        _refuse_unstable(self.task, finite)  # outside the cached trace: it depends on context
+        return tuple(outputs)
+
+    def _reset_traced(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
         lead = key.shape[:-1]
         keys = jax.vmap(lambda k: jax.vmap(lambda i: jax.random.fold_in(k, i))(
             jnp.arange(num_envs)))(key.reshape(-1, 2)).reshape(lead + (num_envs, 2))
@@ -198,12 +211,10 @@ class MjxFunctionalEnv(FunctionalEnv):
                          jnp.zeros(lead + (num_envs,), jnp.int32), keys)
         return state, _over(lead + (num_envs,), jax.vmap(self._observe), data)
 
-    def _step(self, state: MjxState, action: jax.Array) -> tuple:
-        refuse_bad_actions(self.env_spec, action)
+    def _step_traced(self, state: MjxState, action: jax.Array) -> tuple:
         n_shape = tuple(state.steps.shape)
         data, tracked, final_obs, reward, terminated, finite = _over(
             n_shape, jax.vmap(self._step_one), state.data, state.tracked, action)
-        _refuse_unstable(self.task, finite)
         steps = state.steps + 1
         truncated = steps >= self.env_spec.max_episode_steps
         done = terminated | truncated
@@ -221,7 +232,7 @@ class MjxFunctionalEnv(FunctionalEnv):
         obs = jnp.where(done[..., None], _over(n_shape, jax.vmap(self._observe), data),
                         final_obs)
         return (MjxState(data, tracked, jnp.where(done, 0, steps), keys), obs, reward,
-                terminated, truncated, final_obs)
+                terminated, truncated, final_obs, finite)
 
     # ---- physical states ---------------------------------------------------------------------
     def physical_state(self, state: MjxState) -> np.ndarray:
