@@ -1,11 +1,15 @@
-"""Environment steps per second of a MuJoCo task, random actions, N = 1, 16, 64, 256
-environments: metagraph's host pool and in-graph door against Gymnasium's own MuJoCo
-`make_vec` (sync and async), MuJoCo's `mujoco.rollout` (open loop, no rewards or resets) and a
-bare C++ loop of `mj_step` over the same model (the physical limit). Each contender runs in a
-fresh process; one environment step is `frame_skip` MuJoCo steps.
+"""Environment steps per second of a MuJoCo task, N = 1, 16, 64, 256 environments:
+metagraph's host pool, in-graph door and MJX twin (door "jax") against Gymnasium's own MuJoCo
+`make_vec` (sync and async), EnvPool's MuJoCo tasks (where its wheel installs), MuJoCo's
+`mujoco.rollout` (open loop, no rewards or resets) and a bare C++ loop of `mj_step` over the
+same model (the physical limit), with random actions; then a 256-256 MLP policy choosing the
+actions, fused with the in-graph door into one compiled rollout, against the host pool fed by
+the same policy through one jit call per step. Each contender runs in a fresh process; one
+environment step is `frame_skip` MuJoCo steps; compile time is not counted.
 
     python bench/mujoco_throughput.py                       # HalfCheetah-v5, threads 1 and 2
     python bench/mujoco_throughput.py --env Hopper-v5 --seconds 2
+    python bench/mujoco_throughput.py --only policy         # contenders whose name has "policy"
 """
 
 from __future__ import annotations
@@ -57,9 +61,9 @@ int main(int argc, char** argv) {
 """
 
 
-def timed(step, n, seconds):
+def timed(step, n, seconds, warmup=3):
     """Environment steps per second of `step()` (n environments a call), after a warm-up."""
-    for _ in range(3):
+    for _ in range(warmup):
         step()
     calls, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -82,14 +86,13 @@ def run_metagraph_host(env_id, n, seconds, threads):
     return timed(lambda: env.step(actions[next(counter) % 64]), n, seconds)
 
 
-def run_metagraph_graph(env_id, n, seconds, threads):
+def run_metagraph_graph(env_id, n, seconds, threads, door="native", steps=100):
     import jax
     import jax.numpy as jnp
 
-    from components.envs.mujoco import make_mujoco_functional
+    from components.envs import make_functional
 
-    env = make_mujoco_functional(env_id, num_threads=threads)
-    steps = 100
+    env = make_functional(env_id, door=door, num_threads=threads)
     nu = env.env_spec.nu
 
     @jax.jit
@@ -110,7 +113,97 @@ def run_metagraph_graph(env_id, n, seconds, threads):
         holder["state"], holder["key"], total = rollout(holder["state"], holder["key"])
         total.block_until_ready()
 
+    return timed(call, n * steps, seconds, warmup=2 if door == "jax" else 3)
+
+
+def mlp_policy(obs_dim, nu, hidden=(256, 256), seed=0):
+    """A 256-256 tanh MLP with tanh actions: (params, policy(params, obs) -> actions)."""
+    import jax
+    import jax.numpy as jnp
+
+    sizes = (obs_dim, *hidden, nu)
+    keys = jax.random.split(jax.random.PRNGKey(seed), len(sizes) - 1)
+    params = [(jax.random.normal(k, (a, b), jnp.float32) / jnp.sqrt(a), jnp.zeros(b))
+              for k, a, b in zip(keys, sizes[:-1], sizes[1:], strict=True)]
+
+    def policy(params, obs):
+        x = obs
+        for w, b in params[:-1]:
+            x = jnp.tanh(x @ w + b)
+        w, b = params[-1]
+        return jnp.tanh(x @ w + b)
+
+    return params, policy
+
+
+def run_policy_fused(env_id, n, seconds):
+    """Policy and physics in one compiled program: a scan of 100 steps (in-graph door)."""
+    import jax
+
+    from components.envs import make_functional
+
+    env = make_functional(env_id, door="native")
+    params, policy = mlp_policy(env.obs_dim, env.env_spec.nu)
+    steps = 100
+
+    @jax.jit
+    def rollout(params, state, obs):
+        def body(carry, _):
+            state, obs = carry
+            state, obs, reward, *_ = env.step(state, policy(params, obs))
+            return (state, obs), reward
+        (state, obs), rewards = jax.lax.scan(body, (state, obs), None, length=steps)
+        return state, obs, rewards.sum()
+
+    state, obs = env.reset(jax.random.PRNGKey(0), n)
+    holder = {"state": state, "obs": obs}
+
+    def call():
+        holder["state"], holder["obs"], total = rollout(params, holder["state"], holder["obs"])
+        total.block_until_ready()
+
     return timed(call, n * steps, seconds)
+
+
+def run_policy_host(env_id, n, seconds):
+    """The host pool fed by the same policy, one jit call per step (obs in, actions out)."""
+    import jax
+    import numpy as np
+
+    from components.envs.mujoco import make
+
+    env = make(env_id, n, seed=0, num_threads=1)
+    obs, _ = env.reset(seed=0)
+    params, policy = mlp_policy(obs.shape[1], env.single_action_space.shape[0])
+    act = jax.jit(policy)
+    holder = {"obs": obs}
+
+    def call():
+        actions = np.asarray(act(params, holder["obs"].astype(np.float32)))
+        holder["obs"] = env.step(actions)[0]
+
+    return timed(call, n, seconds)
+
+
+def run_envpool(env_id, n, seconds, threads):
+    import numpy as np
+
+    try:
+        import envpool
+    except ImportError as error:
+        raise Unavailable(f"EnvPool is not installed ({error}); `pip install envpool` found "
+                          f"no wheel for this Python, or it was not installed") from None
+    env = envpool.make_gymnasium(env_id, num_envs=n, batch_size=n, num_threads=threads, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    low, high = env.action_space.low, env.action_space.high
+    actions = rng.uniform(low, high, (64, n, len(low))).astype(np.float32)
+    counter = iter(range(10**12))
+    return timed(lambda: env.step(actions[next(counter) % 64]), n, seconds)
+
+
+class Unavailable(Exception):
+    """A contender that cannot run on this machine (its package is missing)."""
 
 
 def run_gymnasium(env_id, n, seconds, mode):
@@ -170,10 +263,16 @@ CONTENDERS = {
     "metagraph in-graph (scan of 100), 1 thread": lambda e, n, s: run_metagraph_graph(e, n, s, 1),
     "metagraph in-graph (scan of 100), 2 threads": lambda e, n, s: run_metagraph_graph(e, n, s,
                                                                                          2),
+    "metagraph MJX twin, door jax (scan of 10)": lambda e, n, s: run_metagraph_graph(
+        e, n, s, 1, door="jax", steps=10),
     "Gymnasium make_vec sync": lambda e, n, s: run_gymnasium(e, n, s, "sync"),
     "Gymnasium make_vec async": lambda e, n, s: run_gymnasium(e, n, s, "async"),
+    "EnvPool, 1 thread": lambda e, n, s: run_envpool(e, n, s, 1),
+    "EnvPool, 2 threads": lambda e, n, s: run_envpool(e, n, s, 2),
     "mujoco.rollout (open loop, 1 thread)": run_rollout,
     "bare C++ mj_step loop (1 thread)": run_bare,
+    "256-256 MLP policy fused with the in-graph door (scan of 100, 1 thread)": run_policy_fused,
+    "256-256 MLP policy, host pool fed by a jit call per step (1 thread)": run_policy_host,
 }
 
 
@@ -182,16 +281,22 @@ def main() -> None:
     parser.add_argument("--env", default="HalfCheetah-v5")
     parser.add_argument("--seconds", type=float, default=1.5)
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    parser.add_argument("--only", default="", help="run the contenders whose name has this")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # run one contender in this process
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(CONTENDERS[args.one](args.env, args.n, args.seconds)))
+        try:
+            print(json.dumps(CONTENDERS[args.one](args.env, args.n, args.seconds)))
+        except Unavailable as error:
+            print(json.dumps(str(error)))
         return
     print(f"{args.env}: environment steps per second (each {args.seconds} s, fresh process)")
     print("| contender | " + " | ".join(f"N={n}" for n in args.sizes) + " |")
     print("|---|" + "---:|" * len(args.sizes))
     for name in CONTENDERS:
+        if args.only not in name:
+            continue
         cells = []
         for n in args.sizes:
             run = subprocess.run([sys.executable, __file__, "--env", args.env, "--seconds",
@@ -201,8 +306,13 @@ def main() -> None:
                 cells.append("failed")
                 print(run.stderr[-2000:], file=sys.stderr)
             else:
-                cells.append(f"{json.loads(run.stdout.strip().splitlines()[-1]):,.0f}")
-        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+                result = json.loads(run.stdout.strip().splitlines()[-1])
+                if isinstance(result, str):  # unavailable here: say why, once
+                    print(f"| {name} | unavailable: {result} |", flush=True)
+                    break
+                cells.append(f"{result:,.0f}")
+        else:
+            print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,11 @@ same positions and velocities a step agrees with the native core to a tolerance 
 tests/components/envs/mujoco/test_mjx_twin_vs_native.py, not bit for bit. Initial states come
 from JAX keys (environment i of `reset(key, n)` uses `fold_in(key, i)`): the same distribution
 as the native core's, not the same draws. A step that leaves a NaN or inf in the state fails
-the call with the native core's message (nothing is reset silently); bad actions are refused
-with the other doors' message (`action_refusal.py`).
+the call (`<id>: environment i became unstable (MJX: NaN or inf in qpos, qvel or qacc)`;
+nothing is reset silently); bad actions are refused with the other doors' message
+(`action_refusal.py`). Ant differs more than float32 explains: MJX orients the contact frame
+of a steep capsule on the floor differently from MuJoCo's C collision, which changes the
+pyramidal friction forces (docs/environments.md).
 """
 
 from __future__ import annotations
