@@ -34,9 +34,14 @@ import numpy as np
 from metagraph import context
 from metagraph.errors import RuntimeCheckError
 
-_local = threading.local()
-# reports added and not yet taken, all threads together: read without the lock, so that a call
-# with nothing to report (almost every call) costs one global read in `raise_pending`
+_local = threading.local()  # what `require_once` noted while tracing, per tracing thread
+# Reports are kept for the whole process, not per thread: XLA runs the host callback of a large
+# program on one of its own threads (and may finish the program after the call returned), so
+# the report is taken by the next check of whichever thread called; with several threads
+# calling APIs at once, a failing check may be raised in another thread's call.
+_pending: list[str] = []
+# reports added and not yet taken: read without the lock, so that a call with nothing to
+# report (almost every call) costs one global read in `raise_pending`
 _outstanding = 0
 _lock = threading.Lock()
 
@@ -44,16 +49,17 @@ _lock = threading.Lock()
 def _add(text: str) -> None:
     global _outstanding
     with _lock:
-        _local.__dict__.setdefault("pending", []).append(text)
+        _pending.append(text)
         _outstanding += 1
 
 
-def _take() -> list[str] | None:
-    """This thread's reports, removed."""
+def _take() -> list[str]:
+    """The reports not yet taken, removed."""
     global _outstanding
     with _lock:
-        pending = _local.__dict__.pop("pending", None)
-        _outstanding -= len(pending or ())
+        pending = _pending[:]
+        _pending.clear()
+        _outstanding = 0
     return pending
 
 
@@ -62,6 +68,7 @@ def require(ok: jax.Array, message: str | Callable[..., str], *values: Any) -> N
     must hold) is False at run time."""
     if context.initializing():
         return  # placeholder inputs while state is created
+    _local.traced = getattr(_local, "traced", 0) + 1
 
     def report(ok_value, *host_values):
         if not np.all(ok_value):
@@ -74,8 +81,15 @@ def require(ok: jax.Array, message: str | Callable[..., str], *values: Any) -> N
                  ok, *values)
 
 
+def checks_traced() -> int:
+    """How many `require` checks this thread has traced so far: a program traced between two
+    readings that differ can report, and its caller must wait for it to finish before
+    `raise_pending` (XLA may run a large program, and its callback, after the call returned)."""
+    return getattr(_local, "traced", 0)
+
+
 def raise_pending() -> None:
-    """Raise the first check reported on this thread since the last call, if any."""
+    """Raise the first check reported since the last call, if any (see `_pending`)."""
     if not _outstanding:
         return
     pending = _take()
@@ -85,7 +99,7 @@ def raise_pending() -> None:
 
 
 def discard_pending() -> None:
-    """Forget the checks reported on this thread (the call that reported them failed)."""
+    """Forget the checks reported so far (the call that reported them failed)."""
     if _outstanding:
         _take()
 

@@ -36,6 +36,7 @@ class ApiExecutable:
         self.donate = (0,) if donate_state else ()
         self.jitted = jax.jit(self.pure, donate_argnums=self.donate)
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
+        self._reports: set[tuple] = set()  # signatures whose program holds runtime checks
         self._pending: dict[tuple, tuple[jax.stages.Lowered, Future]] = {}
         self._last: tuple | None = None
 
@@ -45,12 +46,19 @@ class ApiExecutable:
         if stages is None:
             stages = self._compile(key, inputs)
         self._last = key
-        return stages[1](state, *inputs)
+        out = stages[1](state, *inputs)
+        return jax.block_until_ready(out) if key in self._reports else out
 
     def last_compiled(self) -> Any:
         """The compiled executable of the signature called last (None before any call): the
         executor's fast path calls it directly while the signature does not change."""
         return self._stages[self._last][1] if self._last in self._stages else None
+
+    def last_reports(self) -> bool:
+        """Whether the program of the signature called last holds runtime checks: its calls
+        wait for it to finish, so that a failing check is raised by the call that failed
+        (XLA runs a large program, and its host callback, after the call returned)."""
+        return self._last in self._reports
 
     def compile_in_background(self, batch_size: int = 1, time_size: int = 1) -> None:
         """Lower now for the graph's input spaces at these sizes and compile on a worker
@@ -59,7 +67,7 @@ class ApiExecutable:
         inputs = self._abstract_inputs(batch_size, time_size)
         key = signature_key(inputs)
         if key not in self._stages and key not in self._pending:
-            lowered = self._lowered(inputs)
+            lowered = self._lowered(inputs, key)
             self._pending[key] = (lowered, _COMPILER.submit(lowered.compile,
                                                             self.compiler_options or None))
 
@@ -68,11 +76,11 @@ class ApiExecutable:
             lowered, compiled = self._pending.pop(key)
             self._stages[key] = (lowered, compiled.result())
         else:
-            lowered = self._lowered(inputs)
+            lowered = self._lowered(inputs, key)
             self._stages[key] = (lowered, lowered.compile(self.compiler_options or None))
         return self._stages[key]
 
-    def _lowered(self, inputs: tuple) -> jax.stages.Lowered:
+    def _lowered(self, inputs: tuple, key: tuple | None = None) -> jax.stages.Lowered:
         abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), inputs)
         jitted = self.jitted
         if self.data_parallel is not None:  # inputs split over the devices, state replicated
@@ -82,7 +90,11 @@ class ApiExecutable:
             jitted = jax.jit(self.pure, donate_argnums=self.donate,
                              in_shardings=(dp.replicated, *shardings),
                              out_shardings=dp.replicated)
-        return jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
+        traced = runtime_checks.checks_traced()
+        lowered = jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
+        if key is not None and runtime_checks.checks_traced() > traced:
+            self._reports.add(key)
+        return lowered
 
     # ---- inspecting --------------------------------------------------------------------------
     @property

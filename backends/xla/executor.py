@@ -54,6 +54,16 @@ def _dispatch(compiled: Any) -> Any:
     call = getattr(compiled, "_call", None)
     return call if callable(call) else compiled
 
+
+def _waiting(call: Any) -> Any:
+    """`call` followed by waiting for its results: for programs with runtime checks, whose
+    reports XLA may make after the call returned (`ApiExecutable.last_reports`)."""
+
+    def run(*args: Any) -> Any:
+        return jax.block_until_ready(call(*args))
+
+    return run
+
 class SeededInputChecker:
     """Inputs of K independent seeds: every array has a leading axis of K; each slice is
     checked like a single seed's input."""
@@ -140,7 +150,8 @@ class XlaExecutor(Executor):
         def checked_call(*args: Any, **kwargs: Any) -> Any:
             outputs = checked(*args, **kwargs)
             if not kwargs and all(type(value) in kinds for value in args):
-                fast.arm(_dispatch(executable.last_compiled()),
+                call = _dispatch(executable.last_compiled())
+                fast.arm(_waiting(call) if executable.last_reports() else call,
                          tuple(value.dtype for value in args))
             else:
                 fast.disarm()

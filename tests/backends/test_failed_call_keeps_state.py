@@ -4,6 +4,8 @@ environments do not move, `mg.RuntimeCheckError` after the call) instead of fail
 XLA after the state was donated. A call that does fail inside XLA says that the state is lost
 and how to replace it, instead of "Array has been deleted" on every later use."""
 
+import threading
+
 import jax
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from toy_components import Stepper
 import metagraph as mg
 from backends import xla
 from components.envs import Environment
+from metagraph import runtime_checks
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 N = 4
@@ -99,3 +102,37 @@ def test_a_call_failing_inside_xla_says_the_state_is_lost_and_how_to_replace_it(
         exe.save_checkpoint(tmp_path / "d.npz")
     exe.load_checkpoint(tmp_path / "c.npz")
     assert float(exe.add(np.float32(1))) == 3.0
+
+
+class Heavy(mg.Component):
+    """A program big enough that XLA runs it (and its check's host callback) on a thread of
+    its own, after the call has returned; counts calls."""
+
+    @mg.api
+    def f(self, x):
+        count = self.get_state("count", lambda key: np.float32(0))
+        y = x
+        for _ in range(2):
+            y = jax.numpy.tanh(y @ y.T @ y)
+        runtime_checks.require(jax.numpy.all(x[0] >= 0), "heavy.f: x[0] must be >= 0")
+        self.set_state("count", count + 1)
+        return y.sum()
+
+
+def test_a_check_in_a_program_xla_runs_after_the_call_is_raised_by_that_call(monkeypatch):
+    threads = []
+    add = runtime_checks._add
+    monkeypatch.setattr(runtime_checks, "_add",
+                        lambda text: threads.append(threading.current_thread()) or add(text))
+    exe = xla.lower(mg.build(Heavy(), {"x": Box((400, 400))}))
+    good = np.full((400, 400), 0.01, np.float32)
+    bad = good.copy()
+    bad[0, 0] = -1.0
+    for _ in range(2):  # the checked path, then the fast path
+        with pytest.raises(mg.RuntimeCheckError, match=r"x\[0\] must be >= 0"):
+            exe.f(bad)
+    exe.f(good)
+    exe.f(good)  # nothing reported late
+    assert len(threads) == 2
+    # the premise: XLA reported from a thread of its own (the checks were per thread before)
+    assert any(thread is not threading.main_thread() for thread in threads)
