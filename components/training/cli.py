@@ -2,7 +2,8 @@
 
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
-                   [--runner {local,ray}] [--num-samplers K] [--address auto]
+                   [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
+                   [--address auto]
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
@@ -101,7 +102,8 @@ def train_command(args: argparse.Namespace) -> None:
         metrics = train(args.env_id, args.out, args.algo, config, seed=args.seed,
                         steps=args.steps, resume=args.resume,
                         seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
-                        num_samplers=args.num_samplers, address=args.address)
+                        num_samplers=args.num_samplers, address=args.address,
+                        batches_per_request=args.batches_per_request)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -168,6 +170,9 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--num-samplers", type=int, default=None,
                        help="K samplers feeding one learner (algorithms with a distributed "
                             "form; default 2 with --runner ray or --algo impala)")
+    train.add_argument("--batches-per-request", type=int, default=1, metavar="N",
+                       help="with --runner ray: N batches per call of each sampler actor "
+                            "(amortises Ray's cost per call; more policy lag)")
     train.add_argument("--address", default=None,
                        help="Ray cluster to join ('auto': this machine's); default: start one")
     train.add_argument("--config", help="agent config, TOML or JSON")

@@ -48,7 +48,8 @@ def algorithm_spec(algo: str | Algorithm) -> str:
 def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed: int = 0,
           steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
-          address: str | None = None) -> list[dict[str, Any]]:
+          address: str | None = None, batches_per_request: int = 1
+          ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
     metrics rows. With `seeds=K`, seeds `seed` ... `seed + K - 1` train at once in one
@@ -56,7 +57,9 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
 
     With `num_samplers=K` (or an algorithm that is only distributed), K samplers feed one
     learner (`components.training.distributed`): on Ray actors with `runner="ray"` (joining
-    the cluster at `address`, or starting a local one), else in this process. `resume=True`
+    the cluster at `address`, or starting a local one; each actor asked for
+    `batches_per_request` batches per call, which amortises Ray's cost per call and adds
+    policy lag), else in this process. `resume=True`
     continues the run in `out` from its checkpoint with the settings it recorded.
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
@@ -71,12 +74,16 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
             max(steps, saved["steps"])
         seeds, runner = saved.get("seeds"), saved.get("runner", "local")
         num_samplers = saved.get("num_samplers")
+        batches_per_request = saved.get("batches_per_request", 1)
     where = f"{run.config_path}: " if resume else ""
+    from components.training.distributed import check_batches_per_request
+
     try:
         positive_int(steps, "steps")
         if seeds is not None:
             positive_int(seeds, "seeds")
         check_seed(seed, seeds)
+        check_batches_per_request(batches_per_request, runner)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
     alg = resolve(algo) if isinstance(algo, str) else algo
@@ -105,11 +112,11 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     spec_text = algorithm_spec(algo)
     run.write_config({"env_id": env_id, "algo": spec_text, "seed": seed, "seeds": seeds,
                       "steps": steps, "runner": runner, "num_samplers": num_samplers,
-                      "config": config.to_dict()})
+                      "batches_per_request": batches_per_request, "config": config.to_dict()})
     reporter = Reporter(run.path)  # its imports run while this process builds and compiles
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
-               seeds, runner, num_samplers if distributed else None)
+               seeds, runner, num_samplers if distributed else None, batches_per_request)
     except BaseException:
         reporter.close()
         raise
@@ -119,7 +126,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
 
 def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_id: str,
            config: Any, seed: int, steps: int, resume: bool, progress: bool,
-           seeds: int | None, runner: str, num_samplers: int | None) -> None:
+           seeds: int | None, runner: str, num_samplers: int | None,
+           batches_per_request: int) -> None:
     graph = alg.build(env_id, config, steps, 1)
     if "greedy" not in graph.apis:
         raise ValueError(f"{spec_text}: the graph its build() returns has no root API "
@@ -152,7 +160,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
         # every sampler ever started gets its own stream of keys, after a resume too
         learner = open_learner(spec_text, parts, exe, config, env_id, seed, runner,
                                num_samplers, meta["streams"], call,
-                               lambda version: keys_for(seed, None, version))
+                               lambda version: keys_for(seed, None, version),
+                               batches_per_request)
 
         def next_rows(call: int) -> list[dict[str, Any]]:
             return learner.step(call)

@@ -36,19 +36,36 @@ RUNNERS = ("local", "ray")
 
 def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: str, seed: int,
                  runner: str, num_samplers: int, first_stream: int, version: int,
-                 key_for: Callable[[int], jax.Array]) -> Learner:
+                 key_for: Callable[[int], jax.Array], batches_per_request: int = 1
+                 ) -> Learner:
     """The learner of algorithm `algo` (its name or MODULE:ATTRIBUTE, which each sampler
-    resolves again) over `num_samplers` samplers on `runner` ("ray": Ray actors; "local": in
-    this process), started from weight version `version`."""
+    resolves again) over `num_samplers` samplers on `runner` ("ray": Ray actors, each asked
+    for `batches_per_request` batches per call; "local": in this process), started from
+    weight version `version`."""
     if runner not in RUNNERS:
         raise ValueError(f"unknown runner {runner!r}; expected one of {RUNNERS}")
     positive_int(num_samplers, "num_samplers")
+    check_batches_per_request(batches_per_request, runner)
     parts.check(config, num_samplers)
-    pool_class = RaySamplers if runner == "ray" else LocalSamplers
-    pool = pool_class(algo, env_id, config.to_dict(), seed, num_samplers,
-                      first_stream=first_stream)
+    if runner == "ray":
+        pool = RaySamplers(algo, env_id, config.to_dict(), seed, num_samplers,
+                           first_stream=first_stream, rollouts=batches_per_request)
+    else:
+        pool = LocalSamplers(algo, env_id, config.to_dict(), seed, num_samplers,
+                             first_stream=first_stream)
     return Learner(parts, exe, config, pool, version, key_for)
 
 
+def check_batches_per_request(batches_per_request: int, runner: str) -> None:
+    """ValueError unless `batches_per_request` is a positive int, and 1 unless `runner` is
+    "ray" (in-process samplers run each batch when it is asked for)."""
+    positive_int(batches_per_request, "batches_per_request")
+    if batches_per_request != 1 and runner != "ray":
+        raise ValueError(f"batches_per_request={batches_per_request} needs runner 'ray' "
+                         f"(in-process samplers sample each batch when it is asked for); "
+                         f"got runner {runner!r}")
+
+
 __all__ = ["RUNNERS", "Learner", "LearnerGroup", "LocalSamplers", "RaySamplers", "Sampler",
-           "connect", "inputs_for", "open_learner", "shared_scope"]
+           "check_batches_per_request", "connect", "inputs_for", "open_learner",
+           "shared_scope"]

@@ -38,6 +38,12 @@ def test_old_and_bad_command_line_settings_are_one_line(tmp_path, capsys):
     config.write_text("[1, 2]")
     assert "expected a table of settings" in refusal(
         capsys, ["train", "CartPole-v1", "--out", str(tmp_path / "c"), "--config", str(config)])
+    assert "batches_per_request=2 needs runner 'ray'" in refusal(
+        capsys, ["train", "CartPole-v1", "--out", str(tmp_path / "b"), "--batches-per-request",
+                 "2"])
+    assert "batches_per_request must be a positive int, got 0" in refusal(
+        capsys, ["train", "CartPole-v1", "--algo", "impala", "--runner", "ray", "--out",
+                 str(tmp_path / "b"), "--batches-per-request", "0"])
 
 
 def test_graph_command_takes_a_file_path(tmp_path, capsys, monkeypatch):

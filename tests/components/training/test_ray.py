@@ -145,12 +145,13 @@ def read_metrics(path):
 def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, capsys):
     out = tmp_path / "impala"
     args = ["train", "CartPole-v1", "--algo", "impala", "--runner", "ray", "--num-samplers",
-            "2", "--out", str(out), "--set", "num_envs=8", "--set", "num_steps=16",
-            "--set", "hidden=[16]"]
+            "2", "--batches-per-request", "2", "--out", str(out), "--set", "num_envs=8",
+            "--set", "num_steps=16", "--set", "hidden=[16]"]
     main([*args, "--steps", "3000"])
     first = read_metrics(out)
     saved = json.loads((out / "config.json").read_text())
-    assert (saved["runner"], saved["num_samplers"], saved["algo"]) == ("ray", 2, "impala")
+    assert (saved["runner"], saved["num_samplers"], saved["batches_per_request"],
+            saved["algo"]) == ("ray", 2, 2, "impala")
     assert {"policy_lag", "loss", "episode_return_mean"} <= set(first[-1])
     for name in ("graph.svg", "curve.png", "checkpoint.npz"):
         assert (out / name).stat().st_size > 0
