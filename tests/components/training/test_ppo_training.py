@@ -65,8 +65,10 @@ def test_ppo_config_checks_and_command_line(tmp_path, capsys):
         PPOConfig(num_envs=3, num_steps=5, minibatches=4)
     with pytest.raises(ValueError, match="gamma"):
         PPOConfig(gamma=1.5)
-    assert "unknown algorithm 'sac'; expected one of reweight" in refusal(
-        capsys, ["train", "CartPole-v1", "--algo", "sac", "--out", str(tmp_path)])
+    assert "unknown algorithm 'td3'; expected one of reweight" in refusal(
+        capsys, ["train", "CartPole-v1", "--algo", "td3", "--out", str(tmp_path)])
+    assert "SAC needs a bounded Box action space of one axis; CartPole-v1 has Discrete(2)" in \
+        refusal(capsys, ["train", "CartPole-v1", "--algo", "sac", "--out", str(tmp_path)])
 
 
 @pytest.mark.parametrize("door", ["host", "gymnasium"])
