@@ -78,8 +78,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch's CPU threads")
     args = parser.parse_args()
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     normaliser = None
     if args.algo == "ppo":
         kwargs, normalise = ppo_settings(args.env_id)
@@ -101,7 +102,7 @@ def main() -> None:
                       "wall_seconds": round(time.perf_counter() - START, 1),
                       "steps_per_second": round(args.steps / training, 1),
                       "evaluation_mean": round(mean, 1), "evaluation_std": round(std, 1),
-                      "torch": torch.__version__}))
+                      "threads": args.threads, "torch": torch.__version__}))
 
 
 if __name__ == "__main__":
