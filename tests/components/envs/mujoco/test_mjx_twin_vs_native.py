@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from toy_components import Stepper
 
 import components.envs as envs
 import metagraph as mg
@@ -115,15 +116,8 @@ def test_bad_actions_are_refused_with_the_native_message(case):
         step(start, jnp.asarray(actions[:, :2]))
 
 
-class Roller(mg.Component):
-    """Resets its environment and steps it with the actions it is given."""
-
-    def __init__(self, env):
-        self.env = env
-
-    @mg.api
-    def start(self, key):
-        return self.env.reset(key)
+class Roller(Stepper):
+    """A `Stepper` whose `act` returns every output of the step."""
 
     @mg.api
     def act(self, action):
