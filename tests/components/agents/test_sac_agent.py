@@ -17,8 +17,8 @@ from jax.flatten_util import ravel_pytree
 import metagraph as mg
 from backends import xla
 from components.agents import SACAgent, SACConfig
-from components.agents.sac_agent import QEnsemble
 from components.losses import SACLoss
+from components.networks import QEnsemble
 from components.policy import Policy
 from components.preprocessing import ObservationNormaliser
 from components.training import evaluate, train
