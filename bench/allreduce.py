@@ -31,22 +31,15 @@ import socket
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from timing import timed
 
 
 def median_seconds(fn, rounds: int, warmup: int = 3) -> float:
     """Median wall time of `fn()` (which blocks until its result is ready)."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(timed(fn, rounds, warmup))
 
 
 def fake_inputs(graph, api: str, seed: int = 0) -> tuple:

@@ -36,6 +36,7 @@ import time
 
 import jax
 import numpy as np
+from timing import timed
 
 from backends import xla
 from components.agents.impala_config import ImpalaConfig
@@ -52,17 +53,6 @@ from components.training.distributed import (
 
 def rate(batch_steps: int, seconds: list[float]) -> float:
     return batch_steps / statistics.median(seconds)
-
-
-def timed(fn, rounds: int, warmup: int = 3) -> list[float]:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def sampling_in_process(config: ImpalaConfig, weights: dict, rounds: int) -> list[float]:
