@@ -134,5 +134,8 @@ def test_a_check_in_a_program_xla_runs_after_the_call_is_raised_by_that_call(mon
     exe.f(good)
     exe.f(good)  # nothing reported late
     assert len(threads) == 2
-    # the premise: XLA reported from a thread of its own (the checks were per thread before)
-    assert any(thread is not threading.main_thread() for thread in threads)
+    # the premise: XLA reported from a thread of its own (the checks were per thread before).
+    # XLA decides that at run time; where it ran the program on this thread, say so
+    if all(thread is threading.main_thread() for thread in threads):
+        pytest.skip("XLA ran the program on the calling thread here: the refusals were "
+                    "checked, the asynchronous case was not exercised")
