@@ -1,64 +1,57 @@
-"""Native-compiled environments: classic control and Gymnasium's MuJoCo v5 tasks.
+"""Environments: one engine (`components.envs.engine`) and its families, classic control
+(`components.envs.classic_control`) and Gymnasium's MuJoCo v5 tasks (`components.envs.mujoco`),
+plus any a user registers (`register`, `build_extension`).
 
-- `make(env_id, num_envs, seed=..., num_threads=...)` (any native id, classic control or
-  MuJoCo; `native_id(env_id)` checks and normalises an id): the host loop, a
-  `gymnasium.vector.VectorEnv` stepped by C++ threads.
+- `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
+  `gymnasium.vector.VectorEnv` (`VectorEnv`) stepped by C++ threads (by default every core the
+  process may run on, capped at `num_envs`).
 - `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
-  registered on import.
+  every registered id.
 - `make_functional(env_id, door="native" | "jax")`: pure reset/step for jit, scan and vmap,
-  through the XLA FFI or the pure-JAX twin.
+  through the XLA FFI (`InGraphEnv`) or the family's pure-JAX twin.
 - `Environment(env_id, num_envs, door=...)`: any of the doors ("native", "jax", "host",
   "gymnasium") as a meta-graph component.
-- `register_ffi_targets()`: registers the native cores' XLA FFI targets (idempotent; the native
-  door calls it).
-- `components.envs.mujoco`: Gymnasium's v5 MuJoCo tasks (HalfCheetah, Hopper, Walker2d, Ant)
-  behind the same doors, registered as `metagraph/<id>` too.
+- `check(env_id)`: the engine's conformance check of an environment, every door.
+- `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`.
 """
 
 from __future__ import annotations
 
-import gymnasium
+from typing import Any
 
-from components.envs.catalogue import make, native_id
+import components.envs.classic_control
+import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads nothing compiled)
+from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
+from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
+from components.envs.engine.catalogue import canonical_id, env_ids, register, spec
+from components.envs.engine.functional import FunctionalEnv
+from components.envs.engine.in_graph import InGraphEnv
+from components.envs.engine.single_env import Env
+from components.envs.engine.spec import EnvSpec
+from components.envs.engine.vector_env import VectorEnv, make
 from components.envs.environment import DOORS, Environment
-from components.envs.ffi_targets import register_ffi_targets
-from components.envs.functional import make_functional
-from components.envs.functional_env import FunctionalEnv
-from components.envs.mujoco.tasks import MAX_EPISODE_STEPS, MUJOCO_IDS
-from components.envs.native_functional import NativeFunctionalEnv
-from components.envs.single_env import NativeEnv
-from components.envs.specs import SPECS, EnvSpec, spec
-from components.envs.twin_env import TwinFunctionalEnv, TwinState
-from components.envs.vector_env import NativeVectorEnv
+from components.envs.functional_doors import make_functional
+from components.envs.mujoco import MUJOCO_IDS
 
-ENV_IDS = tuple(SPECS)
+ENV_IDS = tuple(CLASSIC_CONTROL_IDS)  # the classic-control ids; env_ids() lists every id
+
+# Old spellings, refused naming the new ones ("native" names one thing: the in-graph door).
+_RENAMED = {
+    "NativeVectorEnv": "VectorEnv", "NativeEnv": "Env", "native_id": "canonical_id",
+    "NativeFunctionalEnv": "InGraphEnv", "MujocoVectorEnv": "VectorEnv",
+    "MujocoFunctionalEnv": "InGraphEnv", "register_ffi_targets": "make_functional (it "
+    "registers the targets it needs)",
+}
 
 
-for _env_id, _spec in SPECS.items():
-    if f"metagraph/{_env_id}" not in gymnasium.registry:
-        gymnasium.register(
-            id=f"metagraph/{_env_id}",
-            entry_point=NativeEnv,
-            # by name: Gymnasium keeps this spec on every wrapper, and it must pickle
-            vector_entry_point="components.envs.vector_env:vector_entry_point",
-            max_episode_steps=_spec.max_episode_steps,
-            kwargs={"env_id": _env_id},
-        )
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        raise AttributeError(f"components.envs.{name} is now components.envs.{_RENAMED[name]}")
+    raise AttributeError(f"module 'components.envs' has no attribute {name!r}")
 
-# Gymnasium's v5 MuJoCo tasks (components.envs.mujoco), registered by name: their core loads
-# when first made.
-for _env_id in MUJOCO_IDS:
-    if f"metagraph/{_env_id}" not in gymnasium.registry:
-        gymnasium.register(
-            id=f"metagraph/{_env_id}",
-            entry_point="components.envs.mujoco.single_env:MujocoEnv",
-            vector_entry_point="components.envs.mujoco.vector_env:vector_entry_point",
-            max_episode_steps=MAX_EPISODE_STEPS,
-            kwargs={"env_id": _env_id},
-        )
 
 __all__ = [
-    "DOORS", "ENV_IDS", "MUJOCO_IDS", "EnvSpec", "Environment", "FunctionalEnv", "NativeEnv",
-    "NativeFunctionalEnv", "NativeVectorEnv", "TwinFunctionalEnv", "TwinState", "make",
-    "make_functional", "native_id", "register_ffi_targets", "spec",
+    "DOORS", "ENV_IDS", "MUJOCO_IDS", "Env", "EnvSpec", "Environment", "FunctionalEnv",
+    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "canonical_id", "env_ids",
+    "make", "make_functional", "register", "spec",
 ]

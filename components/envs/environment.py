@@ -22,7 +22,7 @@ loop and `environment.step` is a node of its graph:
 
 The native and host doors draw the same initial states from the same key. Actions outside the
 action space (a discrete action outside [0, n), a NaN or infinite continuous one) are refused
-with the same message on every door (`action_refusal.py`), as a runtime check
+with the same message on every door (`engine/actions.py`), as a runtime check
 (`metagraph.runtime_checks`): the environments do not move (the host pool is not stepped), the
 door never sees the bad actions, and the executor raises `mg.RuntimeCheckError` after the call
 with its state intact, instead of the call failing inside XLA after its state was donated.
@@ -40,10 +40,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
-from components.envs.action_refusal import action_error, actions_ok
-from components.envs.catalogue import make
-from components.envs.functional import make_functional, renamed_argument
-from components.envs.host_functional import HostFunctionalEnv, spec_of_gymnasium
+from components.envs.engine.actions import action_error, actions_ok, traced_actions
+from components.envs.engine.host_door import HostDoor, spec_of_gymnasium
+from components.envs.engine.threads import resolve_threads
+from components.envs.engine.vector_env import make
+from components.envs.functional_doors import make_functional, renamed_argument
 from metagraph import runtime_checks
 from metagraph.checks import positive_int
 from metagraph.spaces import Bool, Box, Discrete, Space
@@ -61,8 +62,9 @@ class Environment(mg.Component):
         num_envs: how many environments `reset` and `step` drive at once.
         door: "native" (default), "jax", "host" or "gymnasium".
         num_threads: C++ threads stepping the environments (native and host doors; results do
-            not depend on it). The jax and gymnasium doors have no threads: anything but 1 is
-            refused.
+            not depend on it); None: every core this process may run on, capped at
+            `num_envs`. The jax and gymnasium doors have no threads: anything but None or 1
+            is refused.
         **kwargs: the environment's keyword arguments: a MuJoCo task's Gymnasium keyword
             arguments (`forward_reward_weight`, `ctrl_cost_weight`, `reset_noise_scale`, ...,
             `max_episode_steps`) on every door; with door "gymnasium", whatever
@@ -74,8 +76,8 @@ class Environment(mg.Component):
             of `door=`.
     """
 
-    def __init__(self, env_id: str, num_envs: int, door: str = "native", num_threads: int = 1,
-                 name: str | None = None, **kwargs: Any):
+    def __init__(self, env_id: str, num_envs: int, door: str = "native",
+                 num_threads: int | None = None, name: str | None = None, **kwargs: Any):
         super().__init__(name)
         where = f"Environment({env_id!r})"
         if "backend" in kwargs:
@@ -83,10 +85,11 @@ class Environment(mg.Component):
         if door not in DOORS:
             raise ValueError(f"{where}: door must be one of {DOORS}, got {door!r}")
         positive_int(num_envs, f"{where}: num_envs")
-        positive_int(num_threads, f"{where}: num_threads")
-        if num_threads != 1 and door not in THREADED_DOORS:
+        if num_threads not in (None, 1) and door not in THREADED_DOORS:
             raise ValueError(f"{where}: the {door} door has no threads; num_threads must be 1 "
                              f"(threads step the native and host doors), got {num_threads}")
+        if door in THREADED_DOORS:
+            num_threads = resolve_threads(num_threads, num_envs, where)
         self.num_envs = num_envs
         self.door = door
         if door == "gymnasium":
@@ -94,13 +97,14 @@ class Environment(mg.Component):
                                       vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
                                       **kwargs)
             self.env_spec = spec_of_gymnasium(env_id, pool)
-            self.functional = HostFunctionalEnv(self.env_spec, pool)
+            self.functional = HostDoor(self.env_spec, pool)
         elif door == "host":
             pool = make(env_id, num_envs, seed=0, num_threads=num_threads, **kwargs)
             self.env_spec = pool.env_spec
-            self.functional = HostFunctionalEnv(self.env_spec, pool)
+            self.functional = HostDoor(self.env_spec, pool)
         else:
-            self.functional = make_functional(env_id, door, num_threads, **kwargs)
+            self.functional = make_functional(env_id, door, num_threads if door == "native"
+                                              else None, **kwargs)
             self.env_spec = self.functional.env_spec
 
     # ---- spaces ------------------------------------------------------------------------------
@@ -146,6 +150,8 @@ class Environment(mg.Component):
         "terminated", "truncated", "final_obs"}. Actions outside the action space are refused
         after the call (`mg.RuntimeCheckError`) and move no environment."""
         state = self._env_state()
+        action = traced_actions(self.env_spec, action, (self.num_envs,),
+                                f"{self.name}.step")
         ok = actions_ok(self.env_spec, action)
         # no host callback per step: the first refusal is reported after the call
         runtime_checks.require_once(self, ok, functools.partial(action_error, self.env_spec),

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from backends import xla
-from components.envs import native_id
+from components.envs import canonical_id
 from components.training.algorithm import Algorithm
 from components.training.background import Background
 from components.training.interrupts import deferred_interrupts
@@ -91,7 +91,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
         config = alg.config_class.from_dict(saved["config"])
     door = alg.door(config)
     if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
-        env_id = native_id(env_id)
+        env_id = canonical_id(env_id)
     distributed = runner == "ray" or num_samplers is not None or alg.only_distributed
     if distributed:
         num_samplers = 2 if num_samplers is None else num_samplers

@@ -17,7 +17,7 @@ from JAX keys (environment i of `reset(key, n)` uses `fold_in(key, i)`): the sam
 as the native core's, not the same draws. A step that leaves a NaN or inf in the state fails
 the call (`<id>: environment i became unstable (MJX: NaN or inf in qpos, qvel or qacc)`;
 nothing is reset silently); bad actions are refused with the other doors' message
-(`action_refusal.py`). Ant differs more than float32 explains: MJX orients the contact frame
+(`engine/actions.py`). Ant differs more than float32 explains: MJX orients the contact frame
 of a steep capsule on the floor differently from MuJoCo's C collision, which changes the
 pyramidal friction forces (docs/environments.md).
 """
@@ -34,9 +34,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.action_refusal import refuse_bad_actions
-from components.envs.functional_env import FunctionalEnv, check_elapsed_steps
-from components.envs.mujoco.specs import MujocoSpec, mujoco_spec
+from components.envs.engine.actions import refuse_bad_actions
+from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
+from components.envs.engine.spec import EnvSpec
 from components.envs.mujoco.tasks import core_config
 from metagraph import context
 
@@ -68,7 +68,7 @@ class MjxFunctionalEnv(FunctionalEnv):
 
     door: ClassVar[str] = "jax"
 
-    def __init__(self, env_spec: MujocoSpec):
+    def __init__(self, env_spec: EnvSpec):
         import mujoco
 
         mjx = import_mjx()
@@ -299,4 +299,6 @@ def _refuse_unstable(task: str, finite: jax.Array) -> None:
 def make_mjx_functional(env_id: str, **kwargs: Any) -> MjxFunctionalEnv:
     """The pure-JAX (MJX) twin of MuJoCo task `env_id` made with Gymnasium's keyword
     arguments."""
-    return MjxFunctionalEnv(mujoco_spec(env_id, **kwargs))
+    from components.envs.engine.catalogue import spec
+
+    return MjxFunctionalEnv(spec(env_id, **kwargs))

@@ -13,6 +13,8 @@ import math
 import os
 from typing import Any
 
+import numpy as np
+
 MAX_EPISODE_STEPS = 1000  # Gymnasium registers every v5 locomotion task with this limit
 
 
@@ -104,7 +106,9 @@ def model_path(xml_file: str) -> str:
 
 def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
     """(task number, model path, the core's config) for `env_id` made with Gymnasium's
-    keyword arguments `kwargs` (plus `max_episode_steps`); unknown ones are a TypeError."""
+    keyword arguments `kwargs` (plus `max_episode_steps`). Each value is checked here, naming
+    the argument: unknown ones are a TypeError, values of the wrong type a TypeError, values out
+    of range a ValueError (NumPy scalars are taken as their Python values)."""
     key = task_id(env_id)
     task = TASKS[key]
     accepted = {*task.defaults, "xml_file", "frame_skip", "max_episode_steps"}
@@ -121,33 +125,51 @@ def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[int, str, dict[str
             low, high = _pair(key, name, value)
             config[name] = (low, high)
         elif name in _FLAGS:
-            if not isinstance(value, bool | int):
+            if not isinstance(value, bool | np.bool_):
                 raise TypeError(f"{key}: {name} must be a bool, got {value!r}")
             config[name] = bool(value)
-        elif name in ("frame_skip", "max_episode_steps"):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{key}: {name} must be a positive int, got {value!r}")
-            config[name] = int(value)
+        elif name in _INTEGERS:
+            config[name] = _integer(key, name, value, 1, _INTEGERS[name])
         else:
-            config[name] = _number(key, name, value)
+            config[name] = _number(key, name, value, finite=True)
     config.setdefault("frame_skip", task.frame_skip)
     config.setdefault("max_episode_steps", MAX_EPISODE_STEPS)
     main_body = given.get("main_body", 1)
     if isinstance(main_body, str):
         config["main_body"], config["main_body_name"] = 0, main_body
-    elif isinstance(main_body, int) and not isinstance(main_body, bool):
-        config["main_body"], config["main_body_name"] = int(main_body), ""
     else:
-        raise TypeError(f"{key}: main_body must be a body's index or name, got {main_body!r}")
-    return task.number, model_path(given.get("xml_file", task.xml_file)), config
+        config["main_body"] = _integer(key, "main_body", main_body, 0, _MAX_BODY)
+        config["main_body_name"] = ""
+    xml_file = given.get("xml_file", task.xml_file)
+    if not isinstance(xml_file, str | os.PathLike):
+        raise TypeError(f"{key}: xml_file must be a path (str), got {xml_file!r}")
+    return task.number, model_path(os.fspath(xml_file)), config
 
 
-def _number(env_id: str, name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+_INTEGERS = {"frame_skip": 10**6, "max_episode_steps": 2**31 - 1}
+_MAX_BODY = 10**6
+
+
+def _integer(env_id: str, name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{env_id}: {name} must be an int, got {value!r}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{env_id}: {name} must be in [{low}, {high}], got {value!r}")
+    return int(value)
+
+
+def _number(env_id: str, name: str, value: Any, finite: bool = False) -> float:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
         raise TypeError(f"{env_id}: {name} must be a number, got {value!r}")
-    if math.isnan(value):
+    try:
+        x = float(value)
+    except OverflowError:
+        raise ValueError(f"{env_id}: {name} is out of range for a float64, got {value!r}") from None
+    if math.isnan(x):
         raise ValueError(f"{env_id}: {name} must not be NaN")
-    return float(value)
+    if finite and math.isinf(x):
+        raise ValueError(f"{env_id}: {name} must be finite, got {value!r}")
+    return x
 
 
 def _pair(env_id: str, name: str, value: Any) -> tuple[float, float]:
@@ -155,4 +177,8 @@ def _pair(env_id: str, name: str, value: Any) -> tuple[float, float]:
         low, high = value
     except (TypeError, ValueError):
         raise TypeError(f"{env_id}: {name} must be a pair (low, high), got {value!r}") from None
-    return _number(env_id, name, low), _number(env_id, name, high)
+    low, high = _number(env_id, name, low), _number(env_id, name, high)
+    if low > high:
+        raise ValueError(f"{env_id}: {name} must be a pair (low, high) with low <= high, got "
+                         f"{value!r}")
+    return low, high

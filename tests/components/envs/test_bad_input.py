@@ -146,7 +146,8 @@ def test_misaligned_actions_are_copied_by_the_vector_env_and_named_by_the_pool()
     env, reference = envs.make("CartPole-v1", 4, seed=1), envs.make("CartPole-v1", 4, seed=1)
     np.testing.assert_array_equal(env.step(misaligned(actions, np.int32))[0],
                                   reference.step(np.array(actions, np.int32))[0])
-    pool = envs.spec("CartPole-v1").pool_class(4, 1)
+    task = envs.spec("CartPole-v1").task
+    pool = task.Pool(task, 4, 1)
     with pytest.raises(TypeError, match=r"CartPole-v1: actions must be aligned to 4 bytes "
                                         r"\(int32\); this array's data is not"):
         pool.step(misaligned(actions, np.int32))

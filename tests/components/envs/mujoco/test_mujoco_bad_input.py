@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from components.envs.mujoco import make, make_mujoco_functional
+from components.envs import make, make_functional
 
 
 @pytest.fixture(autouse=True)
@@ -52,7 +52,7 @@ def test_single_env_refuses_bad_actions():
 
 
 def test_in_graph_door_refuses_bad_actions():
-    env = make_mujoco_functional("Walker2d-v5")
+    env = make_functional("Walker2d-v5")
     state, _ = env.reset(jax.random.PRNGKey(0), 2)
     with pytest.raises(TypeError, match=r"expected actions float32\[2, 6\]"):
         env.step(state, jnp.zeros((2, 5), jnp.float32))
@@ -65,7 +65,7 @@ def test_in_graph_door_refuses_bad_actions():
 
 def test_unstable_simulation_is_an_error_not_a_silent_reset():
     env = make("Hopper-v5", 3, seed=0)
-    qpos, qvel = env.qpos(), env.qvel()
+    qpos, qvel = np.split(env.physical_state(), [env.env_spec.info["nq"]], axis=1)
     qvel[1] = 1e8  # the constraint solver's accelerations blow up
     env.reset(options={"qpos": qpos, "qvel": qvel})
     with pytest.raises(RuntimeError, match="Hopper-v5: environment 1 became unstable"):
@@ -73,9 +73,9 @@ def test_unstable_simulation_is_an_error_not_a_silent_reset():
 
 
 def test_unstable_simulation_fails_the_compiled_step():
-    env = make_mujoco_functional("Hopper-v5")
+    env = make_functional("Hopper-v5")
     host = make("Hopper-v5", 2, seed=0)
-    qpos, qvel = host.qpos(), host.qvel()
+    qpos, qvel = np.split(host.physical_state(), [host.env_spec.info["nq"]], axis=1)
     qvel[0] = 1e12
     state = env.state_from_physical(np.concatenate([qpos, qvel], axis=1))
     with pytest.raises(Exception, match="environment 0 became unstable"):
@@ -91,14 +91,14 @@ def test_non_finite_reset_state_is_refused():
 
 
 def test_in_graph_door_refuses_a_state_not_from_reset_or_step():
-    env = make_mujoco_functional("HalfCheetah-v5")
+    env = make_functional("HalfCheetah-v5")
     state, _ = env.reset(jax.random.PRNGKey(0), 2)
     words = np.asarray(state).copy()
-    words[1, 3] = [0xFFFFFFFF, 0xFFFFFFFF]  # a NaN in environment 1's qpos
-    with pytest.raises(Exception, match="state of environment 1 did not come from reset"):
+    words[3, 1] = [0xFFFFFFFF, 0xFFFFFFFF]  # a NaN in environment 1's qpos
+    with pytest.raises(Exception, match="environment 1 has a state that did not come from reset"):
         jax.block_until_ready(env.step(jnp.asarray(words), jnp.zeros((2, 6), jnp.float32)))
     with pytest.raises(TypeError, match="state must come from reset"):
-        env.step(jnp.zeros((2, 7, 2), jnp.uint32), jnp.zeros((2, 6), jnp.float32))
+        env.step(jnp.zeros((7, 2, 2), jnp.uint32), jnp.zeros((2, 6), jnp.float32))
     records = env.records(state).copy()
     records[0, -1] = 5000  # a step count past the limit
     pool = make("HalfCheetah-v5", 2)

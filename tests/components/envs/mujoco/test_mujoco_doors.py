@@ -14,7 +14,8 @@ from gymnasium.utils.env_checker import check_env
 
 import components.envs as envs
 from components.envs.environment import Environment
-from components.envs.mujoco import MUJOCO_IDS, make, make_mujoco_functional
+from components.envs import MUJOCO_IDS, make, make_functional
+from components.envs.engine.in_graph import state_of
 from metagraph.spaces import PRNGKey
 from metagraph.testing import BACKENDS, ComponentTest
 
@@ -31,7 +32,7 @@ def actions_for(env, steps, num_envs, seed=0):
 def test_in_graph_rollout_equals_persistent_mjdata_bit_for_bit(env_id):
     n = 3
     host = make(env_id, n, seed=7, max_episode_steps=25)  # truncations auto-reset inside
-    env = make_mujoco_functional(env_id, max_episode_steps=25)
+    env = make_functional(env_id, max_episode_steps=25)
     actions = actions_for(host, T, n)
 
     obs0, _ = host.reset(seed=7)
@@ -66,11 +67,11 @@ def test_in_graph_state_round_trips_through_the_host_pool_and_threads_do_not_mat
     host.reset(seed=1)
     for action in actions_for(host, 20, n):
         host.step(action)
-    state = host.records()[..., None].view(np.uint32)  # the host's records as in-graph state
+    state = state_of(host.records())  # the host's records as in-graph state
     actions = jnp.asarray(actions_for(host, 5, n, seed=2))
     outcomes = []
     for threads in (1, 2):
-        env = make_mujoco_functional(env_id, num_threads=threads)
+        env = make_functional(env_id, num_threads=threads)
         s = jnp.asarray(state)
         for action in actions:
             s, *_ = env.step(s, action)
@@ -82,7 +83,7 @@ def test_in_graph_state_round_trips_through_the_host_pool_and_threads_do_not_mat
 
 
 def test_vmap_is_more_environments():
-    env = make_mujoco_functional("HalfCheetah-v5")
+    env = make_functional("HalfCheetah-v5")
     keys = jnp.stack([jax.random.PRNGKey(3), jax.random.PRNGKey(4)])
     state, obs = jax.vmap(lambda k: env.reset(k, 2))(keys)
     assert state.shape[:2] == (2, 2) and obs.shape == (2, 2, 17)
@@ -95,7 +96,7 @@ def test_vmap_is_more_environments():
 
 
 def test_physical_state_and_state_from_physical():
-    env = make_mujoco_functional("Walker2d-v5")
+    env = make_functional("Walker2d-v5")
     host = make("Walker2d-v5", 2, seed=0)
     host.reset(seed=5)
     state = env.state_from_physical(host.physical_state(), elapsed_steps=3)
@@ -116,7 +117,7 @@ def test_gymnasium_make_and_check_env(env_id):
 def test_make_vec_and_keyword_arguments():
     vec = gymnasium.make_vec("metagraph/Hopper-v5", 4, vectorization_mode="vector_entry_point",
                              ctrl_cost_weight=0.5)
-    assert isinstance(vec, envs.mujoco.MujocoVectorEnv) and vec.num_envs == 4
+    assert isinstance(vec, envs.VectorEnv) and vec.num_envs == 4
     assert dict(vec.env_spec.kwargs)["ctrl_cost_weight"] == 0.5
     with pytest.raises(TypeError, match="unexpected keyword arguments"):
         make("Hopper-v5", 1, ctrl_weight=0.5)

@@ -6,7 +6,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from components.envs.mujoco import MUJOCO_IDS, make
+from components.envs import MUJOCO_IDS, make
 
 TOL = 1e-9
 

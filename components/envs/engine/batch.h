@@ -1,0 +1,326 @@
+// A batch of n environments of one task, stored as structure of arrays, and the engine's one
+// step, shared by the host pool (pool.h) and the XLA FFI handlers (ffi.h).
+//
+// Layout: W = state words + 2 rows of n 8-byte words:
+//   rows [0, S)  the task's state, one row per word (S = state_words);
+//   row S        each environment's random stream (uint64);
+//   row S + 1    steps taken in the current episode (int64).
+// Through the XLA FFI the same block is uint32[..., W, n, 2], one block per leading index.
+//
+// A step runs in two phases over the threads (thread_pool.h): every thread checks its part
+// (actions in the action space, states that reset and step can produce, and which flavour of
+// the step a part may take), the threads meet, and only if every check passed does each step
+// its part, with Gymnasium's same-step auto-reset. So the checks are parallel, and a refused
+// step moves no environment.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rng.h"
+#include "task.h"
+
+namespace metagraph::engine {
+
+template <class Task>
+class Batch {
+ public:
+  using T = Traits<Task>;
+  using Action = typename T::Action;
+  using Workspace = typename T::Workspace;
+
+  Batch(const Task& task, void* base, int64_t n)
+      : task_(&task), base_(static_cast<char*>(base)), n_(n), s_(T::state_words(task)) {}
+
+  int64_t size() const { return n_; }
+  int state_words() const { return s_; }
+  static int rows(const Task& task) { return T::state_words(task) + 2; }
+  double* word(int d) const { return reinterpret_cast<double*>(row(d)); }
+  uint64_t* rng() const { return reinterpret_cast<uint64_t*>(row(s_)); }
+  int64_t* steps() const { return reinterpret_cast<int64_t*>(row(s_ + 1)); }
+
+  void load(int64_t i, double* s) const {
+    for (int d = 0; d < s_; ++d) s[d] = word(d)[i];
+  }
+  void store(int64_t i, const double* s) const {
+    for (int d = 0; d < s_; ++d) word(d)[i] = s[d];
+  }
+  // Environment i as W words in the row order (state, stream, step count): what a user reads
+  // and sets as the environment's record.
+  void read_record(int64_t i, uint64_t* out) const {
+    for (int d = 0; d < s_ + 2; ++d) std::memcpy(out + d, row(d) + 8 * i, 8);
+  }
+  void write_record(int64_t i, const uint64_t* in) const {
+    for (int d = 0; d < s_ + 2; ++d) std::memcpy(row(d) + 8 * i, in + d, 8);
+  }
+
+  bool steps_valid(int64_t i) const {
+    return steps()[i] >= 0 && steps()[i] < task_->max_steps();
+  }
+  // Whether environment i holds a state that reset and step can produce.
+  bool valid(int64_t i, double* scratch) const {
+    load(i, scratch);
+    return steps_valid(i) && task_->valid(scratch);
+  }
+  std::string invalid_message(int64_t i, int64_t index) const {
+    const std::string where =
+        task_->id() + ": environment " + std::to_string(index) + " has a state that did not " +
+        "come from reset or step";
+    if (!steps_valid(i))
+      return where + " (step count " + std::to_string(steps()[i]) + " outside [0, " +
+             std::to_string(task_->max_steps()) + "))";
+    return where + " (not finite, or outside what the task allows): reset it";
+  }
+
+  // Environment i starts its stream (seed, index) and a first episode.
+  template <class O>
+  void reseed(Workspace& ws, int64_t i, uint64_t seed, uint64_t index, O* obs,
+              double* scratch) const {
+    rng()[i] = stream_state(seed, index);
+    restart(ws, i, obs, scratch);
+  }
+  // Environment i draws its next initial state from its own stream; its observation to obs.
+  template <class O>
+  void restart(Workspace& ws, int64_t i, O* obs, double* scratch) const {
+    T::reset(*task_, ws, scratch, rng()[i]);
+    store(i, scratch);
+    steps()[i] = 0;
+    T::template observe<false>(*task_, ws, scratch, obs);
+  }
+  // Environment i starts a new episode from a physical state (checked by the caller).
+  template <class O>
+  void start_from(Workspace& ws, int64_t i, const double* physics, O* obs,
+                  double* scratch) const {
+    load(i, scratch);
+    T::set_physical(*task_, ws, scratch, physics);
+    store(i, scratch);
+    steps()[i] = 0;
+    T::template observe<false>(*task_, ws, scratch, obs);
+  }
+  void physical(int64_t i, double* physics, double* scratch) const {
+    load(i, scratch);
+    task_->physical(scratch, physics);
+  }
+
+ private:
+  char* row(int r) const { return base_ + sizeof(uint64_t) * r * n_; }
+  const Task* task_;
+  char* base_;
+  int64_t n_;
+  int s_;
+};
+
+// The outputs of a step, one row per environment (O: float, or double for a host pool of a
+// task with kFloat64Outputs).
+template <class O>
+struct StepOut {
+  O* obs;
+  O* reward;
+  bool* terminated;
+  bool* truncated;
+  O* final_obs;
+
+  StepOut from(int64_t offset, int obs_dim) const {
+    return {obs + offset * obs_dim, reward + offset, terminated + offset, truncated + offset,
+            final_obs + offset * obs_dim};
+  }
+};
+
+// The first problem a check found: its environment index (in the caller's numbering) and
+// message. Threads record their own first find; the lowest index wins.
+class FirstProblem {
+ public:
+  void offer(int64_t index, const std::string& message) {
+    int64_t seen = index_.load();
+    while (index < seen && !index_.compare_exchange_weak(seen, index)) {}
+    if (index <= index_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (index <= message_index_) {
+        message_index_ = index;
+        message_ = message;
+      }
+    }
+  }
+  bool found() const { return index_.load() != kNone; }
+  std::string message() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return message_;
+  }
+
+ private:
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  std::atomic<int64_t> index_{kNone};
+  mutable std::mutex mutex_;
+  int64_t message_index_ = kNone;
+  std::string message_;
+};
+
+// The message for a bad action of environment i, or "" (discrete: in [0, num_actions);
+// continuous: finite).
+template <class Task>
+std::string action_problem(const Task& task, const typename Traits<Task>::Action* a, int dim,
+                           int64_t index) {
+  if constexpr (Traits<Task>::kDiscrete) {
+    if (*a < 0 || *a >= task.num_actions())
+      return task.id() + ": action " + std::to_string(*a) + " at index " +
+             std::to_string(index) + " is outside [0, " + std::to_string(task.num_actions()) +
+             ")";
+  } else {
+    for (int k = 0; k < dim; ++k)
+      if (!std::isfinite(a[k]))
+        return task.id() + ": action at index " + std::to_string(index) +
+               " is not finite (NaN or inf)";
+  }
+  return {};
+}
+
+// Whether every action of environments [begin, end) is in the action space (one branch-free
+// pass; action_problem names the first bad one).
+template <class Task>
+bool actions_ok(const Task& task, const typename Traits<Task>::Action* a, int dim,
+                int64_t begin, int64_t end) {
+  bool ok = true;
+  if constexpr (Traits<Task>::kDiscrete) {
+    const int32_t n = task.num_actions();
+    for (int64_t i = begin; i < end; ++i) ok &= (a[i] >= 0) & (a[i] < n);
+  } else {
+    for (int64_t k = begin * dim; k < end * dim; ++k) ok &= std::isfinite(a[k]);
+  }
+  return ok;
+}
+
+// Phase one of a step over environments [begin, end) of `batch`: records the first bad action
+// and the first bad state in `problems` (indices offset by `offset`), and returns whether the
+// whole part may take the task's fast flavour.
+template <class Task>
+bool check_part(const Task& task, const Batch<Task>& batch,
+                const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,
+                int64_t offset, FirstProblem& bad_action, FirstProblem& bad_state,
+                double* scratch) {
+  using T = Traits<Task>;
+  const int dim = T::action_dim(task);
+  if (!actions_ok(task, actions, dim, begin, end)) {
+    for (int64_t i = begin; i < end; ++i) {
+      const std::string problem = action_problem(task, actions + i * dim, dim, offset + i);
+      if (!problem.empty()) {
+        bad_action.offer(offset + i, problem);
+        break;
+      }
+    }
+  }
+  bool steps_ok = true;
+  const int64_t* steps = batch.steps();
+  const int64_t max_steps = task.max_steps();
+  for (int64_t i = begin; i < end; ++i) steps_ok &= (steps[i] >= 0) & (steps[i] < max_steps);
+  bool all_fast = false;
+  if constexpr (T::kFixedWords) {
+    // One pass that vectorises: the fast flavour's range implies a valid state.
+    constexpr int S = Task::kStateWords;
+    bool fast = T::kHasFast, ok = true;
+    for (int64_t i = begin; i < end; ++i) {
+      double s[S];
+      for (int d = 0; d < S; ++d) s[d] = batch.word(d)[i];
+      if constexpr (T::kHasFast) fast &= T::fast(task, s);
+      else ok &= task.valid(s);
+    }
+    if (fast) all_fast = true;
+    if (!fast && T::kHasFast) {
+      for (int64_t i = begin; i < end; ++i) {
+        double s[S];
+        for (int d = 0; d < S; ++d) s[d] = batch.word(d)[i];
+        ok &= task.valid(s);
+      }
+    }
+    if (ok && steps_ok) return all_fast;
+  } else {
+    bool ok = steps_ok;
+    for (int64_t i = begin; i < end && ok; ++i) ok = batch.valid(i, scratch);
+    if (ok) return false;
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    if (!batch.valid(i, scratch)) {
+      bad_state.offer(offset + i, batch.invalid_message(i, offset + i));
+      break;
+    }
+  }
+  return false;
+}
+
+// Phase two: one step of environments [begin, end) with same-step auto-reset: an environment
+// whose episode ended reports its last observation in final_obs and the next episode's first
+// in obs. Returns whether any episode ended; a task's step error goes to `failed` (the caller
+// fails the step, naming the environment).
+template <class Task, class O>
+bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Batch<Task>& batch,
+               const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,
+               const StepOut<O>& out, bool fast, int64_t offset, FirstProblem& failed,
+               double* scratch) {
+  using T = Traits<Task>;
+  const int obs_dim = task.obs_dim();
+  const int dim = T::action_dim(task);
+  const int64_t max_steps = task.max_steps();
+  int64_t* steps = batch.steps();
+  auto one = [&](auto fast_flavour, double* s, int64_t i) {
+    constexpr bool kFast = decltype(fast_flavour)::value;
+    for (int d = 0; d < batch.state_words(); ++d) s[d] = batch.word(d)[i];
+    Step r;
+    T::template step<kFast>(task, ws, s, actions + i * dim, r);
+    if (r.error >= 0) return r.error;  // the environment did not move
+    for (int d = 0; d < batch.state_words(); ++d) batch.word(d)[i] = s[d];
+    const int64_t t = steps[i] + 1;
+    steps[i] = t;
+    T::template observe<kFast>(task, ws, s, out.final_obs + i * obs_dim);
+    out.reward[i] = static_cast<O>(r.reward);
+    out.terminated[i] = r.terminated;
+    out.truncated[i] = t >= max_steps;  // as Gymnasium's TimeLimit: whether or not it terminated
+    return r.error;
+  };
+  if constexpr (T::kFixedWords && !T::kHasWorkspace) {
+    // Branch-free, so that the compiler steps several environments per instruction. (Such a
+    // task cannot fail a step: `valid` refuses what it could not step.)
+    constexpr int S = Task::kStateWords;
+    if (!T::kHasFast || fast) {
+#pragma GCC ivdep
+      for (int64_t i = begin; i < end; ++i) {
+        double s[S];
+        one(std::integral_constant<bool, T::kHasFast>{}, s, i);
+      }
+    } else {
+      for (int64_t i = begin; i < end; ++i) {
+        double s[S];
+        for (int d = 0; d < S; ++d) s[d] = batch.word(d)[i];
+        if (T::fast(task, s))
+          one(std::true_type{}, s, i);
+        else
+          one(std::false_type{}, s, i);
+      }
+    }
+  } else {
+    for (int64_t i = begin; i < end; ++i) {
+      const int error = one(std::false_type{}, scratch, i);
+      if (error >= 0) {
+        failed.offer(offset + i, task.id() + ": environment " + std::to_string(offset + i) +
+                                     " " + T::error_message(task, error));
+        return false;
+      }
+    }
+  }
+  std::memcpy(out.obs + begin * obs_dim, out.final_obs + begin * obs_dim,
+              sizeof(O) * obs_dim * (end - begin));
+  bool any_done = false;
+  for (int64_t i = begin; i < end; ++i) any_done |= out.terminated[i] | out.truncated[i];
+  if (any_done) {
+    for (int64_t i = begin; i < end; ++i)
+      if (out.terminated[i] || out.truncated[i])
+        batch.restart(ws, i, out.obs + i * obs_dim, scratch);
+  }
+  return any_done;
+}
+
+}  // namespace metagraph::engine

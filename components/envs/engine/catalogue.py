@@ -1,0 +1,92 @@
+"""Every environment the engine can make, by id: the built-in families and a user's own
+(`register`). A family registers each id with a function that makes its spec from keyword
+arguments; specs are made once per distinct arguments (a compiled program names a task object
+by number, so it lives as long as the process)."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+
+from components.envs.engine.spec import EnvSpec, frozen
+
+
+@dataclasses.dataclass(frozen=True)
+class Registration:
+    """How to make one id: `make_spec(env_id, kwargs) -> EnvSpec`, and optionally its
+    pure-JAX twin `twin(spec) -> FunctionalEnv` (door "jax")."""
+
+    env_id: str
+    make_spec: Callable[[str, dict[str, Any]], EnvSpec]
+    twin: Callable[[EnvSpec], Any] | None = None
+    max_episode_steps: int | None = None
+
+
+_registry: dict[str, Registration] = {}
+_specs: dict[tuple, EnvSpec] = {}
+_lock = threading.RLock()
+
+
+def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *,
+             twin: Callable[[EnvSpec], Any] | None = None,
+             max_episode_steps: int | None = None) -> None:
+    """Make `env_id` known to `make`, `make_functional`, `Environment` and Gymnasium
+    (`gymnasium.make("metagraph/<env_id>")`, `gymnasium.make_vec`). Registering an id again
+    replaces it (a rebuilt extension)."""
+    if not isinstance(env_id, str) or not env_id or "/" in env_id:
+        raise ValueError(f"register: env_id must be a non-empty str without '/', got {env_id!r}")
+    with _lock:
+        _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps)
+        for key in [k for k in _specs if k[0] == env_id]:
+            del _specs[key]
+    name = f"metagraph/{env_id}"
+    if name in gymnasium.registry:
+        del gymnasium.registry[name]
+    gymnasium.register(
+        id=name, entry_point="components.envs.engine.single_env:Env",
+        # by name: Gymnasium keeps this spec on every wrapper, and it must pickle
+        vector_entry_point="components.envs.engine.vector_env:vector_entry_point",
+        max_episode_steps=max_episode_steps, kwargs={"env_id": env_id})
+
+
+def env_ids() -> tuple[str, ...]:
+    """Every registered id, in registration order."""
+    return tuple(_registry)
+
+
+def canonical_id(env_id: Any) -> str:
+    """`env_id` without the `metagraph/` namespace. Raises ValueError naming every registered
+    environment when it is none of them (TypeError when it is not a str)."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id must be a str, got {type(env_id).__name__}")
+    key = env_id.removeprefix("metagraph/")
+    if key not in _registry:
+        raise ValueError(f"unknown environment {env_id!r}; environments: {list(_registry)}")
+    return key
+
+
+def registration(env_id: str) -> Registration:
+    """The registration of `env_id` (checked by `canonical_id`)."""
+    return _registry[canonical_id(env_id)]
+
+
+def spec(env_id: str, **kwargs: Any) -> EnvSpec:
+    """The spec of `env_id` made with keyword arguments `kwargs`, made once per arguments."""
+    key = canonical_id(env_id)
+    items = frozen(kwargs)
+    with _lock:
+        if (key, items) not in _specs:
+            made = _registry[key].make_spec(key, dict(kwargs))
+            _specs[(key, items)] = dataclasses.replace(made, kwargs=items)
+        return _specs[(key, items)]
+
+
+def spec_from_items(env_id: str, items: tuple) -> EnvSpec:
+    """`spec` from the items of `EnvSpec.kwargs` (unpickling)."""
+    import components.envs  # noqa: F401  (the built-in families register on import)
+
+    return spec(env_id, **dict(items))

@@ -1,0 +1,171 @@
+// The XLA FFI handlers of every task: reset and step of a batch of environments inside a
+// compiled program, functional (state in, state out, as XLA buffers). The state is
+// uint32[..., W, n, 2]: one structure-of-arrays block (batch.h) of n environments per leading
+// index, so vmap (broadcast_all) just means more environments. The `instance` attribute names
+// the task object (instance.h).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "batch.h"
+#include "instance.h"
+#include "thread_pool.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace metagraph::engine {
+
+namespace ffi = xla::ffi;
+
+template <class Task>
+using ActionBuffer = std::conditional_t<Traits<Task>::kDiscrete, ffi::Buffer<ffi::S32>,
+                                        ffi::Buffer<ffi::F32>>;
+
+inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
+
+// key: uint32[G, 2] (G >= 1); state: uint32[G, W, n, 2]; obs: float32[G, n, O]. Environment j
+// of block g draws from the stream of (key g, j), as environment j of a host pool seeded with
+// that key's 64 bits.
+template <class Task>
+ffi::Error ffi_reset(ffi::Buffer<ffi::U32> key, ffi::ResultBuffer<ffi::U32> state,
+                     ffi::ResultBuffer<ffi::F32> obs, int64_t instance) {
+  const Instance<Task>* owner = Instance<Task>::find(instance);
+  if (owner == nullptr)
+    return ffi::Error::InvalidArgument("reset: unknown task instance " + std::to_string(instance));
+  const Task& task = owner->task();
+  const int64_t o = task.obs_dim();
+  const int64_t w = Batch<Task>::rows(task);
+  const int64_t num_keys = static_cast<int64_t>(key.element_count() / 2);
+  const int64_t total = o > 0 ? static_cast<int64_t>(obs->element_count() / o) : 0;
+  if (num_keys < 1 || key.element_count() % 2 != 0 || total % num_keys != 0 ||
+      state->element_count() != static_cast<size_t>(total * w * 2) ||
+      obs->element_count() != static_cast<size_t>(total * o))
+    return ffi::Error::InvalidArgument(task.id() + " reset: inconsistent buffer sizes");
+  if (!aligned8(state->untyped_data()))
+    return ffi::Error::Internal(task.id() + " reset: state buffer is not 8-byte aligned");
+  const uint32_t* keys = key.typed_data();
+  const int64_t n = total / num_keys;
+  try {
+    typename Instance<Task>::Lease ws(*owner);
+    std::vector<double> scratch(Batch<Task>::rows(task));
+    for (int64_t g = 0; g < num_keys; ++g) {
+      const uint64_t seed = (static_cast<uint64_t>(keys[2 * g]) << 32) | keys[2 * g + 1];
+      const Batch<Task> batch(task, state->typed_data() + g * w * n * 2, n);
+      for (int64_t j = 0; j < n; ++j)
+        batch.reseed(ws.get(), j, seed, static_cast<uint64_t>(j),
+                     obs->typed_data() + (g * n + j) * o, scratch.data());
+    }
+  } catch (const std::exception& e) {  // no exception may cross into XLA
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " reset: " + e.what());
+  }
+  return ffi::Error::Success();
+}
+
+template <class Task>
+ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
+                    ffi::ResultBuffer<ffi::U32> state_out, ffi::ResultBuffer<ffi::F32> obs,
+                    ffi::ResultBuffer<ffi::F32> reward, ffi::ResultBuffer<ffi::PRED> terminated,
+                    ffi::ResultBuffer<ffi::PRED> truncated,
+                    ffi::ResultBuffer<ffi::F32> final_obs, int32_t num_threads,
+                    int64_t instance) {
+  using T = Traits<Task>;
+  const Instance<Task>* owner = Instance<Task>::find(instance);
+  if (owner == nullptr)
+    return ffi::Error::InvalidArgument("step: unknown task instance " + std::to_string(instance));
+  const Task& task = owner->task();
+  const int64_t w = Batch<Task>::rows(task);
+  const int64_t o = task.obs_dim();
+  const int64_t dim = T::action_dim(task);
+  const auto dims = state_in.dimensions();
+  const size_t rank = dims.size();
+  const size_t words = state_in.element_count();
+  if (rank < 3 || dims[rank - 1] != 2 || dims[rank - 3] != w || dims[rank - 2] < 1)
+    return ffi::Error::InvalidArgument(task.id() + " step: the state is not uint32[..., " +
+                                       std::to_string(w) + ", n, 2]");
+  const int64_t n = dims[rank - 2];
+  const int64_t total = static_cast<int64_t>(words / (w * 2));
+  if (words != static_cast<size_t>(total * w * 2) || state_out->element_count() != words ||
+      action.element_count() != static_cast<size_t>(total * dim) ||
+      obs->element_count() != static_cast<size_t>(total * o) ||
+      final_obs->element_count() != static_cast<size_t>(total * o) ||
+      reward->element_count() != static_cast<size_t>(total) ||
+      terminated->element_count() != static_cast<size_t>(total) ||
+      truncated->element_count() != static_cast<size_t>(total))
+    return ffi::Error::InvalidArgument(task.id() + " step: inconsistent buffer sizes");
+  if (!aligned8(state_out->untyped_data()))
+    return ffi::Error::Internal(task.id() + " step: state buffer is not 8-byte aligned");
+  if (state_out->untyped_data() != state_in.untyped_data())
+    std::memcpy(state_out->untyped_data(), state_in.untyped_data(), words * sizeof(uint32_t));
+  uint32_t* state = state_out->typed_data();
+  const auto* actions = reinterpret_cast<const typename T::Action*>(action.untyped_data());
+  const StepOut<float> out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
+                           truncated->typed_data(), final_obs->typed_data()};
+  const int threads = std::max(1, static_cast<int>(num_threads));
+  std::vector<char> fast(threads, 0);
+  FirstProblem bad_action, bad_state, failed;
+  // A part [begin, end) of the total touches the blocks g = begin / n ... (end - 1) / n.
+  auto blocks = [&](int64_t begin, int64_t end, auto&& f) {
+    for (int64_t g = begin / n; g * n < end; ++g) {
+      const int64_t lo = std::max(begin, g * n) - g * n;
+      const int64_t hi = std::min(end, (g + 1) * n) - g * n;
+      f(Batch<Task>(task, state + g * w * n * 2, n), g, lo, hi);
+    }
+  };
+  const ThreadPool::Job check = [&](int t, int64_t begin, int64_t end) {
+    std::vector<double> scratch(w);
+    bool all_fast = true;
+    blocks(begin, end, [&](const Batch<Task>& batch, int64_t g, int64_t lo, int64_t hi) {
+      all_fast &= check_part(task, batch, actions + g * n * dim, lo, hi, g * n, bad_action,
+                             bad_state, scratch.data());
+    });
+    fast[t] = all_fast;
+  };
+  const ThreadPool::Job step = [&](int t, int64_t begin, int64_t end) {
+    typename Instance<Task>::Lease ws(*owner);
+    std::vector<double> scratch(w);
+    blocks(begin, end, [&](const Batch<Task>& batch, int64_t g, int64_t lo, int64_t hi) {
+      step_part(task, ws.get(), batch, actions + g * n * dim, lo, hi, out.from(g * n, o),
+                static_cast<bool>(fast[t]), g * n, failed, scratch.data());
+    });
+  };
+  try {
+    parallel_run(threads, T::kMinPerThread, total, check, step,
+                 [&] { return !bad_action.found() && !bad_state.found(); });
+  } catch (const std::exception& e) {  // no exception may cross into XLA
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " step: " + e.what());
+  }
+  // The state was not touched when a check failed; the program fails all the same, so that
+  // no caller reads a step that did not happen.
+  if (bad_action.found()) return ffi::Error::InvalidArgument(bad_action.message());
+  if (bad_state.found()) return ffi::Error::InvalidArgument(bad_state.message());
+  if (failed.found()) return ffi::Error(ffi::ErrorCode::kFailedPrecondition, failed.message());
+  return ffi::Error::Success();
+}
+
+inline auto reset_binding() {
+  return ffi::Ffi::Bind()
+      .Arg<ffi::Buffer<ffi::U32>>()
+      .Ret<ffi::Buffer<ffi::U32>>()
+      .Ret<ffi::Buffer<ffi::F32>>()
+      .Attr<int64_t>("instance");
+}
+
+template <class Task>
+auto step_binding() {
+  return ffi::Ffi::Bind()
+      .Arg<ffi::Buffer<ffi::U32>>()
+      .template Arg<ActionBuffer<Task>>()
+      .template Ret<ffi::Buffer<ffi::U32>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<ffi::PRED>>()
+      .template Ret<ffi::Buffer<ffi::PRED>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Attr<int32_t>("num_threads")
+      .template Attr<int64_t>("instance");
+}
+
+}  // namespace metagraph::engine

@@ -1,0 +1,99 @@
+"""The functional interface over a host pool: `reset` / `step` reach a `gymnasium.vector.VectorEnv`
+(the engine's threaded pool, or any Gymnasium environment vectorised with same-step auto-reset)
+through ordered `io_callback`s, so an agent's fused rollout (`lax.scan`) runs unchanged with
+the environment stepping on the host while the compiled program runs the network.
+
+The "state" is a placeholder (uint32[N, 1]); the real state lives in the pool. No vmap, and
+one program at a time per pool. While a graph's state is being created, nothing reaches the
+pool (placeholder outputs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental import io_callback
+
+from components.envs.engine.actions import action_error
+from components.envs.engine.functional import FunctionalEnv
+from components.envs.engine.spec import EnvSpec
+from metagraph import context
+
+
+def seed_of(key: Any) -> int:
+    """The 64-bit seed a raw key `PRNGKey(s)` carries (s, for s < 2**64)."""
+    words = np.asarray(key, np.uint32)
+    return (int(words[0]) << 32) | int(words[1])
+
+
+def spec_of_gymnasium(env_id: str, pool: gymnasium.vector.VectorEnv) -> EnvSpec:
+    """An EnvSpec for a Gymnasium environment (Box observations, Discrete or Box actions, a
+    time limit)."""
+    observation, action = pool.single_observation_space, pool.single_action_space
+    if not isinstance(observation, gymnasium.spaces.Box):
+        raise TypeError(f"{env_id}: observations must be a Box, got {observation}")
+    if not isinstance(action, gymnasium.spaces.Discrete | gymnasium.spaces.Box):
+        raise TypeError(f"{env_id}: actions must be Discrete or Box, got {action}")
+    limit = pool.spec.max_episode_steps if pool.spec is not None else None
+    if limit is None:
+        raise ValueError(f"{env_id}: a time limit (max_episode_steps) is needed")
+    return EnvSpec(env_id, observation, action, int(limit))
+
+
+@dataclasses.dataclass(frozen=True)
+class HostDoor(FunctionalEnv):
+    """A host pool (`pool`, a `gymnasium.vector.VectorEnv` with same-step auto-reset) behind
+    the functional interface, stepped from the program through ordered `io_callback`s. Bad
+    actions fail the step with the native core's message, before the pool sees them."""
+
+    pool: Any = None
+    door: ClassVar[str] = "host"
+
+    def _structs(self, n: int) -> tuple:
+        obs = jax.ShapeDtypeStruct((n, *self.env_spec.observation_space.shape), jnp.float32)
+        flag = jax.ShapeDtypeStruct((n,), jnp.bool_)
+        return obs, jax.ShapeDtypeStruct((n,), jnp.float32), flag, flag, obs
+
+    def _batch_shape(self, state: Any) -> tuple[int, ...]:
+        return tuple(jnp.shape(state)[:1])
+
+    def _reset(self, key: jax.Array, num_envs: int) -> tuple[jax.Array, jax.Array]:
+        if num_envs != self.pool.num_envs:
+            raise ValueError(f"{self.env_spec.env_id}: the host pool has {self.pool.num_envs} "
+                             f"environments, reset asked for {num_envs}")
+        state = jnp.zeros((num_envs, 1), jnp.uint32)
+        obs_struct = self._structs(num_envs)[0]
+        if context.initializing():
+            return state, jnp.zeros(obs_struct.shape, obs_struct.dtype)
+
+        def host_reset(key):
+            obs, _ = self.pool.reset(seed=seed_of(key))
+            return np.asarray(obs, np.float32)
+
+        return state, io_callback(host_reset, obs_struct, key, ordered=True)
+
+    def _step(self, state: jax.Array, action: jax.Array) -> tuple:
+        structs = self._structs(self.pool.num_envs)
+        if context.initializing():
+            return (state, *(jnp.zeros(s.shape, s.dtype) for s in structs))
+
+        def host_step(action):
+            message = action_error(self.env_spec, action)
+            if message is not None:
+                raise ValueError(message)
+            obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
+            obs = np.asarray(obs, np.float32)
+            final = info.get("final_obs")
+            if final is not None and final.dtype == object:  # Gymnasium: per-env entries
+                mask = info["_final_obs"]
+                final = np.stack([final[i] if mask[i] else obs[i] for i in range(len(obs))])
+            final = obs if final is None else np.asarray(final, np.float32)
+            return (obs, np.asarray(reward, np.float32), np.asarray(terminated, bool),
+                    np.asarray(truncated, bool), final)
+
+        return (state, *io_callback(host_step, structs, action, ordered=True))

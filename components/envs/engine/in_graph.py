@@ -1,0 +1,136 @@
+"""`InGraphEnv`: the native door of the functional interface for every task, the C++ step run
+inside a compiled program through the XLA FFI (CPU; `vmap_method="broadcast_all"`: every
+leading dimension is just more environments). Functional: state in, state out, as XLA buffers,
+so `lax.scan`, `vmap` and a tree search can step from any stored state."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
+from components.envs.engine.threads import resolve_threads
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def target_names(task: Any) -> tuple[str, str]:
+    """The XLA FFI target names of a compiled task class: (reset, step)."""
+    cls = type(task)
+    base = f"metagraph_{cls.__module__.replace('.', '_')}_{cls.__name__}"
+    return f"{base}_reset", f"{base}_step"
+
+
+def register_ffi_targets(task: Any) -> tuple[str, str]:
+    """Register the reset and step handlers of `task`'s class with XLA (CPU), once per class
+    (idempotent, thread-safe); returns their target names."""
+    names = target_names(task)
+    with _lock:
+        if names[0] not in _registered:
+            jax.ffi.register_ffi_target(names[0], type(task).ffi_reset, platform="cpu")
+            jax.ffi.register_ffi_target(names[1], type(task).ffi_step, platform="cpu")
+            _registered.add(names[0])
+    return names
+
+
+def records_of(state: Any) -> np.ndarray:
+    """The in-graph state uint32[..., W, n, 2] as records uint64[..., n, W] (the host pool's
+    `records()` layout), read on the host."""
+    words = np.ascontiguousarray(np.asarray(state), np.uint32).view(np.uint64)[..., 0]
+    return np.ascontiguousarray(np.swapaxes(words, -1, -2))
+
+
+def state_of(records: Any) -> np.ndarray:
+    """Records uint64[..., n, W] as the in-graph state uint32[..., W, n, 2]."""
+    words = np.ascontiguousarray(np.swapaxes(np.asarray(records, np.uint64), -1, -2))
+    return words[..., None].view(np.uint32)
+
+
+@dataclasses.dataclass(frozen=True)
+class InGraphEnv(FunctionalEnv):
+    """A task's C++ step through the XLA FFI (CPU). The state is opaque, uint32[..., W, n, 2]:
+    the engine's structure of arrays (W rows of n 8-byte words: the task's words, the random
+    streams, the step counts). Environment i of `reset(PRNGKey(s), n)` draws from the stream of
+    (s, i), as environment i of the host pool `make(..., seed=s)` does."""
+
+    door: ClassVar[str] = "native"
+    num_threads: int | None = None  # C++ threads stepping inside the program; None: every core
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_threads", resolve_threads(
+            self.num_threads, None, f"{self.env_spec.env_id} (native door)"))
+        register_ffi_targets(self.env_spec.task)
+
+    @property
+    def _targets(self) -> tuple[str, str]:
+        return target_names(self.env_spec.task)
+
+    def _batch_shape(self, state: Any) -> tuple[int, ...]:
+        state = jnp.asarray(state)
+        rows = self.env_spec.record_words
+        if state.dtype != jnp.uint32 or state.ndim < 3 or state.shape[-1] != 2 \
+                or state.shape[-3] != rows:
+            raise TypeError(f"{self.env_spec.env_id}.step: state must come from reset "
+                            f"(uint32[..., {rows}, num_envs, 2]), got "
+                            f"{state.dtype}{list(state.shape)}")
+        return state.shape[:-3] + state.shape[-2:-1]
+
+    def _reset(self, key: jax.Array, num_envs: int) -> tuple[jax.Array, jax.Array]:
+        lead = key.shape[:-1]
+        rows = self.env_spec.record_words
+        outputs = (jax.ShapeDtypeStruct(lead + (rows, num_envs, 2), jnp.uint32),
+                   jax.ShapeDtypeStruct(lead + (num_envs, self.obs_dim), jnp.float32))
+        return jax.ffi.ffi_call(self._targets[0], outputs, vmap_method="broadcast_all")(
+            key, instance=np.int64(self.env_spec.task.instance))
+
+    def _step(self, state: jax.Array, action: jax.Array) -> tuple:
+        state = jnp.asarray(state)
+        n_shape = self._batch_shape(state)
+        obs = jax.ShapeDtypeStruct(n_shape + (self.obs_dim,), jnp.float32)
+        flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
+        outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
+                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs)
+        return jax.ffi.ffi_call(self._targets[1], outputs, vmap_method="broadcast_all",
+                                input_output_aliases={0: 0})(
+            state, action, num_threads=np.int32(self.num_threads),
+            instance=np.int64(self.env_spec.task.instance))
+
+    def records(self, state: Any) -> np.ndarray:
+        """The environments' records, uint64[..., n, W], read on the host (the words of the
+        host pool's `records()`)."""
+        return records_of(state)
+
+    def physical_state(self, state: Any) -> np.ndarray:
+        """The physical state of each environment, float64 [..., n, physical_dim]."""
+        records = self.records(state)
+        flat = np.ascontiguousarray(records.reshape(-1, records.shape[-1]))
+        physics = self.env_spec.task.physical(flat)
+        return physics.reshape(records.shape[:-1] + (self.env_spec.physical_dim,))
+
+    def elapsed_steps(self, state: Any) -> np.ndarray:
+        """Steps taken in each environment's current episode."""
+        return self.records(state)[..., -1].astype(np.int32)
+
+    def state_from_physical(self, physics: Any, seed: int = 0, elapsed_steps: Any = 0
+                            ) -> np.ndarray:
+        """An opaque state that starts each environment from the given physical state
+        ((n, physical_dim) or (physical_dim,)), as if `elapsed_steps` of its episode had
+        passed (to reach the time limit in tests)."""
+        physics = self._physics_for(physics)
+        num_envs = physics.shape[0]
+        pool = self._pool(num_envs, seed)
+        pool.reset_to(physics)
+        records = pool.records()
+        records[:, -1] = check_elapsed_steps(self.env_spec, elapsed_steps, num_envs)
+        return state_of(records)
+
+    def _pool(self, num_envs: int, seed: int = 0) -> Any:
+        """A host pool of the same task (one thread), to read and make states."""
+        task = self.env_spec.task
+        return task.Pool(task, num_envs, seed, 1)

@@ -1,0 +1,248 @@
+// The host pool of every task: n environments in one structure-of-arrays block (batch.h),
+// stepped by the pool's own C++ threads with the GIL released, returning fresh NumPy arrays.
+//
+// Safe to call from several Python threads at once: every call that reads or writes the
+// environments holds the pool's lock (taken with the GIL released), so concurrent calls give
+// the results of some serial order.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+
+#include "batch.h"
+#include "instance.h"
+#include "numpy_arrays.h"
+#include "thread_pool.h"
+
+namespace metagraph::engine {
+
+namespace nb = nanobind;
+
+template <class Task>
+class Pool {
+ public:
+  using T = Traits<Task>;
+  using Action = typename T::Action;
+  using Workspace = typename T::Workspace;
+  using O = std::conditional_t<T::kFloat64Outputs, double, float>;
+  static constexpr int64_t kMaxEnvs = int64_t{1} << 28;
+  static constexpr int kMaxThreads = 1024;
+
+  Pool(std::shared_ptr<const Task> task, int64_t num_envs, uint64_t seed, int num_threads)
+      : task_(std::move(task)),
+        n_(check_size(*task_, num_envs)),
+        words_(Batch<Task>::rows(*task_)),
+        dim_(T::action_dim(*task_)),
+        storage_(static_cast<size_t>(words_) * n_),
+        actions_(static_cast<size_t>(n_) * dim_),
+        threads_(check_threads(*task_, num_threads), T::kMinPerThread),
+        fast_(threads_.size(), 0),
+        scratch_(threads_.size(), std::vector<double>(words_)) {
+    for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
+    std::vector<O> obs(static_cast<size_t>(n_) * task_->obs_dim());
+    reseed(seed, obs.data());
+  }
+
+  int64_t num_envs() const { return n_; }
+  int num_threads() const { return threads_.size(); }
+  bool closed() const { return closed_.load(); }
+  void close() { closed_.store(true); }
+
+  // With a seed, environment i restarts its stream from (seed, i); without one, each draws its
+  // next initial state from where its stream is. Returns the first observations.
+  nb::object reset(std::optional<uint64_t> seed) {
+    check_open();
+    auto [array, obs] = new_array<O>({rows(), task_->obs_dim()});
+    locked([&] {
+      if (seed) {
+        reseed(*seed, obs);
+      } else {
+        parallel([&](Workspace& ws, int64_t i, double* scratch) {
+          batch().restart(ws, i, obs + i * task_->obs_dim(), scratch);
+        });
+      }
+    });
+    return array;
+  }
+
+  // Starts every environment from a physical state, float64 (n, physical_dim), each finite
+  // (checked before any environment moves).
+  nb::object reset_to(nb::handle physics) {
+    check_open();
+    const int p = task_->physical_dim();
+    const std::vector<double> x = copy_of<double>(physics, n_ * p, "physical states");
+    for (int64_t i = 0; i < n_; ++i)
+      for (int k = 0; k < p; ++k)
+        if (!std::isfinite(x[i * p + k]))
+          throw std::invalid_argument(task_->id() + ": the physical state of environment " +
+                                      std::to_string(i) + " is not finite");
+    auto [array, obs] = new_array<O>({rows(), task_->obs_dim()});
+    locked([&] {
+      parallel([&](Workspace& ws, int64_t i, double* scratch) {
+        batch().start_from(ws, i, x.data() + i * p, obs + i * task_->obs_dim(), scratch);
+      });
+    });
+    return array;
+  }
+
+  // One step of every environment: (obs, reward, terminated, truncated, final_obs, any_done).
+  // Bad actions and states are refused (before any environment moves) with the in-graph
+  // door's messages; a step the task fails (MuJoCo went unstable) names the environment.
+  nb::tuple step(nb::handle actions) {
+    check_open();
+    // The caller's data is copied (another Python thread may write it once the GIL is free)
+    // inside the threaded pass, by each thread for its part, as it checks it.
+    const Action* given = array_data<Action>(actions, static_cast<size_t>(n_) * dim_,
+                                             task_->id().c_str(), "actions");
+    const int o = task_->obs_dim();
+    auto [obs_array, obs] = new_array<O>({rows(), o});
+    auto [final_array, final_obs] = new_array<O>({rows(), o});
+    auto [reward_array, reward] = new_array<O>({rows()});
+    auto [terminated_array, terminated] = new_array<bool>({rows()});
+    auto [truncated_array, truncated] = new_array<bool>({rows()});
+    FirstProblem bad_action, bad_state, failed;
+    std::atomic<bool> any_done{false};
+    locked([&] {
+      const Batch<Task> all = batch();
+      const StepOut<O> out{obs, reward, terminated, truncated, final_obs};
+      Action* a = actions_.data();
+      threads_.run(
+          n_,
+          [&](int t, int64_t begin, int64_t end) {
+            std::memcpy(a + begin * dim_, given + begin * dim_,
+                        sizeof(Action) * dim_ * (end - begin));
+            fast_[t] = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
+                                  scratch(t));
+          },
+          [&](int t, int64_t begin, int64_t end) {
+            if (step_part(*task_, workspaces_[t], all, a, begin, end, out, fast_[t] != 0, 0,
+                          failed, scratch(t)))
+              any_done.store(true, std::memory_order_relaxed);
+          },
+          [&] { return !bad_action.found() && !bad_state.found(); });
+    });
+    if (bad_action.found()) throw std::invalid_argument(bad_action.message());
+    if (bad_state.found()) throw std::invalid_argument(bad_state.message());
+    if (failed.found()) throw std::runtime_error(failed.message());
+    return nb::make_tuple(obs_array, reward_array, terminated_array, truncated_array,
+                          final_array, any_done.load());
+  }
+
+  // Every environment's physical state, float64 (n, physical_dim).
+  nb::object physics() {
+    const int p = task_->physical_dim();
+    auto [array, data] = new_array<double>({rows(), p});
+    locked([&] {
+      for (int64_t i = 0; i < n_; ++i) batch().physical(i, data + i * p, scratch(0));
+    });
+    return array;
+  }
+
+  nb::object elapsed_steps() {
+    auto [array, data] = new_array<int32_t>({rows()});
+    locked([&] {
+      for (int64_t i = 0; i < n_; ++i) data[i] = static_cast<int32_t>(batch().steps()[i]);
+    });
+    return array;
+  }
+
+  // Every environment's record, uint64 (n, W): its state words, random stream and step count
+  // (the words the in-graph door carries), for pickling and exact copies.
+  nb::object records() {
+    auto [array, data] = new_array<uint64_t>({rows(), static_cast<npy_intp>(words_)});
+    locked([&] {
+      for (int64_t i = 0; i < n_; ++i) batch().read_record(i, data + i * words_);
+    });
+    return array;
+  }
+
+  // Sets every environment from records, uint64 (n, W) exactly, each checked first.
+  void set_records(nb::handle records) {
+    check_open();
+    const uint64_t* given = array_data<uint64_t>(records, static_cast<size_t>(n_) * words_,
+                                                 task_->id().c_str(), "record words");
+    auto* array = reinterpret_cast<PyArrayObject*>(records.ptr());
+    if (PyArray_NDIM(array) != 2 || PyArray_DIM(array, 0) != n_ || PyArray_DIM(array, 1) != words_)
+      throw std::invalid_argument(task_->id() + ": records must have shape (" +
+                                  std::to_string(n_) + ", " + std::to_string(words_) + ")");
+    std::vector<uint64_t> block(storage_.size());
+    const Batch<Task> copy(*task_, block.data(), n_);
+    for (int64_t i = 0; i < n_; ++i) copy.write_record(i, given + i * words_);
+    std::vector<double> s(words_);
+    for (int64_t i = 0; i < n_; ++i)
+      if (!copy.valid(i, s.data())) throw std::invalid_argument(copy.invalid_message(i, i));
+    locked([&] { storage_ = std::move(block); });
+  }
+
+ private:
+  static int64_t check_size(const Task& task, int64_t n) {
+    if (n < 1 || n > kMaxEnvs)
+      throw std::invalid_argument(task.id() + ": num_envs must be in [1, 2^28], got " +
+                                  std::to_string(n));
+    return n;
+  }
+  static int check_threads(const Task& task, int n) {
+    if (n < 1 || n > kMaxThreads)
+      throw std::invalid_argument(task.id() + ": num_threads must be in [1, " +
+                                  std::to_string(kMaxThreads) + "], got " + std::to_string(n));
+    return n;
+  }
+  void check_open() const {
+    if (closed_.load()) throw std::runtime_error(task_->id() + ": the pool is closed");
+  }
+  // Runs f, which touches the environments but no Python object, under the pool's lock with
+  // the GIL released (a thread waiting for the lock never blocks the interpreter).
+  template <class F>
+  void locked(F&& f) {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    f();
+  }
+  // f(workspace, i, scratch) for every environment, on the pool's threads.
+  template <class F>
+  void parallel(F&& f) {
+    threads_.run(n_, [&](int t, int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) f(workspaces_[t], i, scratch(t));
+    });
+  }
+  double* scratch(int t) { return scratch_[t].data(); }
+  template <class V>
+  std::vector<V> copy_of(nb::handle obj, size_t count, const char* what) const {
+    const V* data = array_data<V>(obj, count, task_->id().c_str(), what);
+    return std::vector<V>(data, data + count);
+  }
+  void reseed(uint64_t seed, O* obs) {
+    parallel([&](Workspace& ws, int64_t i, double* scratch) {
+      batch().reseed(ws, i, seed, static_cast<uint64_t>(i), obs + i * task_->obs_dim(), scratch);
+    });
+  }
+  npy_intp rows() const { return static_cast<npy_intp>(n_); }
+  Batch<Task> batch() const {
+    return Batch<Task>(*task_, const_cast<uint64_t*>(storage_.data()), n_);
+  }
+
+  std::shared_ptr<const Task> task_;
+  int64_t n_;
+  int words_;
+  int dim_;
+  std::vector<uint64_t> storage_;
+  std::vector<Action> actions_;  // the step's private copy of the caller's actions
+  ThreadPool threads_;
+  std::vector<char> fast_;  // per part: whether it may take the fast flavour
+  std::vector<std::vector<double>> scratch_;  // per thread: one environment's words
+  std::vector<Workspace> workspaces_;
+  std::mutex mutex_;
+  std::atomic<bool> closed_{false};
+};
+
+}  // namespace metagraph::engine

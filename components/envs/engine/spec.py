@@ -1,0 +1,98 @@
+"""`EnvSpec`: what one environment is, made from its id and keyword arguments: Gymnasium's
+spaces, the episode limit, and the compiled task object (engine/task.h) that the host pool and
+the in-graph door step."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvSpec:
+    """An environment made with given keyword arguments.
+
+    Attributes:
+        env_id: its id ("CartPole-v1"; without the `metagraph/` namespace).
+        observation_space, action_space: one environment's Gymnasium spaces.
+        max_episode_steps: episodes are truncated after this many steps.
+        task: the compiled task object (None for a Gymnasium environment behind the host
+            door): its sizes, its host pool class (`task.Pool`) and its XLA FFI handlers.
+        kwargs: the keyword arguments it was made with, as sorted (name, value) items.
+        physical_options: reset option names whose values, concatenated, are the physical
+            state (MuJoCo: ("qpos", "qvel")); `options={"state": ...}` works for every task.
+    """
+
+    env_id: str
+    observation_space: gymnasium.spaces.Box
+    action_space: gymnasium.spaces.Space
+    max_episode_steps: int
+    task: Any = None
+    kwargs: tuple = ()
+    physical_options: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple:
+        """Pickled by id and arguments (the task object is process-local): unpickling makes
+        (or finds) the spec again."""
+        from components.envs.engine.catalogue import spec_from_items
+
+        return spec_from_items, (self.env_id, self.kwargs)
+
+    @property
+    def discrete(self) -> bool:
+        """True if the action space is `Discrete`."""
+        return isinstance(self.action_space, gymnasium.spaces.Discrete)
+
+    @property
+    def action_dtype(self) -> np.dtype:
+        """The actions' dtype: int32 for discrete actions, float32 otherwise."""
+        return np.dtype(np.int32) if self.discrete else np.dtype(np.float32)
+
+    @property
+    def action_shape(self) -> tuple[int, ...]:
+        """One environment's action shape: () discrete, the Box's shape otherwise."""
+        return () if self.discrete else tuple(self.action_space.shape)
+
+    @property
+    def physical_dim(self) -> int:
+        """The length of the physical state users read and set (float64)."""
+        return int(self.task.physical_dim)
+
+    @property
+    def record_words(self) -> int:
+        """8-byte words of one environment's whole state: the task's words, the random
+        stream and the step count (the rows of the in-graph state)."""
+        return int(self.task.record_words)
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...)."""
+        return dict(self.task.info)
+
+
+def frozen(kwargs: dict[str, Any]) -> tuple:
+    """Keyword arguments as a sorted, hashable tuple of items (lists become tuples)."""
+    return tuple(sorted((name, tuple(value) if isinstance(value, list | np.ndarray) else value)
+                        for name, value in kwargs.items()))
+
+
+def physical_rows(spec: EnvSpec, state: Any, num_envs: int, what: str = "options['state']"
+                  ) -> np.ndarray:
+    """A physical state, (physical_dim,) for every environment or (num_envs, physical_dim),
+    float64 and finite, as the C-contiguous rows the pool reads."""
+    dim = spec.physical_dim
+    arr = np.asarray(state)
+    if arr.dtype == object or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{spec.env_id}: {what} must be numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if arr.shape == (dim,):
+        arr = np.broadcast_to(arr, (num_envs, dim))
+    if arr.shape != (num_envs, dim):
+        raise ValueError(f"{spec.env_id}: {what} must have shape ({dim},) or ({num_envs}, "
+                         f"{dim}), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{spec.env_id}: {what} must be finite")
+    return np.ascontiguousarray(arr)

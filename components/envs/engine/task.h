@@ -1,0 +1,188 @@
+// The contract of a task: what a family writes, in one header, for the engine to do the rest
+// (the threaded host pool, the XLA FFI handlers, checks, auto-reset, random streams).
+//
+// A task is a class. The engine makes one object per configuration (`Task(const Config&)`,
+// config.h) and calls it from many threads at once, so every method is const. Required:
+//
+//   using Action = int32_t;            // discrete actions in [0, num_actions()), or
+//   using Action = float;              // continuous actions, action_dim() floats each
+//   static constexpr int kStateWords;  // 8-byte words of one environment's state, or
+//                                      // engine::kDynamic and `int state_words() const`
+//   explicit Task(const engine::Config& config);
+//   std::string id() const;            // the environment id, for messages ("CartPole-v1")
+//   int obs_dim() const;
+//   int num_actions() const;           // discrete tasks
+//   int action_dim() const;            // continuous tasks (floats per action)
+//   int64_t max_steps() const;         // episodes are truncated after this many steps
+//   int physical_dim() const;          // the physical state users read and set (float64)
+//   void reset(double* state, uint64_t& rng) const;            // a new episode's state
+//   void step(double* state, const Action* action, engine::Step& out) const;
+//   template <class T> void observe(const double* state, T* obs) const;
+//   bool valid(const double* state) const;  // a state reset and step can produce (finite...)
+//   void physical(const double* state, double* physics) const;
+//   void set_physical(double* state, const double* physics) const;
+//
+// The state is the environment's own words (float64 or integer bits); the engine keeps the
+// random stream (`rng`, advanced by reset only) and the step count beside them. Optional:
+//
+//   using Workspace = ...;  `Workspace workspace() const;`  scratch that a thread reuses from
+//       one environment to the next (MuJoCo's mjData). Then reset, step, observe and
+//       set_physical take `Workspace&` first, and observe is always called right after reset,
+//       set_physical or step of the same environment on the same workspace.
+//   std::string error_message(int error) const;  the words for a step that set out.error >= 0
+//       (the physics went unstable); the step then fails, naming the environment.
+//   static constexpr int64_t kMinPerThread;  the fewest environments worth another thread
+//       (default 512: a cheap step; MuJoCo says 1).
+//   static constexpr bool kFloat64Outputs;  the host pool returns float64 observations and
+//       rewards (Gymnasium's MuJoCo tasks do); the in-graph door is float32 always.
+//   bool fast(const double* state) const;  with `template <bool kFast> step/observe`: a
+//       flavour of the step that is only right for some states (a vectorisable sin and cos
+//       within a range); the engine uses it for a range of environments that all pass.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace metagraph::engine {
+
+constexpr int kDynamic = -1;
+
+// What a step reports besides the new state.
+struct Step {
+  double reward = 0.0;
+  bool terminated = false;
+  int error = -1;  // >= 0: the step failed (the task's error_message says why)
+};
+
+struct NoWorkspace {};
+
+template <class Task, class = void>
+struct WorkspaceOf {
+  using type = NoWorkspace;
+  static constexpr bool kHas = false;
+};
+template <class Task>
+struct WorkspaceOf<Task, std::void_t<typename Task::Workspace>> {
+  using type = typename Task::Workspace;
+  static constexpr bool kHas = true;
+};
+
+template <class Task, class = void>
+struct HasFast : std::false_type {};
+template <class Task>
+struct HasFast<Task, std::void_t<decltype(std::declval<const Task&>().fast(
+                         static_cast<const double*>(nullptr)))>> : std::true_type {};
+
+template <class Task, class = void>
+struct HasErrorMessage : std::false_type {};
+template <class Task>
+struct HasErrorMessage<Task, std::void_t<decltype(std::declval<const Task&>().error_message(0))>>
+    : std::true_type {};
+
+template <class Task, class = void>
+struct MinPerThread : std::integral_constant<int64_t, 512> {};
+template <class Task>
+struct MinPerThread<Task, std::void_t<decltype(Task::kMinPerThread)>>
+    : std::integral_constant<int64_t, Task::kMinPerThread> {};
+
+template <class Task, class = void>
+struct Float64Outputs : std::false_type {};
+template <class Task>
+struct Float64Outputs<Task, std::void_t<decltype(Task::kFloat64Outputs)>>
+    : std::integral_constant<bool, Task::kFloat64Outputs> {};
+
+// The engine's view of a task: the contract's optional parts filled in.
+template <class Task>
+struct Traits {
+  using Action = typename Task::Action;
+  using Workspace = typename WorkspaceOf<Task>::type;
+  static constexpr bool kDiscrete = std::is_same_v<Action, int32_t>;
+  static constexpr bool kHasWorkspace = WorkspaceOf<Task>::kHas;
+  static constexpr bool kFixedWords = Task::kStateWords != kDynamic;
+  static constexpr bool kHasFast = HasFast<Task>::value;
+  static constexpr int64_t kMinPerThread = MinPerThread<Task>::value;
+  static constexpr bool kFloat64Outputs = Float64Outputs<Task>::value;
+  static_assert(std::is_same_v<Action, int32_t> || std::is_same_v<Action, float>,
+                "a task's Action is int32_t (discrete) or float (continuous)");
+
+  static int state_words(const Task& task) {
+    if constexpr (kFixedWords) {
+      return Task::kStateWords;
+    } else {
+      return task.state_words();
+    }
+  }
+  // Numbers per action: 1 for a discrete task.
+  static int action_dim(const Task& task) {
+    if constexpr (kDiscrete) {
+      return 1;
+    } else {
+      return task.action_dim();
+    }
+  }
+  static Workspace workspace(const Task& task) {
+    if constexpr (kHasWorkspace) {
+      return task.workspace();
+    } else {
+      return {};
+    }
+  }
+  static std::string error_message(const Task& task, int error) {
+    if constexpr (HasErrorMessage<Task>::value) {
+      return task.error_message(error);
+    } else {
+      return "its step failed (error " + std::to_string(error) + ")";
+    }
+  }
+
+  static void reset(const Task& task, Workspace& ws, double* state, uint64_t& rng) {
+    if constexpr (kHasWorkspace) {
+      task.reset(ws, state, rng);
+    } else {
+      task.reset(state, rng);
+    }
+  }
+  static void set_physical(const Task& task, Workspace& ws, double* state,
+                           const double* physics) {
+    if constexpr (kHasWorkspace) {
+      task.set_physical(ws, state, physics);
+    } else {
+      task.set_physical(state, physics);
+    }
+  }
+  template <bool kFast>
+  static void step(const Task& task, Workspace& ws, double* state, const Action* action,
+                   Step& out) {
+    if constexpr (kHasWorkspace && kHasFast) {
+      task.template step<kFast>(ws, state, action, out);
+    } else if constexpr (kHasWorkspace) {
+      task.step(ws, state, action, out);
+    } else if constexpr (kHasFast) {
+      task.template step<kFast>(state, action, out);
+    } else {
+      task.step(state, action, out);
+    }
+  }
+  template <bool kFast, class T>
+  static void observe(const Task& task, Workspace& ws, const double* state, T* obs) {
+    if constexpr (kHasWorkspace && kHasFast) {
+      task.template observe<kFast>(ws, state, obs);
+    } else if constexpr (kHasWorkspace) {
+      task.observe(ws, state, obs);
+    } else if constexpr (kHasFast) {
+      task.template observe<kFast>(state, obs);
+    } else {
+      task.observe(state, obs);
+    }
+  }
+  static bool fast(const Task& task, const double* state) {
+    if constexpr (kHasFast) {
+      return task.fast(state);
+    } else {
+      return false;
+    }
+  }
+};
+
+}  // namespace metagraph::engine

@@ -1,0 +1,184 @@
+// A fixed set of worker threads that run one range-partitioned job at a time, in one or two
+// phases: a step first checks its inputs on every thread, all threads meet, and only then (if
+// every check passed) each steps its part, so that checks run in parallel and still nothing
+// moves when one fails.
+//
+// Waking a sleeping thread through the kernel costs tens of microseconds on small virtual
+// machines, more than a whole step of a few hundred environments. So workers spin on an atomic
+// job counter for a short while after each job (a stepping loop calls again within
+// microseconds) before they sleep, and a job too small to pay for a second thread runs on the
+// caller alone.
+//
+// One `run` at a time: the pool keeps a single job, so its owner serializes callers (the host
+// pool holds its own lock; the FFI handlers share theirs through try_lock).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace metagraph::engine {
+
+class ThreadPool {
+ public:
+  // `min_per_thread`: the fewest items worth handing to another thread.
+  explicit ThreadPool(int num_threads, int64_t min_per_thread = 512)
+      : num_threads_(num_threads < 1 ? 1 : num_threads), min_per_thread_(min_per_thread) {
+    workers_.reserve(num_threads_ - 1);
+    try {
+      for (int t = 1; t < num_threads_; ++t) workers_.emplace_back([this, t] { loop(t); });
+    } catch (const std::system_error& e) {
+      // The workers already started wait on wake_: stop and join them before the members go,
+      // or destroying the condition variable they sleep on never returns.
+      const size_t started = workers_.size();
+      stop();
+      throw std::runtime_error("could not start worker thread " + std::to_string(started + 1) +
+                               " of " + std::to_string(num_threads_ - 1) + " (" + e.what() +
+                               "): use fewer threads or raise the limit on threads or memory " +
+                               "(ulimit -u / -v, the container's pid limit)");
+    }
+  }
+  ~ThreadPool() { stop(); }
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  int size() const { return num_threads_; }
+  int64_t min_per_thread() const { return min_per_thread_; }
+
+  // A part of a job: (part index, begin, end).
+  using Job = std::function<void(int, int64_t, int64_t)>;
+
+  // The number of parts a job over n items is split into (1: the caller alone).
+  int parts(int64_t n) const {
+    int64_t used = n / (min_per_thread_ > 0 ? min_per_thread_ : 1);
+    if (used > num_threads_) used = num_threads_;
+    return used < 2 ? 1 : static_cast<int>(used);
+  }
+
+  // Calls first(t, begin, end) over [0, n) split into parts(n) contiguous parts, one per
+  // thread (the caller's thread runs part 0); then, once every part of `first` is done and if
+  // `proceed()` (called on each thread after they all met) is true, second(t, begin, end) over
+  // the same parts. Returns when every part is done.
+  void run(int64_t n, const Job& first, const Job& second = {},
+           const std::function<bool()>& proceed = {}) {
+    const int used = parts(n);
+    if (used < 2) {
+      first(0, 0, n);
+      if (second && (!proceed || proceed())) second(0, 0, n);
+      return;
+    }
+    first_ = &first;
+    second_ = second ? &second : nullptr;
+    proceed_ = proceed ? &proceed : nullptr;
+    n_ = n;
+    used_ = used;
+    arrived_.store(0, std::memory_order_relaxed);
+    pending_.store(used_ - 1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);  // pairs with a worker about to sleep
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    wake_.notify_all();
+    work(0);
+    while (pending_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    first_ = second_ = nullptr;
+    proceed_ = nullptr;
+  }
+
+ private:
+  // Wakes every worker to exit and joins them.
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_.store(true);
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+  std::pair<int64_t, int64_t> part(int t) const {
+    const int64_t chunk = (n_ + used_ - 1) / used_;
+    const int64_t begin = t * chunk < n_ ? t * chunk : n_;
+    const int64_t end = begin + chunk < n_ ? begin + chunk : n_;
+    return {begin, end};
+  }
+  // Spin for a new job for up to `kSpin`, then sleep until one comes.
+  uint64_t wait_for_job(uint64_t seen) {
+    constexpr auto kSpin = std::chrono::microseconds(200);
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    uint64_t g;
+    while ((g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load()) {
+      if (std::chrono::steady_clock::now() > until) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
+        return generation_.load(std::memory_order_acquire);
+      }
+    }
+    return g;
+  }
+  // Part t of both phases; the threads meet between them.
+  void work(int t) {
+    const auto range = part(t);
+    (*first_)(t, range.first, range.second);
+    if (second_ == nullptr) return;
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
+    while (arrived_.load(std::memory_order_acquire) != used_) std::this_thread::yield();
+    if (proceed_ == nullptr || (*proceed_)()) (*second_)(t, range.first, range.second);
+  }
+  void loop(int t) {
+    uint64_t seen = 0;
+    for (;;) {
+      seen = wait_for_job(seen);
+      if (stop_.load()) return;
+      if (t < used_) {
+        work(t);
+        pending_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  int num_threads_;
+  int64_t min_per_thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  const Job* first_ = nullptr;
+  const Job* second_ = nullptr;
+  const std::function<bool()>* proceed_ = nullptr;
+  std::atomic<int> arrived_{0};
+  int64_t n_ = 0;
+  int used_ = 1;
+  std::atomic<int> pending_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
+};
+
+// Worker threads for in-graph steps (the `num_threads` attribute), shared by every handler of a
+// compiled module. One job at a time: a caller that finds them busy (two programs stepping at
+// once) runs on its own thread, which gives the same results. Throws std::runtime_error when
+// the workers cannot be started (nothing has been stepped then). The arguments after n are
+// ThreadPool::run's.
+inline void parallel_run(int num_threads, int64_t min_per_thread, int64_t n,
+                         const ThreadPool::Job& first, const ThreadPool::Job& second = {},
+                         const std::function<bool()>& proceed = {}) {
+  static std::mutex guard;
+  static std::unique_ptr<ThreadPool> pool;
+  std::unique_lock<std::mutex> lock(guard, std::try_to_lock);
+  if (num_threads <= 1 || !lock.owns_lock()) {
+    first(0, 0, n);
+    if (second && (!proceed || proceed())) second(0, 0, n);
+    return;
+  }
+  if (!pool || pool->size() != num_threads || pool->min_per_thread() != min_per_thread)
+    pool = std::make_unique<ThreadPool>(num_threads, min_per_thread);
+  pool->run(n, first, second, proceed);
+}
+
+}  // namespace metagraph::engine

@@ -1,0 +1,203 @@
+"""The host-loop door of every task: a batch of environments stepped by C++ worker threads
+(`engine/pool.h`), offered as a `gymnasium.vector.VectorEnv` with same-step auto-reset."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from components.envs.engine import catalogue
+from components.envs.engine.actions import host_actions
+from components.envs.engine.spec import EnvSpec, physical_rows
+from components.envs.engine.threads import resolve_threads
+from metagraph.checks import positive_int
+
+
+def check_seed(seed: Any, where: str) -> int:
+    """`seed` as the engine's uint64; None draws a fresh one from the operating system."""
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"{where}: seed must be an int or None, got {type(seed).__name__}")
+    if not 0 <= int(seed) < 2**64:
+        raise ValueError(f"{where}: seed must be in [0, 2**64), got {seed}")
+    return int(seed)
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
+    """`num_envs` copies of an environment, stepped by `num_threads` C++ threads (by default
+    every core this process may run on, capped at `num_envs`; results do not depend on it).
+
+    `step` returns the next observations; where an episode ended (terminated or truncated)
+    that is already the next episode's first observation, and `info["final_obs"]` (masked by
+    `info["_final_obs"]`) holds the last one; `info["final_info"]` (masked by
+    `info["_final_info"]`) is the ended episodes' last info, as Gymnasium's own vector envs set
+    it (empty: these environments report none).
+
+    Several Python threads may call one pool at once: each call holds the pool's lock, so the
+    environments end as if the calls had run one after another. A pool pickles with its whole
+    state (every environment's words, random stream and step count).
+
+    Args:
+        env: an environment id (`components.envs.env_ids()`) or its `EnvSpec`.
+        num_envs: how many environments.
+        seed: the environments' streams (environment i draws from (seed, i)); None: fresh.
+        num_threads: C++ threads stepping the environments; None: the default above.
+        **kwargs: the environment's keyword arguments (a MuJoCo task's Gymnasium ones).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, env: str | EnvSpec, num_envs: int = 1, seed: int | None = 0,
+                 num_threads: int | None = None, **kwargs: Any):
+        if isinstance(env, EnvSpec):
+            if kwargs:
+                raise TypeError(f"{env.env_id}: keyword arguments go with an id, not a spec")
+            self.env_spec = env
+        else:
+            self.env_spec = catalogue.spec(env, **kwargs)
+        where = self.env_spec.env_id
+        self.num_envs = positive_int(num_envs, f"{where}: num_envs")
+        threads = resolve_threads(num_threads, self.num_envs, where)
+        self._pool = self.env_spec.task.Pool(self.env_spec.task, self.num_envs,
+                                             check_seed(seed, where), threads)
+        self._setup()
+
+    def _setup(self) -> None:
+        self.single_observation_space = self.env_spec.observation_space
+        self.single_action_space = self.env_spec.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._action_dtype = self.env_spec.action_dtype
+        self._action_shape = (self.num_envs, *self.env_spec.action_shape)
+        self.render_mode = None
+        self.closed = False
+
+    @property
+    def num_threads(self) -> int:
+        """The number of threads the C++ pool steps with."""
+        return self._pool.num_threads
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Reset every environment: from `seed` (environment i from the stream of (seed, i);
+        without one each goes on with its own stream), or from an exact physical state,
+        `options={"state": s}` ((physical_dim,) for all or one row per environment; for
+        MuJoCo also `options={"qpos": ..., "qvel": ...}`, Gymnasium's reset then
+        `set_state`)."""
+        self._check_open()
+        if seed is not None:  # np_random_seed == seed, as Gymnasium's vector envs
+            seed = check_seed(seed, self.env_spec.env_id)
+            super().reset(seed=seed)
+        state = self._physical_from(options or {})
+        if state is not None:
+            return self._pool.reset_to(physical_rows(self.env_spec, state, self.num_envs)), {}
+        return self._pool.reset(seed), {}
+
+    def _physical_from(self, options: dict[str, Any]) -> Any:
+        """The physical state that `options` gives, or None."""
+        if "state" in options:
+            return options["state"]
+        names = self.env_spec.physical_options
+        given = [name for name in names if name in options]
+        if not given:
+            return None
+        if len(given) != len(names):
+            raise ValueError(f"{self.env_spec.env_id}: options needs all of {list(names)}, got "
+                             f"{given}")
+        parts = [np.asarray(options[name], np.float64) for name in names]
+        if len({p.ndim for p in parts}) != 1 or parts[0].ndim not in (1, 2):
+            raise ValueError(f"{self.env_spec.env_id}: options {list(names)} must each be one "
+                             f"row for all environments or one per environment")
+        if parts[0].ndim == 2 and len({p.shape[0] for p in parts}) != 1:
+            raise ValueError(f"{self.env_spec.env_id}: options {list(names)} must have as many "
+                             f"rows each")
+        return np.concatenate(parts, axis=-1)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Gymnasium's vector step with same-step auto-reset: `(obs, reward, terminated,
+        truncated, info)`; a done environment's last observation is in `info["final_obs"]`."""
+        # (a closed pool refuses to step by itself: no Python check on this hot path)
+        if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
+                and actions.shape == self._action_shape and actions.flags.c_contiguous
+                and actions.flags.aligned):
+            actions = host_actions(self.env_spec, actions, self.num_envs)
+        # the C++ step checks the values (range, NaN) itself before any environment moves
+        obs, reward, terminated, truncated, final_obs, any_done = self._pool.step(actions)
+        if any_done:
+            done = terminated | truncated
+            return obs, reward, terminated, truncated, {
+                "final_obs": final_obs, "_final_obs": done,
+                "final_info": {}, "_final_info": done.copy()}
+        return obs, reward, terminated, truncated, {}
+
+    def physical_state(self) -> np.ndarray:
+        """The current physical states, (num_envs, physical_dim) float64 (Gymnasium's layout;
+        MuJoCo: qpos then qvel, Gymnasium's `state_vector()`)."""
+        self._check_open()
+        return self._pool.physics()
+
+    def elapsed_steps(self) -> np.ndarray:
+        """The steps each environment has taken in its current episode."""
+        return self._pool.elapsed_steps()
+
+    def records(self) -> np.ndarray:
+        """Every environment's whole state, uint64 (num_envs, record_words): the task's words,
+        the random stream and the step count; the in-graph door's state holds the same words
+        (`InGraphEnv.records`)."""
+        self._check_open()
+        return self._pool.records()
+
+    def set_records(self, records: Any) -> None:
+        """Set every environment from `records`, uint64 (num_envs, record_words) exactly (from
+        `records()` or the in-graph door); every record is checked before any is set."""
+        self._check_open()
+        shape = (self.num_envs, self.env_spec.record_words)
+        arr = np.asarray(records)
+        if arr.dtype != np.uint64 or arr.shape != shape:
+            raise TypeError(f"{self.env_spec.env_id}: records must be uint64{list(shape)} "
+                            f"(from records()), got {arr.dtype}{list(arr.shape)}")
+        self._pool.set_records(np.ascontiguousarray(arr))
+
+    def __getstate__(self) -> dict:
+        """Pickled with every environment's whole state: a copy goes on where this one is."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_pool"}
+        state["_pool"] = (self._pool.num_threads, self._pool.closed, self._pool.records())
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Rebuild the pool (the spec by its id and arguments) and set its state."""
+        num_threads, closed, records = state.pop("_pool")
+        self.__dict__.update(state)
+        self._pool = self.env_spec.task.Pool(self.env_spec.task, self.num_envs, 0, num_threads)
+        self._pool.set_records(records)
+        if closed:
+            self._pool.close()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Release the C++ pool (Gymnasium's `close` calls it)."""
+        self._pool.close()
+
+    def _check_open(self) -> None:
+        if self.closed or self._pool.closed:
+            raise RuntimeError(f"{self.env_spec.env_id}: the environment pool is closed")
+
+
+def vector_entry_point(env_id: str, num_envs: int = 1, seed: int | None = 0,
+                       num_threads: int | None = None, **kwargs: Any) -> VectorEnv:
+    """`gymnasium.make_vec("metagraph/<id>", n)`: registered by name so that the specs
+    Gymnasium keeps on its environments pickle. Gymnasium's own `max_episode_steps` is the
+    task's (a MuJoCo task takes it as a keyword argument)."""
+    return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)
+
+
+def make(env_id: str, num_envs: int = 1, seed: int | None = 0, num_threads: int | None = None,
+         **kwargs: Any) -> VectorEnv:
+    """The host pool of `num_envs` environments of `env_id` (any registered id) stepped by
+    `num_threads` C++ threads (None: every core this process may run on, capped at
+    `num_envs`); `kwargs` are the environment's keyword arguments."""
+    return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)
