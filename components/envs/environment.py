@@ -85,6 +85,8 @@ class Environment(mg.Component):
         if door not in DOORS:
             raise ValueError(f"{where}: door must be one of {DOORS}, got {door!r}")
         positive_int(num_envs, f"{where}: num_envs")
+        if num_threads is not None:
+            positive_int(num_threads, f"{where}: num_threads")
         if num_threads not in (None, 1) and door not in THREADED_DOORS:
             raise ValueError(f"{where}: the {door} door has no threads; num_threads must be 1 "
                              f"(threads step the native and host doors), got {num_threads}")

@@ -25,6 +25,7 @@ from components.envs.engine import catalogue
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.threads import resolve_threads
+from metagraph.checks import positive_int
 
 IN_GRAPH_DOORS = ("native", "jax")
 
@@ -55,6 +56,8 @@ def make_functional(env_id: str, door: str = "native", num_threads: int | None =
         raise TypeError(renamed_argument("make_functional", kwargs))
     if door not in IN_GRAPH_DOORS:
         raise ValueError(f"{where}: door must be one of {IN_GRAPH_DOORS}, got {door!r}")
+    if num_threads is not None:
+        positive_int(num_threads, f"{where}: num_threads")
     if door == "jax" and num_threads not in (None, 1):
         raise ValueError(f"make_functional({env_id!r}, door='jax'): the pure-JAX twin has no "
                          f"threads; num_threads must be 1, got {num_threads!r}")

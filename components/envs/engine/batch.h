@@ -69,13 +69,12 @@ class Batch {
     return steps_valid(i) && task_->valid(scratch);
   }
   std::string invalid_message(int64_t i, int64_t index) const {
-    const std::string where =
-        task_->id() + ": environment " + std::to_string(index) + " has a state that did not " +
-        "come from reset or step";
+    const std::string where = task_->id() + " step: environment " + std::to_string(index);
     if (!steps_valid(i))
-      return where + " (step count " + std::to_string(steps()[i]) + " outside [0, " +
-             std::to_string(task_->max_steps()) + "))";
-    return where + " (not finite, or outside what the task allows): reset it";
+      return where + " has step count " + std::to_string(steps()[i]) + " outside [0, " +
+             std::to_string(task_->max_steps()) + "): its state did not come from reset or step";
+    return where + " has a non-finite or invalid state (reset it, or start it from a finite, " +
+           "valid state)";
   }
 
   // Environment i starts its stream (seed, index) and a first episode.

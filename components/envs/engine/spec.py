@@ -22,8 +22,9 @@ class EnvSpec:
         task: the compiled task object (None for a Gymnasium environment behind the host
             door): its sizes, its host pool class (`task.Pool`) and its XLA FFI handlers.
         kwargs: the keyword arguments it was made with, as sorted (name, value) items.
-        physical_options: reset option names whose values, concatenated, are the physical
-            state (MuJoCo: ("qpos", "qvel")); `options={"state": ...}` works for every task.
+        physical_options: (reset option name, width) pairs whose values, concatenated, are
+            the physical state (MuJoCo: qpos and qvel); `options={"state": ...}` works for every
+            task.
     """
 
     env_id: str
@@ -32,7 +33,7 @@ class EnvSpec:
     max_episode_steps: int
     task: Any = None
     kwargs: tuple = ()
-    physical_options: tuple[str, ...] = ()
+    physical_options: tuple[tuple[str, int], ...] = ()
 
     def __reduce__(self) -> tuple:
         """Pickled by id and arguments (the task object is process-local): unpickling makes
@@ -79,11 +80,14 @@ def frozen(kwargs: dict[str, Any]) -> tuple:
                         for name, value in kwargs.items()))
 
 
-def physical_rows(spec: EnvSpec, state: Any, num_envs: int, what: str = "options['state']"
-                  ) -> np.ndarray:
-    """A physical state, (physical_dim,) for every environment or (num_envs, physical_dim),
-    float64 and finite, as the C-contiguous rows the pool reads."""
-    dim = spec.physical_dim
+def physical_rows(spec: EnvSpec, state: Any, num_envs: int, what: str = "options['state']",
+                  dim: int | None = None) -> np.ndarray:
+    """A physical state (or `dim` of its columns), (dim,) for every environment or
+    (num_envs, dim), float64 and finite, as the C-contiguous rows the pool reads."""
+    if num_envs < 1:
+        raise ValueError(f"{spec.env_id}: a physical state needs at least one environment, "
+                         f"got {num_envs} (shape {np.shape(state)})")
+    dim = spec.physical_dim if dim is None else dim
     arr = np.asarray(state)
     if arr.dtype == object or arr.dtype.kind not in "iuf":
         raise TypeError(f"{spec.env_id}: {what} must be numbers, got dtype {arr.dtype}")

@@ -102,21 +102,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """The physical state that `options` gives, or None."""
         if "state" in options:
             return options["state"]
-        names = self.env_spec.physical_options
-        given = [name for name in names if name in options]
+        parts = self.env_spec.physical_options
+        given = [name for name, _ in parts if name in options]
         if not given:
             return None
-        if len(given) != len(names):
-            raise ValueError(f"{self.env_spec.env_id}: options needs all of {list(names)}, got "
-                             f"{given}")
-        parts = [np.asarray(options[name], np.float64) for name in names]
-        if len({p.ndim for p in parts}) != 1 or parts[0].ndim not in (1, 2):
-            raise ValueError(f"{self.env_spec.env_id}: options {list(names)} must each be one "
-                             f"row for all environments or one per environment")
-        if parts[0].ndim == 2 and len({p.shape[0] for p in parts}) != 1:
-            raise ValueError(f"{self.env_spec.env_id}: options {list(names)} must have as many "
-                             f"rows each")
-        return np.concatenate(parts, axis=-1)
+        if len(given) != len(parts):
+            raise ValueError(f"{self.env_spec.env_id}: options needs all of "
+                             f"{[name for name, _ in parts]}, got {given}")
+        rows = [physical_rows(self.env_spec, options[name], self.num_envs, f"options[{name!r}]",
+                              width) for name, width in parts]
+        return np.concatenate(rows, axis=-1)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Gymnasium's vector step with same-step auto-reset: `(obs, reward, terminated,

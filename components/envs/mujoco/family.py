@@ -44,7 +44,8 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (task.obs_dim,), np.float64)
     action_space = gymnasium.spaces.Box(bounds[:, 0], bounds[:, 1], dtype=np.float32)
     return EnvSpec(env_id, observation_space, action_space, int(task.max_steps), task,
-                   physical_options=("qpos", "qvel"))
+                   physical_options=(("qpos", int(task.info["nq"])),
+                                     ("qvel", int(task.info["nv"]))))
 
 
 def mujoco_version() -> str:

@@ -125,10 +125,10 @@ def test_random_reset_states_only_raise_documented_errors(env_id, state):
 def test_gymnasium_env_checks_an_action_before_casting_it():
     env = gymnasium.make("metagraph/CartPole-v1")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"CartPole-v1: actions must be in \[0, 2\), got "
-                                         r"values in \[4294967296, 4294967296\]"):
+    with pytest.raises(ValueError, match=r"CartPole-v1: action 4294967296 at index 0 is "
+                                         r"outside \[0, 2\)"):
         env.step(2**32)  # was stepped as action 0
-    with pytest.raises(ValueError, match=r"must be in \[0, 2\)"):
+    with pytest.raises(ValueError, match=r"outside \[0, 2\)"):
         env.step(np.int64(-2**32 + 1))
 
 
@@ -168,7 +168,7 @@ def test_state_from_physical_needs_an_environment(door):
 def test_huge_finite_state_is_refused_by_the_host_pool_as_in_graph():
     huge = np.array([0.0, 0.0, 1e300, 1e300])  # finite; the physics overflows on the first step
     actions = np.zeros(1, np.int32)
-    message = r"Acrobot-v1 step: environment 0 has a non-finite state"
+    message = r"Acrobot-v1 step: environment 0 has a non-finite or invalid state"
     host = envs.make("Acrobot-v1", 1)
     host.reset(options={"state": huge})
     host.step(actions)

@@ -14,6 +14,7 @@ import components.envs as envs
 import metagraph as mg
 from backends import xla
 from components.envs import Environment
+from components.envs.engine.in_graph import register_ffi_targets
 from metagraph.spaces import Box, PRNGKey
 
 N = 4
@@ -87,22 +88,26 @@ def test_the_old_name_backend_is_refused_naming_door():
 
 
 def test_ffi_targets_are_registered_explicitly_and_idempotently():
-    envs.register_ffi_targets()
-    envs.register_ffi_targets()  # a second call does nothing
+    task = envs.spec("MountainCar-v0").task
+    names = register_ffi_targets(task)
+    assert register_ffi_targets(task) == names  # a second call does nothing
     env = envs.make_functional("MountainCar-v0")  # the native door registers them itself
     state, obs = jax.jit(lambda k: env.reset(k, 2))(jax.random.PRNGKey(0))
     assert obs.shape == (2, 2)
 
 
-def test_functional_and_twin_modules_do_not_import_each_other():
+def test_families_import_the_engine_and_the_engine_no_family():
     import ast
     from pathlib import Path
 
     folder = Path(envs.__file__).parent
 
-    def imported(name):
-        tree = ast.parse((folder / f"{name}.py").read_text())
-        return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    def imported(path):
+        tree = ast.parse((folder / path).read_text())
+        return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
 
-    assert "components.envs.functional" not in imported("twin_env")
-    assert "components.envs.twin_env" in imported("functional")  # one direction only
+    for path in (folder / "engine").glob("*.py"):
+        assert not {m for m in imported(path) if m.startswith("components.envs.")
+                    and not m.startswith("components.envs.engine")}, path
+    assert "components.envs.engine.functional" in imported("classic_control/twin.py")
+    assert "components.envs.engine.in_graph" not in imported("classic_control/twin.py")

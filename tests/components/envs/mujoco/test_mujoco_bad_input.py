@@ -95,7 +95,7 @@ def test_in_graph_door_refuses_a_state_not_from_reset_or_step():
     state, _ = env.reset(jax.random.PRNGKey(0), 2)
     words = np.asarray(state).copy()
     words[3, 1] = [0xFFFFFFFF, 0xFFFFFFFF]  # a NaN in environment 1's qpos
-    with pytest.raises(Exception, match="environment 1 has a state that did not come from reset"):
+    with pytest.raises(Exception, match="environment 1 has a non-finite or invalid state"):
         jax.block_until_ready(env.step(jnp.asarray(words), jnp.zeros((2, 6), jnp.float32)))
     with pytest.raises(TypeError, match="state must come from reset"):
         env.step(jnp.zeros((7, 2, 2), jnp.uint32), jnp.zeros((2, 6), jnp.float32))
@@ -113,5 +113,5 @@ def test_unknown_keyword_arguments_and_bad_values():
         make("Hopper-v5", 1, healthy_z_range=0.5)
     with pytest.raises(ValueError, match="no body named"):
         make("Ant-v5", 1, main_body="tail")
-    with pytest.raises(ValueError, match="frame_skip must be a positive int"):
+    with pytest.raises(ValueError, match=r"frame_skip must be in \[1, 1000000\]"):
         make("Walker2d-v5", 1, frame_skip=0)

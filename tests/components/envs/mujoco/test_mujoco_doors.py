@@ -86,7 +86,7 @@ def test_vmap_is_more_environments():
     env = make_functional("HalfCheetah-v5")
     keys = jnp.stack([jax.random.PRNGKey(3), jax.random.PRNGKey(4)])
     state, obs = jax.vmap(lambda k: env.reset(k, 2))(keys)
-    assert state.shape[:2] == (2, 2) and obs.shape == (2, 2, 17)
+    assert state.shape[0] == 2 and state.shape[2] == 2 and obs.shape == (2, 2, 17)
     action = jnp.zeros((2, 2, 6), jnp.float32)
     state2, obs2, *_ = jax.vmap(env.step)(state, action)
     single, _ = env.reset(jax.random.PRNGKey(4), 2)
