@@ -265,13 +265,21 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
   const int dim = T::action_dim(task);
   const int64_t max_steps = task.max_steps();
   int64_t* steps = batch.steps();
+  // The state's words: a compile-time count where the task fixes it (the loops unroll and
+  // the loop over environments vectorises).
+  int words = batch.state_words();
+  if constexpr (T::kFixedWords) words = Task::kStateWords;
+  double* const base = batch.word(0);
+  const int64_t n = batch.size();  // a local: the stores below cannot alias it
   auto one = [&](auto fast_flavour, double* s, int64_t i) {
     constexpr bool kFast = decltype(fast_flavour)::value;
-    for (int d = 0; d < batch.state_words(); ++d) s[d] = batch.word(d)[i];
+    constexpr int kWords = T::kFixedWords ? Task::kStateWords : 0;
+    const int count = T::kFixedWords ? kWords : words;
+    for (int d = 0; d < count; ++d) s[d] = base[d * n + i];
     Step r;
     T::template step<kFast>(task, ws, s, actions + i * dim, r);
     if (r.error >= 0) return r.error;  // the environment did not move
-    for (int d = 0; d < batch.state_words(); ++d) batch.word(d)[i] = s[d];
+    for (int d = 0; d < count; ++d) base[d * n + i] = s[d];
     const int64_t t = steps[i] + 1;
     steps[i] = t;
     T::template observe<kFast>(task, ws, s, out.final_obs + i * obs_dim);
