@@ -24,6 +24,7 @@ import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads no
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
 from components.envs.engine.catalogue import canonical_id, env_ids, register, spec
+from components.envs.engine.conformance import ConformanceError, check
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.single_env import Env
@@ -51,7 +52,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DOORS", "ENV_IDS", "MUJOCO_IDS", "Env", "EnvSpec", "Environment", "FunctionalEnv",
-    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "canonical_id", "env_ids",
+    "DOORS", "ENV_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec", "Environment", "FunctionalEnv",
+    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "canonical_id", "check", "env_ids",
     "make", "make_functional", "register", "spec",
 ]

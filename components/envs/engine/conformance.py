@@ -1,0 +1,231 @@
+"""`check(env_id)`: the engine's conformance check of an environment, every door (what
+Gymnasium's `check_env` is for one `gymnasium.Env`). Anyone can run it on their own task:
+
+    from components.envs import check
+    report = check("Catch-v0")        # raises ConformanceError listing every failed case
+
+Cases: the host pool and the in-graph door give the same steps for the same seed; results do
+not depend on the thread count; the same seed gives the same run; a state read (`records`) and
+set again (`set_records`, the in-graph state) goes on identically; `reset(options={"state"})`
+starts from a physical state that `physical_state()` reads back; a pickled pool goes on where
+it was; bad actions are refused on every door with every environment's state intact; forged
+in-graph states (a NaN word, a step count outside the episode) are refused; auto-reset reports
+the final observation at the time limit; the pure-JAX twin, where there is one, steps close to
+the task from the same physical state.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from components.envs.engine import catalogue
+from components.envs.engine.in_graph import InGraphEnv, records_of, state_of
+from components.envs.engine.vector_env import VectorEnv
+
+
+class ConformanceError(AssertionError):
+    """Raised by `check` with every case that failed."""
+
+
+def _actions(spec: Any, rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
+    if spec.discrete:
+        return rng.integers(0, spec.action_space.n, (steps, n)).astype(np.int32)
+    low = np.broadcast_to(spec.action_space.low, spec.action_shape)
+    high = np.broadcast_to(spec.action_space.high, spec.action_shape)
+    return rng.uniform(low, high, (steps, n, *spec.action_shape)).astype(np.float32)
+
+
+def _bad_action(spec: Any, actions: np.ndarray) -> np.ndarray:
+    bad = actions.copy()
+    if spec.discrete:
+        bad[-1] = spec.action_space.n
+    else:
+        bad[-1].flat[0] = np.nan
+    return bad
+
+
+def _run_host(env: VectorEnv, actions: np.ndarray) -> list[np.ndarray]:
+    out = []
+    for action in actions:
+        obs, reward, terminated, truncated, info = env.step(action)
+        final = info.get("final_obs", obs)
+        out += [obs.astype(np.float32), reward.astype(np.float32), terminated, truncated,
+                final.astype(np.float32)]
+    return out
+
+
+def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: bool = True,
+          twin_tolerance: float = 1e-4, **kwargs: Any) -> dict[str, str]:
+    """Run every conformance case on `env_id` made with `kwargs`; returns {case: "ok"} or
+    raises ConformanceError naming each failed case and why. `twin=False` skips the pure-JAX
+    twin's case (MJX compiles for minutes on a CPU)."""
+    spec = catalogue.spec(env_id, **kwargs)
+    rng = np.random.default_rng(seed)
+    actions = _actions(spec, rng, steps, num_envs)
+    results: dict[str, str] = {}
+
+    def case(name: str, body: Callable[[], None]) -> None:
+        try:
+            body()
+            results[name] = "ok"
+        except Exception as error:  # every case is reported, not only the first
+            results[name] = f"FAILED: {type(error).__name__}: {error}"
+
+    host_run = None
+
+    def host_vs_in_graph() -> None:
+        nonlocal host_run
+        host = VectorEnv(spec, num_envs, seed=seed, num_threads=1)
+        host.reset(seed=seed)
+        host_run = _run_host(host, actions)
+        door = InGraphEnv(spec, 1)
+        state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
+        step = jax.jit(door.step_with_final_obs)
+        out = []
+        for action in actions:
+            state, *step_out = step(state, jnp.asarray(action))
+            out += [np.asarray(x) for x in step_out]
+        for ours, theirs in zip(host_run, out, strict=True):
+            np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal(records_of(state), host.records())
+
+    def threads_do_not_matter() -> None:
+        runs = []
+        for threads in (1, 2, 3):
+            env = VectorEnv(spec, num_envs, seed=seed, num_threads=threads)
+            env.reset(seed=seed)
+            runs.append((_run_host(env, actions), env.records()))
+        for run, records in runs[1:]:
+            for a, b in zip(runs[0][0], run, strict=True):
+                np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(runs[0][1], records)
+
+    def deterministic() -> None:
+        again = VectorEnv(spec, num_envs, seed=seed, num_threads=1)
+        again.reset(seed=seed)
+        for a, b in zip(host_run, _run_host(again, actions), strict=True):
+            np.testing.assert_array_equal(a, b)
+
+    def state_round_trip() -> None:
+        env = VectorEnv(spec, num_envs, seed=seed)
+        env.reset(seed=seed)
+        _run_host(env, actions[: steps // 2])
+        copy = VectorEnv(spec, num_envs, seed=seed + 1)
+        copy.set_records(env.records())
+        door = InGraphEnv(spec, 1)
+        state = jnp.asarray(state_of(env.records()))
+        rest = actions[steps // 2:]
+        ours, theirs = _run_host(env, rest), _run_host(copy, rest)
+        for a, b in zip(ours, theirs, strict=True):
+            np.testing.assert_array_equal(a, b)
+        for action in rest:
+            state, *_ = door.step(state, jnp.asarray(action))
+        np.testing.assert_array_equal(records_of(state), env.records())
+        physics = env.physical_state()
+        env.reset(options={"state": physics})
+        np.testing.assert_array_equal(env.physical_state(), physics)
+        assert (env.elapsed_steps() == 0).all(), "reset to a state starts a new episode"
+
+    def pickling_mid_episode() -> None:
+        env = VectorEnv(spec, num_envs, seed=seed)
+        env.reset(seed=seed)
+        _run_host(env, actions[:5])
+        copy = pickle.loads(pickle.dumps(env))
+        for a, b in zip(_run_host(env, actions[5:]), _run_host(copy, actions[5:]), strict=True):
+            np.testing.assert_array_equal(a, b)
+
+    def bad_actions_refused() -> None:
+        env = VectorEnv(spec, num_envs, seed=seed)
+        env.reset(seed=seed)
+        before = env.records()
+        try:
+            env.step(_bad_action(spec, actions[0]))
+        except ValueError as error:
+            assert spec.env_id in str(error) and f"index {num_envs - 1}" in str(error), error
+        else:
+            raise AssertionError("the host pool stepped a bad action")
+        np.testing.assert_array_equal(env.records(), before)
+        door = InGraphEnv(spec, 1)
+        state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
+        try:
+            jax.block_until_ready(door.step(state, jnp.asarray(_bad_action(spec, actions[0]))))
+        except Exception as error:  # XLA's error type
+            assert f"index {num_envs - 1}" in str(error), error
+        else:
+            raise AssertionError("the in-graph door stepped a bad action")
+
+    def forged_states_refused() -> None:
+        door = InGraphEnv(spec, 1)
+        state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
+        records = records_of(state)
+        for forged_word, value in ((0, np.float64(np.nan).view(np.uint64)),
+                                   (-1, np.uint64(spec.max_episode_steps))):
+            forged = records.copy()
+            forged[num_envs - 1, forged_word] = value
+            try:
+                jax.block_until_ready(door.step(jnp.asarray(state_of(forged)),
+                                                jnp.asarray(actions[0])))
+            except Exception as error:
+                assert f"environment {num_envs - 1}" in str(error), error
+            else:
+                raise AssertionError(f"the in-graph door stepped a forged state (word "
+                                     f"{forged_word})")
+            pool = VectorEnv(spec, num_envs, seed=seed)
+            try:
+                pool.set_records(forged)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("set_records took a forged state")
+
+    def auto_reset_at_the_limit() -> None:
+        env = VectorEnv(spec, num_envs, seed=seed)
+        env.reset(seed=seed)
+        records = env.records()
+        records[:, -1] = spec.max_episode_steps - 1  # one step before the time limit
+        env.set_records(records)
+        obs, _, terminated, truncated, info = env.step(actions[0])
+        assert truncated.all(), "every episode is truncated at max_episode_steps"
+        assert "final_obs" in info and info["_final_obs"].all()
+        assert (env.elapsed_steps() == 0).all(), "every environment started a new episode"
+        assert not np.array_equal(obs, info["final_obs"]), "obs is the next episode's first"
+
+    def twin_close() -> None:
+        twin_factory = catalogue.registration(env_id).twin
+        if twin_factory is None:
+            return
+        twin = twin_factory(spec)
+        door = InGraphEnv(spec, 1)
+        env = VectorEnv(spec, num_envs, seed=seed)
+        env.reset(seed=seed)
+        physics = env.physical_state()
+        ours = door.state_from_physical(physics)
+        theirs = twin.state_from_physical(physics)
+        ours_out = door.step(jnp.asarray(ours), jnp.asarray(actions[0]))
+        twin_out = twin.step(theirs, jnp.asarray(actions[0]))
+        np.testing.assert_allclose(np.asarray(twin_out[1]), np.asarray(ours_out[1]),
+                                   rtol=twin_tolerance, atol=twin_tolerance)
+
+    case("host pool equals in-graph door", host_vs_in_graph)
+    case("results independent of the thread count", threads_do_not_matter)
+    if host_run is not None:
+        case("determinism", deterministic)
+    case("state round trip (records, in-graph state, reset options)", state_round_trip)
+    case("pickling mid-episode", pickling_mid_episode)
+    case("bad actions refused, state intact", bad_actions_refused)
+    case("forged states refused", forged_states_refused)
+    case("auto-reset and final observations", auto_reset_at_the_limit)
+    if twin:
+        case("pure-JAX twin close to the task", twin_close)
+    failed = {name: why for name, why in results.items() if why != "ok"}
+    if failed:
+        raise ConformanceError(f"{spec.env_id}: {len(failed)} of {len(results)} conformance "
+                               f"cases failed:\n" + "\n".join(f"- {name}: {why}"
+                                                              for name, why in failed.items()))
+    return results
