@@ -13,6 +13,8 @@ plus any a user registers (`register`, `build_extension`).
   "gymnasium") as a meta-graph component.
 - `check(env_id)`: the engine's conformance check of an environment, every door.
 - `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`.
+- `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine
+  (docs/your-own-environment.md).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
 from components.envs.engine.catalogue import canonical_id, env_ids, register, spec
 from components.envs.engine.conformance import ConformanceError, check
+from components.envs.engine.extension import ExtensionBuildError, build_extension
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.single_env import Env
@@ -52,7 +55,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DOORS", "ENV_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec", "Environment", "FunctionalEnv",
-    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "canonical_id", "check", "env_ids",
+    "DOORS", "ENV_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec", "Environment",
+    "ExtensionBuildError", "FunctionalEnv",
+    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension", "canonical_id", "check", "env_ids",
     "make", "make_functional", "register", "spec",
 ]

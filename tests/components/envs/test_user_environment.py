@@ -1,0 +1,96 @@
+"""A user's own environment: examples/envs/catch (bsuite's Catch as one C++ header and a short
+Python file, outside the package) is built with `build_extension` and run from fresh
+processes: step by step equal to the `bsuite` package's own Catch, conforming on every door,
+and docs/your-own-environment.md runs as written."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import components.envs as envs
+
+ROOT = Path(__file__).resolve().parents[3]
+CATCH = ROOT / "examples" / "envs" / "catch"
+
+AGAINST_BSUITE = """
+import sys
+import numpy as np
+from bsuite.environments.catch import Catch
+sys.path.insert(0, sys.argv[1])
+import catch_env  # noqa: F401  (builds and registers Catch-v0)
+import components.envs as envs
+
+rng = np.random.default_rng(0)
+for rows, columns in ((10, 5), (6, 3)):
+    ours = envs.make("Catch-v0", 1, seed=0, rows=rows, columns=columns)
+    theirs = Catch(rows=rows, columns=columns, seed=0)
+    for episode in range(40):
+        obs, _ = ours.reset()
+        theirs.reset()
+        ball_x, ball_y, paddle_x = ours.physical_state()[0]  # the same start in bsuite
+        theirs._ball_x, theirs._ball_y, theirs._paddle_x = int(ball_x), int(ball_y), int(paddle_x)
+        assert np.array_equal(obs[0].reshape(rows, columns), theirs._observation())
+        while True:
+            action = int(rng.integers(0, 3))
+            obs, reward, terminated, truncated, info = ours.step(np.array([action], np.int32))
+            step = theirs.step(action)
+            final = info["final_obs"][0] if terminated[0] else obs[0]
+            assert np.array_equal(final.reshape(rows, columns), step.observation)
+            assert reward[0] == step.reward and terminated[0] == step.last()
+            assert not truncated[0]
+            if step.last():
+                break
+print("ok")
+"""
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """One build of catch.h for this module's processes."""
+    return {**os.environ, "METAGRAPH_EXTENSION_CACHE": str(tmp_path_factory.mktemp("ext")),
+            "JAX_PLATFORMS": "cpu"}
+
+
+def run(code, env, cwd=ROOT):
+    done = subprocess.run([sys.executable, "-c", code, str(CATCH)], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_catch_equals_bsuites_catch_step_by_step(cache):
+    assert run(AGAINST_BSUITE, cache).strip().endswith("ok")
+
+
+def test_catch_passes_the_conformance_check_in_a_fresh_process(cache):
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import catch_env; "
+            "import components.envs as envs; print(envs.check('Catch-v0'))")
+    assert "FAILED" not in run(code, cache)
+
+
+def test_your_own_environment_page_runs_as_written(cache):
+    page = (ROOT / "docs" / "your-own-environment.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert len(blocks) == 4
+    run("\n".join(blocks), cache)
+
+
+def test_bad_arguments_to_build_extension_are_named():
+    with pytest.raises(FileNotFoundError, match="no task header"):
+        envs.build_extension(CATCH / "missing.h", "catch_env::Catch")
+    with pytest.raises(ValueError, match="task must be a C\\+\\+ type name"):
+        envs.build_extension(CATCH / "catch.h", "catch_env::Catch; evil()")
+    with pytest.raises(ValueError, match="name must be a Python identifier"):
+        envs.build_extension(CATCH / "catch.h", "catch_env::Catch", "not-a-name")
+
+
+@pytest.mark.slow
+def test_a_header_that_does_not_compile_is_a_build_error_with_the_compilers_words(tmp_path):
+    header = tmp_path / "broken.h"
+    header.write_text("struct Broken { this is not C++ };\n")
+    with pytest.raises(envs.ExtensionBuildError, match="broken.h"):
+        envs.build_extension(header, "Broken", build_dir=tmp_path / "build")
