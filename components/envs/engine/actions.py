@@ -69,7 +69,7 @@ def host_actions(spec: EnvSpec, actions: Any, num_envs: int) -> np.ndarray:
         if big.any():
             index = np.argwhere(big)[0]
             raise ValueError(f"{spec.env_id}: action at index {int(index[0])} is "
-                             f"{arr[tuple(index)]!r}, outside float32's range")
+                             f"{float(arr[tuple(index)])!r}, outside float32's range")
     return np.require(arr, np.float32, "CA")
 
 

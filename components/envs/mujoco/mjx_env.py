@@ -34,7 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.engine.actions import refuse_bad_actions
+from components.envs.engine.actions import action_error, refuse_bad_actions
 from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
 from components.envs.engine.spec import EnvSpec
 from components.envs.mujoco.tasks import core_config
@@ -193,15 +193,40 @@ class MjxFunctionalEnv(FunctionalEnv):
         if not isinstance(state, MjxState):
             raise TypeError(f"{self.task}.step: state must be the MjxState that reset "
                             f"returned, got {type(state).__name__}")
-        return tuple(state.steps.shape)
+        n_shape = tuple(jnp.shape(state.steps))
+        expected = {"steps": (state.steps, n_shape, "int32"),
+                    "tracked": (state.tracked, n_shape + (2,), "float32"),
+                    "key": (state.key, n_shape + (2,), "uint32"),
+                    "data.qpos": (state.data.qpos, n_shape + (self._nq,), None),
+                    "data.qvel": (state.data.qvel, n_shape + (self._nv,), None)}
+        for name, (value, shape, dtype) in expected.items():
+            got = f"{jnp.result_type(value)}{list(jnp.shape(value))}"
+            if tuple(jnp.shape(value)) != shape or (dtype and jnp.result_type(value) != dtype):
+                raise TypeError(f"{self.task}.step: state.{name} must be "
+                                f"{dtype or 'float'}{list(shape)} (the MjxState that reset "
+                                f"returned), got {got}")
+        return n_shape
 
     def _reset(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
         return self._reset_compiled(key, num_envs)
 
     def _step(self, state: MjxState, action: jax.Array) -> tuple:
-        refuse_bad_actions(self.env_spec, action)
+        eager = not any(isinstance(x, jax.core.Tracer) for x in (state.steps, action))
+        if eager:  # refused here, as the native door refuses, before anything is computed
+            message = (action_error(self.env_spec, np.asarray(action))
+                       or steps_error(self.env_spec, np.asarray(state.steps)))
+            if message is not None:
+                raise ValueError(message)
+        else:
+            refuse_bad_actions(self.env_spec, action)
+            _refuse_forged_steps(self.env_spec, state.steps)
         *outputs, finite = self._step_compiled(state, action)
-        _refuse_unstable(self.task, finite)  # outside the cached trace: it depends on context
+        if eager:
+            finite = np.asarray(finite)
+            if not finite.all():
+                raise FloatingPointError(_unstable_message(self.task, finite))
+        else:
+            _refuse_unstable(self.task, finite)  # outside the cached trace: it depends on context
         return tuple(outputs)
 
     def _reset_traced(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
@@ -279,21 +304,50 @@ def _where_rows(done: jax.Array, new: jax.Array, old: jax.Array) -> jax.Array:
     return jnp.where(done.reshape(done.shape + (1,) * (new.ndim - done.ndim)), new, old)
 
 
+def _unstable_message(task: str, finite: np.ndarray) -> str:
+    finite = np.asarray(finite).reshape(-1, np.shape(finite)[-1] if np.ndim(finite) else 1)
+    index = int(np.argwhere(~finite)[0][1])
+    return (f"{task}: environment {index} became unstable (MJX: NaN or inf in qpos, qvel or "
+            f"qacc); reset the environments")
+
+
 def _refuse_unstable(task: str, finite: jax.Array) -> None:
     """Fail the call, with the native core's message, when a step left a NaN or inf."""
     if context.initializing():
         return
 
     def fail(finite):
-        finite = np.asarray(finite).reshape(-1, np.shape(finite)[-1] if np.ndim(finite) else 1)
-        if not finite.all():
-            index = int(np.argwhere(~finite)[0][1])
-            raise FloatingPointError(
-                f"{task}: environment {index} became unstable (MJX: NaN or inf in qpos, qvel "
-                f"or qacc); reset the environments")
+        if not np.asarray(finite).all():
+            raise FloatingPointError(_unstable_message(task, finite))
 
     jax.lax.cond(jnp.all(finite), lambda f: None, lambda f: jax.debug.callback(fail, f),
                  finite)
+
+
+def steps_error(spec: EnvSpec, steps: np.ndarray) -> str | None:
+    """The native door's message for the first step count outside [0, max_episode_steps)."""
+    steps = np.asarray(steps).reshape(-1, np.shape(steps)[-1] if np.ndim(steps) else 1)
+    bad = (steps < 0) | (steps >= spec.max_episode_steps)
+    if not bad.any():
+        return None
+    row, index = np.argwhere(bad)[0]
+    return (f"{spec.env_id} step: environment {int(index)} has step count "
+            f"{int(steps[row, index])} outside [0, {spec.max_episode_steps}): its state did "
+            f"not come from reset or step")
+
+
+def _refuse_forged_steps(spec: EnvSpec, steps: jax.Array) -> None:
+    """Inside a traced step: fail the call when a step count is outside the episode."""
+    if context.initializing():
+        return
+
+    def fail(steps):
+        message = steps_error(spec, steps)
+        if message is not None:
+            raise ValueError(message)
+
+    ok = jnp.all((steps >= 0) & (steps < spec.max_episode_steps))
+    jax.lax.cond(ok, lambda x: None, lambda x: jax.debug.callback(fail, x), steps)
 
 
 def make_mjx_functional(env_id: str, **kwargs: Any) -> MjxFunctionalEnv:
