@@ -3,6 +3,10 @@ measured in the same run.
 
     python bench/env_throughput.py [--sizes 1 16 256 4096] [--steps 1000]
 
+Last, the engine's step of CartPole against the same C++ loop written by hand
+(`bench/engine_vs_hand.cpp`, compiled here with the modules' flags), one thread, N=4096: what
+the engine's generic loop and its checks cost.
+
 Ours: the host loop (1 and 2 C++ threads), the in-graph rollout (`lax.scan` of the FFI step,
 one compiled program; 1 and 2 C++ threads inside the step) and the pure-JAX twin under the same
 scan. Peers: Gymnasium's NumPy-vectorised CartPole
@@ -14,6 +18,9 @@ such. Actions are drawn before timing, so every row times stepping only.
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import tempfile
 import time
 
 import gymnasium
@@ -135,6 +142,19 @@ def envpool_rate(n: int, steps: int) -> float | str:
     return rate(n, steps, run)
 
 
+def engine_vs_hand(n: int = 4096, steps: int = 2000) -> str:
+    """Build bench/engine_vs_hand.cpp against the installed engine and run it."""
+    from components.envs.engine import include_dir
+
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "engine_vs_hand.cpp")
+    binary = os.path.join(tempfile.mkdtemp(), "engine_vs_hand")
+    subprocess.run(["g++", "-std=c++17", "-O3", "-march=native", "-fno-math-errno",
+                    "-fno-trapping-math", "-ffp-contract=off", f"-I{include_dir()}", source,
+                    "-o", binary], check=True)
+    return subprocess.run([binary, str(n), str(steps)], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def fmt(value) -> str:
     return f"{value / 1e6:9.3f}" if isinstance(value, float) else f"{value:>9}"
 
@@ -146,7 +166,7 @@ def main() -> None:
     args = parser.parse_args()
     print("CartPole-v1, million steps per second")
     header = ["N", "host-1t", "host-2t", "graph-1t", "graph-2t", "jax-twin", "gym-numpy",
-              "gym-single", "gymnax", "envpool", "host/gym", "graph/gymnax"]
+              "gym-single", "gymnax", "envpool", "host/gym", "graph/gymnax", "host 2t/1t"]
     print(" ".join(f"{h:>9}" for h in header))
     for n in args.sizes:
         steps = max(50, min(args.steps, 2_000_000 // n))
@@ -168,10 +188,12 @@ def main() -> None:
                         else "-")
         cells = [f"{n:>9}"] + [fmt(v) for v in row.values()]
         cells += [f"{ratio_gym:9.2f}",
-                  f"{ratio_gymnax:9.2f}" if isinstance(ratio_gymnax, float) else f"{'-':>9}"]
+                  f"{ratio_gymnax:9.2f}" if isinstance(ratio_gymnax, float) else f"{'-':>9}",
+                  f"{row['host-2t'] / row['host-1t']:9.2f}"]
         print(" ".join(cells))
     print("host/gym: best host loop over Gymnasium's NumPy CartPole (N=1: over a single "
           "Gymnasium CartPole). graph/gymnax: best in-graph rollout over gymnax.")
+    print("engine against the same loop by hand, one thread:", engine_vs_hand())
 
 
 if __name__ == "__main__":
