@@ -75,7 +75,7 @@ def timed(step, n, seconds, warmup=3):
 def run_metagraph_host(env_id, n, seconds, threads):
     import numpy as np
 
-    from components.envs.mujoco import make
+    from components.envs import make
 
     env = make(env_id, n, seed=0, num_threads=threads)
     env.reset(seed=0)
@@ -93,7 +93,7 @@ def run_metagraph_graph(env_id, n, seconds, threads, door="native", steps=100):
     from components.envs import make_functional
 
     env = make_functional(env_id, door=door, num_threads=threads)
-    nu = env.env_spec.nu
+    nu = env.env_spec.action_shape[0]
 
     @jax.jit
     def rollout(state, key):
@@ -143,7 +143,7 @@ def run_policy_fused(env_id, n, seconds):
     from components.envs import make_functional
 
     env = make_functional(env_id, door="native")
-    params, policy = mlp_policy(env.obs_dim, env.env_spec.nu)
+    params, policy = mlp_policy(env.obs_dim, env.env_spec.action_shape[0])
     steps = 100
 
     @jax.jit
@@ -170,7 +170,7 @@ def run_policy_host(env_id, n, seconds):
     import jax
     import numpy as np
 
-    from components.envs.mujoco import make
+    from components.envs import make
 
     env = make(env_id, n, seed=0, num_threads=1)
     obs, _ = env.reset(seed=0)
@@ -257,7 +257,28 @@ def run_bare(env_id, n, seconds):
     return float(out.stdout)
 
 
+def run_metagraph_make_vec(env_id, n, seconds):
+    """`gymnasium.make_vec("metagraph/<id>", n)` as a user writes it: the default threads."""
+    import gymnasium
+    import numpy as np
+
+    import components.envs  # noqa: F401  (registers metagraph/<id>)
+
+    env = gymnasium.make_vec(f"metagraph/{env_id}", num_envs=n)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).uniform(-1, 1, (64,) + env.action_space.shape)
+    actions = actions.astype(np.float32)
+    count = [0]
+
+    def step():
+        env.step(actions[count[0] % 64])
+        count[0] += 1
+
+    return timed(step, n, seconds)
+
+
 CONTENDERS = {
+    "metagraph via gymnasium.make_vec (default threads)": run_metagraph_make_vec,
     "metagraph host pool, 1 thread": lambda e, n, s: run_metagraph_host(e, n, s, 1),
     "metagraph host pool, 2 threads": lambda e, n, s: run_metagraph_host(e, n, s, 2),
     "metagraph in-graph (scan of 100), 1 thread": lambda e, n, s: run_metagraph_graph(e, n, s, 1),

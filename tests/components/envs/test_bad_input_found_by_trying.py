@@ -124,3 +124,12 @@ def test_default_threads_use_the_available_cores_capped_at_the_environments():
     assert envs.make("CartPole-v1", 1).num_threads == 1
     assert envs.make("CartPole-v1", 4096).num_threads == min(cores, 4096)
     assert envs.make_functional("CartPole-v1").num_threads == cores
+
+
+@pytest.mark.parametrize(("old", "new"), [("NativeVectorEnv", "VectorEnv"), ("NativeEnv", "Env"),
+                                          ("native_id", "canonical_id"),
+                                          ("MujocoVectorEnv", "VectorEnv")])
+def test_old_spellings_are_refused_naming_the_new_ones(old, new):
+    with pytest.raises(AttributeError, match=rf"components.envs.{old} is now "
+                                             rf"components.envs.{new}"):
+        getattr(envs, old)
