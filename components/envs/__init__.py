@@ -56,7 +56,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DOORS", "ENV_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec", "Environment",
-    "ExtensionBuildError", "FunctionalEnv",
-    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension", "canonical_id", "check", "env_ids",
-    "make", "make_functional", "register", "spec",
+    "ExtensionBuildError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv", "TwinState",
+    "VectorEnv", "build_extension", "canonical_id", "check", "env_ids", "make",
+    "make_functional", "register", "spec",
 ]

@@ -13,9 +13,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import components.envs as envs
-from components.envs.environment import Environment
 from components.envs import MUJOCO_IDS, make, make_functional
 from components.envs.engine.in_graph import state_of
+from components.envs.environment import Environment
 from metagraph.spaces import PRNGKey
 from metagraph.testing import BACKENDS, ComponentTest
 
