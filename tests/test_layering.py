@@ -30,7 +30,7 @@ def module_name(path: Path) -> str:
 
 
 # compiled modules (CMakeLists.txt), which have no .py file in the source tree
-NATIVE = ("components.envs._native", "components.envs._mujoco")
+NATIVE = ("components.envs.classic_control._tasks", "components.envs.mujoco._tasks")
 
 
 def modules() -> dict[str, Path]:

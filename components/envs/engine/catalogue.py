@@ -5,6 +5,7 @@ by number, so it lives as long as the process)."""
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import threading
 from collections.abc import Callable
@@ -86,7 +87,10 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
 
 
 def spec_from_items(env_id: str, items: tuple) -> EnvSpec:
-    """`spec` from the items of `EnvSpec.kwargs` (unpickling)."""
-    import components.envs  # noqa: F401  (the built-in families register on import)
-
+    """`spec` from the items of `EnvSpec.kwargs` (unpickling; importing this module imported
+    `components.envs`, whose families registered their ids)."""
     return spec(env_id, **dict(items))
+
+
+# A spec pickles by id and arguments: its task object belongs to this process.
+copyreg.pickle(EnvSpec, lambda made: (spec_from_items, (made.env_id, made.kwargs)))

@@ -15,6 +15,9 @@ import numpy as np
 class EnvSpec:
     """An environment made with given keyword arguments.
 
+    A spec pickles by its id and arguments (the task object is process-local): unpickling
+    makes, or finds, the spec again from the catalogue (`catalogue.py`).
+
     Attributes:
         env_id: its id ("CartPole-v1"; without the `metagraph/` namespace).
         observation_space, action_space: one environment's Gymnasium spaces.
@@ -34,13 +37,6 @@ class EnvSpec:
     task: Any = None
     kwargs: tuple = ()
     physical_options: tuple[tuple[str, int], ...] = ()
-
-    def __reduce__(self) -> tuple:
-        """Pickled by id and arguments (the task object is process-local): unpickling makes
-        (or finds) the spec again."""
-        from components.envs.engine.catalogue import spec_from_items
-
-        return spec_from_items, (self.env_id, self.kwargs)
 
     @property
     def discrete(self) -> bool:
