@@ -24,7 +24,7 @@ from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
 
 class TwinState(NamedTuple):
     """The pure-JAX twin's state: physics, steps in the episode and each environment's key."""
-    physics: jax.Array  # float32[..., N, state_dim], Gymnasium's layout
+    physics: jax.Array  # float32[..., N, physical_dim], Gymnasium's layout
     steps: jax.Array  # int32[..., N], steps taken in the current episode
     key: jax.Array  # uint32[..., N, 2], each environment's own stream
 

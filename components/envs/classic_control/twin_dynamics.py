@@ -2,7 +2,7 @@
 step as Gymnasium 1.x writes them, on batches (leading axes are environments), in float32.
 
 Each environment is a class of static functions:
-  reset(key) -> physics[state_dim] (one environment; vmapped over per-environment keys)
+  reset(key) -> physics[physical_dim] (one environment; vmapped over per-environment keys)
   observe(physics) -> obs
   step(physics, action) -> (physics', reward, terminated)
 """
