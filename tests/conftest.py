@@ -3,11 +3,18 @@ are built once and reused."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 from toy_components import Model
 
 import metagraph as mg
 from metagraph.spaces import Box, PRNGKey
+
+# One build tree for every environment extension the tests build, in this process and in the
+# fresh processes they start (which inherit the environment): nanobind is compiled once.
+os.environ.setdefault("METAGRAPH_EXTENSION_CACHE", tempfile.mkdtemp(prefix="metagraph-ext-"))
 
 MODEL_SPACES = {"x": Box((4,), batch=True), "key": PRNGKey()}
 

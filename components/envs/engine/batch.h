@@ -124,10 +124,11 @@ struct StepOut {
   bool* terminated;
   bool* truncated;
   O* final_obs;
+  float* extras = nullptr;  // extras_dim floats per environment (none: nullptr)
 
-  StepOut from(int64_t offset, int obs_dim) const {
+  StepOut from(int64_t offset, int obs_dim, int extras_dim) const {
     return {obs + offset * obs_dim, reward + offset, terminated + offset, truncated + offset,
-            final_obs + offset * obs_dim};
+            final_obs + offset * obs_dim, extras ? extras + offset * extras_dim : nullptr};
   }
 };
 
@@ -213,6 +214,20 @@ bool check_part(const Task& task, const Batch<Task>& batch,
       }
     }
   }
+  if constexpr (T::kHasLegal) {
+    // Only where the action is in range (an out-of-range one is named above).
+    for (int64_t i = begin; i < end; ++i) {
+      batch.load(i, scratch);
+      const auto a = actions[i];
+      if (a >= 0 && a < task.num_actions() && task.valid(scratch) &&
+          !task.legal(scratch, a)) {
+        bad_action.offer(offset + i, task.id() + ": action " + std::to_string(a) +
+                                         " at index " + std::to_string(offset + i) +
+                                         " is not legal in its state");
+        break;
+      }
+    }
+  }
   bool steps_ok = true;
   const int64_t* steps = batch.steps();
   const int64_t max_steps = task.max_steps();
@@ -283,6 +298,7 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     const int64_t t = steps[i] + 1;
     steps[i] = t;
     T::template observe<kFast>(task, ws, s, out.final_obs + i * obs_dim);
+    if constexpr (T::kHasExtras) task.extras(s, out.extras + i * task.extras_dim());
     out.reward[i] = static_cast<O>(r.reward);
     out.terminated[i] = r.terminated;
     out.truncated[i] = t >= max_steps;  // as Gymnasium's TimeLimit: whether or not it terminated

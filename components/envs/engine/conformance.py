@@ -16,6 +16,7 @@ the task from the same physical state.
 
 from __future__ import annotations
 
+import functools
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -33,12 +34,25 @@ class ConformanceError(AssertionError):
     """Raised by `check` with every case that failed."""
 
 
-def _actions(spec: Any, rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
+def _draws(spec: Any, rng: np.random.Generator, steps: int, n: int) -> np.ndarray:
+    """What each step's actions come from: a uniform number per environment (discrete: which
+    of the legal actions), or the continuous actions themselves."""
     if spec.discrete:
-        return rng.integers(0, spec.action_space.n, (steps, n)).astype(np.int32)
+        return rng.uniform(0.0, 1.0, (steps, n))
     low = np.broadcast_to(spec.action_space.low, spec.action_shape)
     high = np.broadcast_to(spec.action_space.high, spec.action_shape)
     return rng.uniform(low, high, (steps, n, *spec.action_shape)).astype(np.float32)
+
+
+def _act(spec: Any, draw: np.ndarray, mask: Callable[[], np.ndarray]) -> np.ndarray:
+    """The actions of one step: for a discrete task the draw picks among the legal actions of
+    each environment's state (`mask()`), the same on every door from the same states."""
+    if not spec.discrete:
+        return draw
+    legal = np.asarray(mask())
+    pick = np.floor(draw * legal.sum(axis=1)).astype(np.int64)
+    return np.array([np.flatnonzero(row)[k] for row, k in zip(legal, pick, strict=True)],
+                    np.int32)
 
 
 def _bad_action(spec: Any, actions: np.ndarray) -> np.ndarray:
@@ -50,10 +64,11 @@ def _bad_action(spec: Any, actions: np.ndarray) -> np.ndarray:
     return bad
 
 
-def _run_host(env: VectorEnv, actions: np.ndarray) -> list[np.ndarray]:
+def _run_host(env: VectorEnv, draws: np.ndarray) -> list[np.ndarray]:
     out = []
-    for action in actions:
-        obs, reward, terminated, truncated, info = env.step(action)
+    for draw in draws:
+        obs, reward, terminated, truncated, info = env.step(_act(env.env_spec, draw,
+                                                                 env.legal_mask))
         final = info.get("final_obs", obs)
         out += [obs.astype(np.float32), reward.astype(np.float32), terminated, truncated,
                 final.astype(np.float32)]
@@ -67,7 +82,7 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
     twin's case (MJX compiles for minutes on a CPU)."""
     spec = catalogue.spec(env_id, **kwargs)
     rng = np.random.default_rng(seed)
-    actions = _actions(spec, rng, steps, num_envs)
+    actions = _draws(spec, rng, steps, num_envs)
     results: dict[str, str] = {}
 
     def case(name: str, body: Callable[[], None]) -> None:
@@ -88,7 +103,8 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
         step = jax.jit(door.step_with_final_obs)
         out = []
-        for action in actions:
+        for draw in actions:
+            action = _act(spec, draw, functools.partial(door.legal_mask, state))
             state, *step_out = step(state, jnp.asarray(action))
             out += [np.asarray(x) for x in step_out]
         for ours, theirs in zip(host_run, out, strict=True):
@@ -124,7 +140,8 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         ours, theirs = _run_host(env, rest), _run_host(copy, rest)
         for a, b in zip(ours, theirs, strict=True):
             np.testing.assert_array_equal(a, b)
-        for action in rest:
+        for draw in rest:
+            action = _act(spec, draw, functools.partial(door.legal_mask, state))
             state, *_ = door.step(state, jnp.asarray(action))
         np.testing.assert_array_equal(records_of(state), env.records())
         physics = env.physical_state()
@@ -144,8 +161,9 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         env = VectorEnv(spec, num_envs, seed=seed)
         env.reset(seed=seed)
         before = env.records()
+        first = _act(spec, actions[0], env.legal_mask)
         try:
-            env.step(_bad_action(spec, actions[0]))
+            env.step(_bad_action(spec, first))
         except ValueError as error:
             assert spec.env_id in str(error) and f"index {num_envs - 1}" in str(error), error
         else:
@@ -154,7 +172,7 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         door = InGraphEnv(spec, 1)
         state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
         try:
-            jax.block_until_ready(door.step(state, jnp.asarray(_bad_action(spec, actions[0]))))
+            jax.block_until_ready(door.step(state, jnp.asarray(_bad_action(spec, first))))
         except Exception as error:  # XLA's error type
             assert f"index {num_envs - 1}" in str(error), error
         else:
@@ -164,13 +182,14 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         door = InGraphEnv(spec, 1)
         state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
         records = records_of(state)
+        legal = _act(spec, actions[0], lambda: door.legal_mask(state))
         for forged_word, value in ((0, np.float64(np.nan).view(np.uint64)),
                                    (-1, np.uint64(spec.max_episode_steps))):
             forged = records.copy()
             forged[num_envs - 1, forged_word] = value
             try:
                 jax.block_until_ready(door.step(jnp.asarray(state_of(forged)),
-                                                jnp.asarray(actions[0])))
+                                                jnp.asarray(legal)))
             except Exception as error:
                 assert f"environment {num_envs - 1}" in str(error), error
             else:
@@ -190,7 +209,8 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         records = env.records()
         records[:, -1] = spec.max_episode_steps - 1  # one step before the time limit
         env.set_records(records)
-        obs, _, terminated, truncated, info = env.step(actions[0])
+        obs, _, terminated, truncated, info = env.step(_act(spec, actions[0],
+                                                            env.legal_mask))
         assert truncated.all(), "every episode is truncated at max_episode_steps"
         assert "final_obs" in info and info["_final_obs"].all()
         assert (env.elapsed_steps() == 0).all(), "every environment started a new episode"
@@ -207,8 +227,9 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         physics = env.physical_state()
         ours = door.state_from_physical(physics)
         theirs = twin.state_from_physical(physics)
-        ours_out = door.step(jnp.asarray(ours), jnp.asarray(actions[0]))
-        twin_out = twin.step(theirs, jnp.asarray(actions[0]))
+        action = jnp.asarray(_act(spec, actions[0], env.legal_mask))
+        ours_out = door.step(jnp.asarray(ours), action)
+        twin_out = twin.step(theirs, action)
         np.testing.assert_allclose(np.asarray(twin_out[1]), np.asarray(ours_out[1]),
                                    rtol=twin_tolerance, atol=twin_tolerance)
 

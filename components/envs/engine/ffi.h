@@ -69,8 +69,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
                     ffi::ResultBuffer<ffi::U32> state_out, ffi::ResultBuffer<ffi::F32> obs,
                     ffi::ResultBuffer<ffi::F32> reward, ffi::ResultBuffer<ffi::PRED> terminated,
                     ffi::ResultBuffer<ffi::PRED> truncated,
-                    ffi::ResultBuffer<ffi::F32> final_obs, int32_t num_threads,
-                    int64_t instance) {
+                    ffi::ResultBuffer<ffi::F32> final_obs, ffi::ResultBuffer<ffi::F32> extras,
+                    int32_t num_threads, int64_t instance) {
   using T = Traits<Task>;
   const Instance<Task>* owner = Instance<Task>::find(instance);
   if (owner == nullptr)
@@ -79,6 +79,7 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   const int64_t w = Batch<Task>::rows(task);
   const int64_t o = task.obs_dim();
   const int64_t dim = T::action_dim(task);
+  const int64_t e = T::extras_dim(task);
   const auto dims = state_in.dimensions();
   const size_t rank = dims.size();
   const size_t words = state_in.element_count();
@@ -93,7 +94,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
       final_obs->element_count() != static_cast<size_t>(total * o) ||
       reward->element_count() != static_cast<size_t>(total) ||
       terminated->element_count() != static_cast<size_t>(total) ||
-      truncated->element_count() != static_cast<size_t>(total))
+      truncated->element_count() != static_cast<size_t>(total) ||
+      extras->element_count() != static_cast<size_t>(total * e))
     return ffi::Error::InvalidArgument(task.id() + " step: inconsistent buffer sizes");
   if (!aligned8(state_out->untyped_data()))
     return ffi::Error::Internal(task.id() + " step: state buffer is not 8-byte aligned");
@@ -102,7 +104,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   uint32_t* state = state_out->typed_data();
   const auto* actions = reinterpret_cast<const typename T::Action*>(action.untyped_data());
   const StepOut<float> out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
-                           truncated->typed_data(), final_obs->typed_data()};
+                           truncated->typed_data(), final_obs->typed_data(),
+                           e > 0 ? extras->typed_data() : nullptr};
   const int threads = std::max(1, static_cast<int>(num_threads));
   std::vector<char> fast(threads, 0);
   FirstProblem bad_action, bad_state, failed;
@@ -127,7 +130,7 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
     typename Instance<Task>::Lease ws(*owner);
     std::vector<double> scratch(w);
     blocks(begin, end, [&](const Batch<Task>& batch, int64_t g, int64_t lo, int64_t hi) {
-      step_part(task, ws.get(), batch, actions + g * n * dim, lo, hi, out.from(g * n, o),
+      step_part(task, ws.get(), batch, actions + g * n * dim, lo, hi, out.from(g * n, o, e),
                 static_cast<bool>(fast[t]), g * n, failed, scratch.data());
     });
   };
@@ -143,6 +146,53 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   if (bad_state.found()) return ffi::Error::InvalidArgument(bad_state.message());
   if (failed.found()) return ffi::Error(ffi::ErrorCode::kFailedPrecondition, failed.message());
   return ffi::Error::Success();
+}
+
+// state: uint32[..., W, n, 2]; mask: bool[..., n, num_actions], the legal actions of each
+// environment's state (all true for a task without `legal`).
+template <class Task>
+ffi::Error ffi_legal(ffi::Buffer<ffi::U32> state, ffi::ResultBuffer<ffi::PRED> mask,
+                     int64_t instance) {
+  using T = Traits<Task>;
+  const Instance<Task>* owner = Instance<Task>::find(instance);
+  if (owner == nullptr)
+    return ffi::Error::InvalidArgument("legal: unknown task instance " + std::to_string(instance));
+  const Task& task = owner->task();
+  if constexpr (!T::kDiscrete) {
+    return ffi::Error::InvalidArgument(task.id() + ": continuous actions have no legal mask");
+  } else {
+    const int64_t w = Batch<Task>::rows(task);
+    const int64_t a = task.num_actions();
+    const auto dims = state.dimensions();
+    const size_t rank = dims.size();
+    if (rank < 3 || dims[rank - 1] != 2 || dims[rank - 3] != w || dims[rank - 2] < 1)
+      return ffi::Error::InvalidArgument(task.id() + " legal: the state is not uint32[..., " +
+                                         std::to_string(w) + ", n, 2]");
+    const int64_t n = dims[rank - 2];
+    const int64_t total = static_cast<int64_t>(state.element_count() / (w * 2));
+    if (mask->element_count() != static_cast<size_t>(total * a))
+      return ffi::Error::InvalidArgument(task.id() + " legal: inconsistent buffer sizes");
+    if (!aligned8(state.untyped_data()))
+      return ffi::Error::Internal(task.id() + " legal: state buffer is not 8-byte aligned");
+    std::vector<double> s(w);
+    bool* out = mask->typed_data();
+    for (int64_t i = 0; i < total; ++i) {
+      const Batch<Task> batch(task, const_cast<uint32_t*>(state.typed_data()) + (i / n) * w * n * 2,
+                              n);
+      batch.load(i % n, s.data());
+      const bool valid = task.valid(s.data());
+      for (int64_t k = 0; k < a; ++k)
+        out[i * a + k] = valid && T::legal(task, s.data(), static_cast<int32_t>(k));
+    }
+    return ffi::Error::Success();
+  }
+}
+
+inline auto legal_binding() {
+  return ffi::Ffi::Bind()
+      .Arg<ffi::Buffer<ffi::U32>>()
+      .Ret<ffi::Buffer<ffi::PRED>>()
+      .Attr<int64_t>("instance");
 }
 
 inline auto reset_binding() {
@@ -163,6 +213,7 @@ auto step_binding() {
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Attr<int32_t>("num_threads")
       .template Attr<int64_t>("instance");

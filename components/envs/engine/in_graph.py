@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from components.envs.engine.actions import traced_actions
 from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
 from components.envs.engine.threads import resolve_threads
 
@@ -20,21 +21,22 @@ _registered: set[str] = set()
 _lock = threading.Lock()
 
 
-def target_names(task: Any) -> tuple[str, str]:
-    """The XLA FFI target names of a compiled task class: (reset, step)."""
+def target_names(task: Any) -> tuple[str, str, str]:
+    """The XLA FFI target names of a compiled task class: (reset, step, legal)."""
     cls = type(task)
     base = f"metagraph_{cls.__module__.replace('.', '_')}_{cls.__name__}"
-    return f"{base}_reset", f"{base}_step"
+    return f"{base}_reset", f"{base}_step", f"{base}_legal"
 
 
-def register_ffi_targets(task: Any) -> tuple[str, str]:
-    """Register the reset and step handlers of `task`'s class with XLA (CPU), once per class
-    (idempotent, thread-safe); returns their target names."""
+def register_ffi_targets(task: Any) -> tuple[str, str, str]:
+    """Register the reset, step and legal handlers of `task`'s class with XLA (CPU), once per
+    class (idempotent, thread-safe); returns their target names."""
     names = target_names(task)
     with _lock:
         if names[0] not in _registered:
-            jax.ffi.register_ffi_target(names[0], type(task).ffi_reset, platform="cpu")
-            jax.ffi.register_ffi_target(names[1], type(task).ffi_step, platform="cpu")
+            handlers = (type(task).ffi_reset, type(task).ffi_step, type(task).ffi_legal)
+            for name, handler in zip(names, handlers, strict=True):
+                jax.ffi.register_ffi_target(name, handler, platform="cpu")
             _registered.add(names[0])
     return names
 
@@ -68,7 +70,7 @@ class InGraphEnv(FunctionalEnv):
         register_ffi_targets(self.env_spec.task)
 
     @property
-    def _targets(self) -> tuple[str, str]:
+    def _targets(self) -> tuple[str, str, str]:
         return target_names(self.env_spec.task)
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
@@ -90,16 +92,38 @@ class InGraphEnv(FunctionalEnv):
             key, instance=np.int64(self.env_spec.task.instance))
 
     def _step(self, state: jax.Array, action: jax.Array) -> tuple:
+        return self._step_with_extras(state, action)[:6]
+
+    def step_with_extras(self, state: Any, action: jax.Array) -> tuple:
+        """`step_with_final_obs`, also returning the task's extra step outputs,
+        float32[..., n, extras_dim], read from the state each step ended in."""
+        action = traced_actions(self.env_spec, action, self._batch_shape(state),
+                                f"{self.env_spec.env_id}.step")
+        return self._step_with_extras(state, action)
+
+    def _step_with_extras(self, state: jax.Array, action: jax.Array) -> tuple:
         state = jnp.asarray(state)
         n_shape = self._batch_shape(state)
         obs = jax.ShapeDtypeStruct(n_shape + (self.obs_dim,), jnp.float32)
         flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
+        extras = jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32)
         outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
-                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs)
+                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs, extras)
         return jax.ffi.ffi_call(self._targets[1], outputs, vmap_method="broadcast_all",
                                 input_output_aliases={0: 0})(
             state, action, num_threads=np.int32(self.num_threads),
             instance=np.int64(self.env_spec.task.instance))
+
+    def legal_mask(self, state: Any) -> jax.Array:
+        """The legal actions of each environment's state, bool[..., n, num_actions] (inside a
+        program too; all true for a task whose actions are always legal)."""
+        if not self.env_spec.discrete:
+            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        state = jnp.asarray(state)
+        shape = self._batch_shape(state) + (int(self.env_spec.action_space.n),)
+        return jax.ffi.ffi_call(self._targets[2], jax.ShapeDtypeStruct(shape, jnp.bool_),
+                                vmap_method="broadcast_all")(
+            state, instance=np.int64(self.env_spec.task.instance))
 
     def records(self, state: Any) -> np.ndarray:
         """The environments' records, uint64[..., n, W], read on the host (the words of the

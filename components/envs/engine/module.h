@@ -103,10 +103,11 @@ struct HasInfo<Task, std::void_t<decltype(std::declval<const Task&>().info())>>
     : std::true_type {};
 
 // Binds `Task` as class `name` (made with `name(env_id, kwargs)`), its pool as `namePool`,
-// and its FFI handlers as the class attributes `ffi_reset` and `ffi_step` (capsules).
+// and its FFI handlers as the class attributes `ffi_reset`, `ffi_step` and `ffi_legal`
+// (capsules).
 template <class Task>
 void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
-               void* ffi_step_handler) {
+               void* ffi_step_handler, void* ffi_legal_handler) {
   using H = Handle<Task>;
   using P = Pool<Task>;
   using T = Traits<Task>;
@@ -133,6 +134,8 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
       .def_prop_ro("record_words", [](const H& h) { return Batch<Task>::rows(*h.task); })
       .def_prop_ro("physical_dim", [](const H& h) { return h.task->physical_dim(); })
       .def_prop_ro("float64_outputs", [](const H&) { return T::kFloat64Outputs; })
+      .def_prop_ro("extras_dim", [](const H& h) { return T::extras_dim(*h.task); })
+      .def_prop_ro("has_legal", [](const H&) { return T::kHasLegal; })
       .def("physical",
            [](const H& h, nb::handle records) {
              // The physical states of records uint64 (m, W), unchecked (for reading any state).
@@ -162,6 +165,7 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
       });
   task.attr("ffi_reset") = nb::capsule(ffi_reset_handler);
   task.attr("ffi_step") = nb::capsule(ffi_step_handler);
+  task.attr("ffi_legal") = nb::capsule(ffi_legal_handler);
   const std::string pool_name = std::string(name) + "Pool";
   nb::class_<P>(m, pool_name.c_str())
       .def("__init__",
@@ -179,7 +183,8 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
       .def("physics", &P::physics)
       .def("elapsed_steps", &P::elapsed_steps)
       .def("records", &P::records)
-      .def("set_records", &P::set_records, nb::arg("records"));
+      .def("set_records", &P::set_records, nb::arg("records"))
+      .def("legal_mask", &P::legal_mask);
   task.attr("Pool") = m.attr(pool_name.c_str());
 }
 
@@ -198,8 +203,11 @@ inline void init_module(nb::module_& m) {
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_reset, ::metagraph::engine::ffi_reset<Type>,       \
                                 ::metagraph::engine::reset_binding());                        \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_step, ::metagraph::engine::ffi_step<Type>,         \
-                                ::metagraph::engine::step_binding<Type>());
+                                ::metagraph::engine::step_binding<Type>());                  \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_legal, ::metagraph::engine::ffi_legal<Type>,       \
+                                ::metagraph::engine::legal_binding());
 
 #define METAGRAPH_BIND_TASK(m, Name, Type)                                                    \
   ::metagraph::engine::bind_task<Type>(m, #Name, reinterpret_cast<void*>(Name##_ffi_reset),   \
-                                       reinterpret_cast<void*>(Name##_ffi_step))
+                                       reinterpret_cast<void*>(Name##_ffi_step),              \
+                                       reinterpret_cast<void*>(Name##_ffi_legal))

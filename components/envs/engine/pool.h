@@ -110,11 +110,13 @@ class Pool {
     auto [reward_array, reward] = new_array<O>({rows()});
     auto [terminated_array, terminated] = new_array<bool>({rows()});
     auto [truncated_array, truncated] = new_array<bool>({rows()});
+    auto [extras_array, extras] = new_array<float>({rows(), T::extras_dim(*task_)});
     FirstProblem bad_action, bad_state, failed;
     std::atomic<bool> any_done{false};
     locked([&] {
       const Batch<Task> all = batch();
-      const StepOut<O> out{obs, reward, terminated, truncated, final_obs};
+      const StepOut<O> out{obs, reward, terminated, truncated, final_obs,
+                           T::kHasExtras ? extras : nullptr};
       Action* a = actions_.data();
       threads_.run(
           n_,
@@ -135,7 +137,25 @@ class Pool {
     if (bad_state.found()) throw std::invalid_argument(bad_state.message());
     if (failed.found()) throw std::runtime_error(failed.message());
     return nb::make_tuple(obs_array, reward_array, terminated_array, truncated_array,
-                          final_array, any_done.load());
+                          final_array, any_done.load(), extras_array);
+  }
+
+  // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
+  // task without `legal`).
+  nb::object legal_mask() {
+    if constexpr (!T::kDiscrete) {
+      throw std::invalid_argument(task_->id() + ": continuous actions have no legal mask");
+    } else {
+      const int a = task_->num_actions();
+      auto [array, data] = new_array<bool>({rows(), a});
+      locked([&] {
+        for (int64_t i = 0; i < n_; ++i) {
+          batch().load(i, scratch(0));
+          for (int k = 0; k < a; ++k) data[i * a + k] = T::legal(*task_, scratch(0), k);
+        }
+      });
+      return array;
+    }
   }
 
   // Every environment's physical state, float64 (n, physical_dim).

@@ -65,6 +65,11 @@ class EnvSpec:
         return int(self.task.record_words)
 
     @property
+    def extras_dim(self) -> int:
+        """Extra numbers a step reports per environment (0: none)."""
+        return int(self.task.extras_dim) if self.task is not None else 0
+
+    @property
     def info(self) -> dict[str, Any]:
         """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...)."""
         return dict(self.task.info)

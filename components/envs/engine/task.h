@@ -38,6 +38,12 @@
 //   bool fast(const double* state) const;  with `template <bool kFast> step/observe`: a
 //       flavour of the step that is only right for some states (a vectorisable sin and cos
 //       within a range); the engine uses it for a range of environments that all pass.
+//   bool legal(const double* state, int32_t action) const;  discrete tasks whose legal
+//       actions depend on the state (a board game): an illegal action is refused on every
+//       door like an action out of range, and the doors give the legal-action mask.
+//   int extras_dim() const; void extras(const double* state, float* out) const;  more numbers
+//       a step reports per environment (a game: the player to move, both players' rewards),
+//       read from the state the step ended in (before any auto-reset), like final_obs.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -81,6 +87,18 @@ struct HasErrorMessage<Task, std::void_t<decltype(std::declval<const Task&>().er
     : std::true_type {};
 
 template <class Task, class = void>
+struct HasLegal : std::false_type {};
+template <class Task>
+struct HasLegal<Task, std::void_t<decltype(std::declval<const Task&>().legal(
+                          static_cast<const double*>(nullptr), int32_t{0}))>> : std::true_type {};
+
+template <class Task, class = void>
+struct HasExtras : std::false_type {};
+template <class Task>
+struct HasExtras<Task, std::void_t<decltype(std::declval<const Task&>().extras_dim())>>
+    : std::true_type {};
+
+template <class Task, class = void>
 struct MinPerThread : std::integral_constant<int64_t, 512> {};
 template <class Task>
 struct MinPerThread<Task, std::void_t<decltype(Task::kMinPerThread)>>
@@ -103,6 +121,9 @@ struct Traits {
   static constexpr bool kHasFast = HasFast<Task>::value;
   static constexpr int64_t kMinPerThread = MinPerThread<Task>::value;
   static constexpr bool kFloat64Outputs = Float64Outputs<Task>::value;
+  static constexpr bool kHasLegal = HasLegal<Task>::value;
+  static constexpr bool kHasExtras = HasExtras<Task>::value;
+  static_assert(!kHasLegal || kDiscrete, "only a discrete task has legal actions");
   static_assert(std::is_same_v<Action, int32_t> || std::is_same_v<Action, float>,
                 "a task's Action is int32_t (discrete) or float (continuous)");
 
@@ -119,6 +140,20 @@ struct Traits {
       return 1;
     } else {
       return task.action_dim();
+    }
+  }
+  static int extras_dim(const Task& task) {
+    if constexpr (kHasExtras) {
+      return task.extras_dim();
+    } else {
+      return 0;
+    }
+  }
+  static bool legal(const Task& task, const double* state, Action action) {
+    if constexpr (kHasLegal) {
+      return task.legal(state, action);
+    } else {
+      return true;
     }
   }
   static Workspace workspace(const Task& task) {

@@ -115,20 +115,28 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Gymnasium's vector step with same-step auto-reset: `(obs, reward, terminated,
-        truncated, info)`; a done environment's last observation is in `info["final_obs"]`."""
+        truncated, info)`; a done environment's last observation is in `info["final_obs"]`;
+        a task with extra step outputs puts them in `info["extras"]` (num_envs, extras_dim),
+        read from the state each step ended in."""
         # (a closed pool refuses to step by itself: no Python check on this hot path)
         if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
                 and actions.shape == self._action_shape and actions.flags.c_contiguous
                 and actions.flags.aligned):
             actions = host_actions(self.env_spec, actions, self.num_envs)
         # the C++ step checks the values (range, NaN) itself before any environment moves
-        obs, reward, terminated, truncated, final_obs, any_done = self._pool.step(actions)
+        obs, reward, terminated, truncated, final_obs, any_done, extras = self._pool.step(actions)
+        info = {"extras": extras} if extras.shape[1] else {}
         if any_done:
             done = terminated | truncated
-            return obs, reward, terminated, truncated, {
-                "final_obs": final_obs, "_final_obs": done,
-                "final_info": {}, "_final_info": done.copy()}
-        return obs, reward, terminated, truncated, {}
+            info.update({"final_obs": final_obs, "_final_obs": done,
+                         "final_info": {}, "_final_info": done.copy()})
+        return obs, reward, terminated, truncated, info
+
+    def legal_mask(self) -> np.ndarray:
+        """Every environment's legal actions, bool (num_envs, n) (discrete tasks; all true for
+        a task whose actions are always legal)."""
+        self._check_open()
+        return self._pool.legal_mask()
 
     def physical_state(self) -> np.ndarray:
         """The current physical states, (num_envs, physical_dim) float64 (Gymnasium's layout;

@@ -49,10 +49,9 @@ print("ok")
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    """One build of catch.h for this module's processes."""
-    return {**os.environ, "METAGRAPH_EXTENSION_CACHE": str(tmp_path_factory.mktemp("ext")),
-            "JAX_PLATFORMS": "cpu"}
+def cache():
+    """The fresh processes build in the session's extension tree (conftest.py)."""
+    return {**os.environ, "JAX_PLATFORMS": "cpu"}
 
 
 def run(code, env, cwd=ROOT):

@@ -1,0 +1,77 @@
+"""The contract's optional parts on both native doors, through a test task (tasks/nim.h, Nim:
+take 1-3 stones, the last stone wins): the legal-action mask, illegal actions refused like
+out-of-range ones with every state intact, and extra step outputs (the player to move, both
+players' rewards) equal on the host pool and in-graph, against the rules written here."""
+
+from pathlib import Path
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import components.envs as envs
+
+N = 6
+
+
+@pytest.fixture(scope="module")
+def nim():
+    module = envs.build_extension(Path(__file__).parent / "tasks" / "nim.h", "nim::Nim")
+
+    def make_spec(env_id, kwargs):
+        task = module.Nim(env_id, kwargs)
+        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (2,), np.float32),
+                            gymnasium.spaces.Discrete(3), int(task.max_steps), task)
+
+    envs.register("Nim-v0", make_spec)
+    return "Nim-v0"
+
+
+def reference_mask(physics):
+    return np.arange(3)[None, :] + 1 <= physics[:, :1]
+
+
+def test_legal_mask_and_extras_follow_the_rules_on_both_doors(nim):
+    pool = envs.make(nim, N, seed=3)
+    door = envs.make_functional(nim)
+    state, _ = door.reset(jax.random.PRNGKey(3), N)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        physics = pool.physical_state()
+        mask = pool.legal_mask()
+        np.testing.assert_array_equal(mask, reference_mask(physics))
+        np.testing.assert_array_equal(np.asarray(door.legal_mask(state)), mask)
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int32)
+        _, reward, terminated, _, info = pool.step(actions)
+        state, _, reward_graph, _, _, _, extras = door.step_with_extras(state, actions)
+        stones = physics[:, 0] - (actions + 1)
+        np.testing.assert_array_equal(terminated, stones == 0)
+        np.testing.assert_array_equal(reward, (stones == 0).astype(np.float32))
+        mover_is_0 = physics[:, 1] == 0
+        winner_0 = np.where(stones == 0, np.where(mover_is_0, 1.0, -1.0), 0.0)
+        expected = np.stack([1 - physics[:, 1], winner_0, -winner_0], axis=1)
+        np.testing.assert_array_equal(info["extras"], expected)
+        np.testing.assert_array_equal(np.asarray(extras), expected)
+        np.testing.assert_array_equal(np.asarray(reward_graph), reward)
+
+
+def test_an_illegal_action_is_refused_on_both_doors_with_nothing_moved(nim):
+    pool = envs.make(nim, N, seed=0)
+    pool.reset(options={"state": np.tile([2.0, 0.0], (N, 1))})
+    before = pool.records()
+    actions = np.zeros(N, np.int32)
+    actions[4] = 2  # three stones of two
+    with pytest.raises(ValueError, match=r"^Nim-v0: action 2 at index 4 is not legal in its "
+                                         r"state$"):
+        pool.step(actions)
+    np.testing.assert_array_equal(pool.records(), before)
+    door = envs.make_functional(nim)
+    state = jnp.asarray(door.state_from_physical(np.tile([2.0, 0.0], (N, 1))))
+    with pytest.raises(Exception, match="action 2 at index 4 is not legal in its state"):
+        jax.block_until_ready(door.step(state, jnp.asarray(actions)))
+
+
+def test_nim_conforms(nim):
+    assert set(envs.check(nim).values()) == {"ok"}
