@@ -4,11 +4,14 @@
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
                    [--address auto]
-    metagraph evaluate DIR [--episodes 100] [--json]
+    metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--algo ALGO | --trust-code]
+    metagraph export DIR -o policy.mgx [--stochastic] [--seed-index K] [--algo ALGO | --trust-code]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
 ALGO is a built-in algorithm (reweight, ppo, dqn, sac, impala) or MODULE:ATTRIBUTE /
 PATH.py:ATTRIBUTE naming a subclass of `components.training.Algorithm` in the user's own code.
+A run directory is data: `evaluate`, `export` and `train --resume` import the user's code a
+run names only when `--algo` names it again or with `--trust-code` (`trusted_code.py`).
 TARGET is MODULE:OBJECT or PATH.py:OBJECT: a `MetaGraph`, or a function of no arguments
 returning a `MetaGraph` or a pair (component, input_spaces) to build.
 
@@ -94,6 +97,7 @@ def train_command(args: argparse.Namespace) -> None:
     if args.resume:
         config = None  # the run directory's own
     else:
+        args.algo = args.algo or "reweight"
         try:
             config = resolve(args.algo).config(args.env_id, config_values(args))
         except TypeError as error:
@@ -103,7 +107,8 @@ def train_command(args: argparse.Namespace) -> None:
                         steps=args.steps, resume=args.resume,
                         seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
                         num_samplers=args.num_samplers, address=args.address,
-                        batches_per_request=args.batches_per_request)
+                        batches_per_request=args.batches_per_request,
+                        trust_code=args.trust_code)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -126,7 +131,8 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
-    result = evaluate(args.run_dir, episodes=args.episodes)
+    result = evaluate(args.run_dir, episodes=args.episodes, algo=args.algo,
+                      trust_code=args.trust_code, deterministic=not args.stochastic)
     if args.json:
         print(json.dumps(result))
     else:
@@ -134,6 +140,30 @@ def evaluate_command(args: argparse.Namespace) -> None:
               f"± {result['return_std']:.2f}")
         if "return_mean_per_seed" in result:
             print("per seed:", ", ".join(f"{r:.2f}" for r in result["return_mean_per_seed"]))
+
+
+def export_command(args: argparse.Namespace) -> None:
+    """`metagraph export RUN_DIR -o FILE`: the run's acting API with only the state it needs,
+    for `backends.xla.load` in a process without the library's agents."""
+    from components.training.loading import load
+
+    agent = load(args.run_dir, args.algo, args.trust_code)
+    if not 0 <= args.seed_index < len(agent.per_seed):
+        raise UsageError(f"--seed-index must be in [0, {len(agent.per_seed) - 1}] for "
+                         f"{args.run_dir}, got {args.seed_index}")
+    data = agent.per_seed[args.seed_index].export(args.output,
+                                                  deterministic=not args.stochastic)
+    print(f"wrote {args.output} ({len(data):,} bytes)")
+
+
+def _run_code_options(command: argparse.ArgumentParser, what: str) -> None:
+    """--algo and --trust-code: whether a run's own algorithm file may be imported."""
+    command.add_argument("--algo", default=None,
+                         help=f"the algorithm the run names, to {what} it with its code "
+                              f"(needed for a run of your own algorithm, unless --trust-code)")
+    command.add_argument("--trust-code", action="store_true",
+                         help="import the algorithm file the run's config.json names (only "
+                              "if unchanged since training)")
 
 
 class _Renamed(argparse.Action):
@@ -155,9 +185,12 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
     train = commands.add_parser("train", help="train an agent on an environment")
     train.add_argument("env_id")
-    train.add_argument("--algo", default="reweight",
-                       help="reweight, ppo, dqn, sac, impala, or MODULE:ATTRIBUTE / "
-                            "PATH.py:ATTRIBUTE naming your own Algorithm")
+    train.add_argument("--algo", default=None,
+                       help="reweight (the default), ppo, dqn, sac, impala, or "
+                            "MODULE:ATTRIBUTE / PATH.py:ATTRIBUTE naming your own Algorithm")
+    train.add_argument("--trust-code", action="store_true",
+                       help="with --resume: import the algorithm file the run names (only "
+                            "if unchanged since training)")
     train.add_argument("--out", required=True, help="run directory")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--steps", type=int, default=1_000_000, help="environment steps")
@@ -182,7 +215,20 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("run_dir")
     evaluate.add_argument("--episodes", type=int, default=100)
     evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--stochastic", action="store_true",
+                          help="sample actions from the policy (its `act` API), not greedy")
+    _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)
+    export = commands.add_parser(
+        "export", help="write a run's acting API alone, for backends.xla.load")
+    export.add_argument("run_dir")
+    export.add_argument("-o", "--output", default="policy.mgx")
+    export.add_argument("--stochastic", action="store_true",
+                        help="export `act(observation, key)` (sampled actions), not greedy")
+    export.add_argument("--seed-index", type=int, default=0,
+                        help="with a run of several seeds: which one (0 = the first)")
+    _run_code_options(export, "export")
+    export.set_defaults(run=export_command)
     draw = commands.add_parser(
         "graph", help="draw a meta-graph (.svg, .png, .pdf, .dot, or .html: the explorer)")
     draw.add_argument("target", help="MODULE:OBJECT or PATH.py:OBJECT")

@@ -29,6 +29,7 @@ from components.training.keys import START_INDEX, check_seed, keys_for
 from components.training.registry import record, resolve
 from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
+from components.training.trusted_code import algorithm_of_run, code_record
 from metagraph.checks import positive_int
 
 CHECKPOINT_SECONDS = 30.0  # 0: after every call
@@ -45,10 +46,10 @@ def algorithm_spec(algo: str | Algorithm) -> str:
     return record(algo)
 
 
-def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed: int = 0,
-          steps: int = 1_000_000, resume: bool = False, progress: bool = True,
+def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: Any,
+          seed: int = 0, steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
-          address: str | None = None, batches_per_request: int = 1
+          address: str | None = None, batches_per_request: int = 1, trust_code: bool = False
           ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
@@ -60,7 +61,9 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     the cluster at `address`, or starting a local one; each actor asked for
     `batches_per_request` batches per call, which amortises Ray's cost per call and adds
     policy lag), else in this process. `resume=True`
-    continues the run in `out` from its checkpoint with the settings it recorded.
+    continues the run in `out` from its checkpoint with the settings it recorded; a user's
+    algorithm file it names is imported only when `algo` names it again or `trust_code`
+    (`trusted_code.py`).
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
@@ -70,8 +73,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
             raise ValueError(f"{run.path}: cannot resume: {run.checkpoint_path.name} is "
                              f"missing (nothing to continue from; train without --resume to "
                              f"start again, which replaces {run.metrics_path.name})")
-        algo, env_id, seed, steps = saved["algo"], saved["env_id"], saved["seed"], \
-            max(steps, saved["steps"])
+        named, algo, env_id, seed, steps = algo, saved["algo"], saved["env_id"], \
+            saved["seed"], max(steps, saved["steps"])
         seeds, runner = saved.get("seeds"), saved.get("runner", "local")
         num_samplers = saved.get("num_samplers")
         batches_per_request = saved.get("batches_per_request", 1)
@@ -86,9 +89,11 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
         check_batches_per_request(batches_per_request, runner)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
-    alg = resolve(algo) if isinstance(algo, str) else algo
-    if resume:
+    if resume:  # a run directory is data: its user code only when named again or trusted
+        alg = algorithm_of_run(run, saved, named, trust_code)
         config = alg.config_class.from_dict(saved["config"])
+    else:
+        alg = algo if isinstance(algo, Algorithm) else resolve(algo)
     door = alg.door(config)
     if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
         env_id = native_id(env_id)
@@ -112,7 +117,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     spec_text = algorithm_spec(algo)
     run.write_config({"env_id": env_id, "algo": spec_text, "seed": seed, "seeds": seeds,
                       "steps": steps, "runner": runner, "num_samplers": num_samplers,
-                      "batches_per_request": batches_per_request, "config": config.to_dict()})
+                      "batches_per_request": batches_per_request, "config": config.to_dict(),
+                      **code_record(spec_text)})
     reporter = Reporter(run.path)  # its imports run while this process builds and compiles
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,

@@ -45,7 +45,9 @@ def test_crafted_checkpoint_headers_are_load_errors(tmp_path, header, message):
     ({"format": EXPORTED, "num_state_leaves": 0, "api": "act", "root": "r",
       "outputs": "o", "inputs": {}}, "header entry 'digest'"),
     ({"format": EXPORTED, "num_state_leaves": 1, "api": "act", "root": "r",
-      "outputs": "o", "inputs": {}, "digest": payload_digest({})}, "no array"),
+      "outputs": "o", "inputs": {},
+      "digest": payload_digest({}, {"format": EXPORTED, "num_state_leaves": 1, "api": "act",
+                                    "root": "r", "outputs": "o", "inputs": {}})}, "no array"),
 ])
 def test_crafted_export_headers_are_load_errors(header, message):
     with pytest.raises(mg.LoadError, match=message):

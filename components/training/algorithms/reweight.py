@@ -95,7 +95,7 @@ class Reweight(Algorithm):
         spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
                   "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
                   "observation": Box((eval_envs, *obs_shape))}
-        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "select"])
+        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "act", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
             ) -> list[dict[str, Any]]:
