@@ -6,6 +6,7 @@
                    [--address auto]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--stochastic] [--seed-index K] [--algo ALGO | --trust-code]
+    metagraph plot RUN... -o plot.png [--window 100] [--title TEXT]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
 ALGO is a built-in algorithm (reweight, ppo, dqn, sac, impala) or MODULE:ATTRIBUTE /
@@ -166,6 +167,14 @@ def _run_code_options(command: argparse.ArgumentParser, what: str) -> None:
                               "if unchanged since training)")
 
 
+def plot_command(args: argparse.Namespace) -> None:
+    """`metagraph plot RUN... -o FILE`: several runs on one figure (seeds as a mean with a
+    band)."""
+    from components.training.plots import plot_runs
+
+    print(f"wrote {plot_runs(args.runs, args.output, window=args.window, title=args.title)}")
+
+
 class _Renamed(argparse.Action):
     """An option that was renamed: refused with a message naming the new spelling."""
 
@@ -229,6 +238,13 @@ def parser() -> argparse.ArgumentParser:
                         help="with a run of several seeds: which one (0 = the first)")
     _run_code_options(export, "export")
     export.set_defaults(run=export_command)
+    plot = commands.add_parser("plot", help="draw several runs' learning curves on one figure")
+    plot.add_argument("runs", nargs="+", help="run directories (seeds of one algorithm and "
+                                              "environment become a mean with a band)")
+    plot.add_argument("-o", "--output", default="plot.png")
+    plot.add_argument("--window", type=int, default=100, help="episodes in the rolling mean")
+    plot.add_argument("--title", default=None)
+    plot.set_defaults(run=plot_command)
     draw = commands.add_parser(
         "graph", help="draw a meta-graph (.svg, .png, .pdf, .dot, or .html: the explorer)")
     draw.add_argument("target", help="MODULE:OBJECT or PATH.py:OBJECT")

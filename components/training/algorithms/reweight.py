@@ -106,4 +106,5 @@ class Reweight(Algorithm):
         seeds = per_seed(exe, {"steps": out["steps"], "episode_return_mean": out["return_mean"],
                                "episode_return_max": out["return_max"], "bits": out["bits"],
                                "ess": out["ess"], "loss": fitted["loss"]})
-        return [summarise(seeds)]
+        # every path is one whole episode: the curve's rolling mean counts them
+        return [{**summarise(seeds), "episodes": config.num_paths * (exe.seeds or 1)}]
