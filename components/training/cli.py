@@ -5,7 +5,8 @@
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
                    [--address auto]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--algo ALGO | --trust-code]
-    metagraph export DIR -o policy.mgx [--stochastic] [--seed-index K] [--algo ALGO | --trust-code]
+    metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
+                     [--algo ALGO | --trust-code]
     metagraph plot RUN... -o plot.png [--window 100] [--title TEXT]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
@@ -152,7 +153,7 @@ def export_command(args: argparse.Namespace) -> None:
     if not 0 <= args.seed_index < len(agent.per_seed):
         raise UsageError(f"--seed-index must be in [0, {len(agent.per_seed) - 1}] for "
                          f"{args.run_dir}, got {args.seed_index}")
-    data = agent.per_seed[args.seed_index].export(args.output,
+    data = agent.per_seed[args.seed_index].export(args.output, format=args.format,
                                                   deterministic=not args.stochastic)
     print(f"wrote {args.output} ({len(data):,} bytes)")
 
@@ -234,6 +235,9 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", default="policy.mgx")
     export.add_argument("--stochastic", action="store_true",
                         help="export `act(observation, key)` (sampled actions), not greedy")
+    export.add_argument("--format", choices=("mgx", "onnx"), default="mgx",
+                        help="mgx: for backends.xla.load; onnx: an ONNX model (jax2onnx, "
+                             "the onnx extra), for onnxruntime")
     export.add_argument("--seed-index", type=int, default=0,
                         help="with a run of several seeds: which one (0 = the first)")
     _run_code_options(export, "export")

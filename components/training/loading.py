@@ -28,6 +28,7 @@ import numpy as np
 
 from backends import xla
 from backends.xla.export import export_api, needed_state
+from backends.xla.onnx_export import export_onnx
 from components.training.algorithm import Algorithm
 from components.training.run_dir import RunDir
 from components.training.trusted_code import algorithm_of_run
@@ -37,6 +38,7 @@ from metagraph.graph import MetaGraph, State
 from metagraph.spaces import BATCH
 
 GREEDY, STOCHASTIC = "greedy", "act"
+FORMATS = ("mgx", "onnx")
 
 
 def acting_api(graph: MetaGraph, deterministic: bool = True) -> str:
@@ -106,18 +108,30 @@ class TrainedAgent:
         return actions[0] if single else actions
 
     def export(self, path: str | Path | None = None, deterministic: bool = True,
-               platforms: tuple[str, ...] | None = None) -> bytes:
+               platforms: tuple[str, ...] | None = None, format: str = "mgx") -> bytes:
         """Write the acting API (`greedy`, or `act` with `deterministic=False`) with only the
-        state it needs to `path` (`backends.xla.load` runs it in a process that never imports
-        the agent's classes); any batch of observations. Returns the bytes."""
+        state it needs to `path`, for any batch of observations; returns the bytes. Format
+        "mgx": `backends.xla.load` runs it in a process that never imports the agent's
+        classes. Format "onnx": an ONNX model (`backends.xla.onnx_export`), for
+        `onnxruntime`, deterministic only; `OnnxExportError` names an operation jax2onnx
+        cannot convert."""
+        if format not in FORMATS:
+            raise ValueError(f"export format must be one of {FORMATS}, got {format!r}")
+        if format == "onnx" and not deterministic:
+            raise ValueError("a stochastic policy cannot be exported to ONNX with the same "
+                             "samples (jax2onnx turns JAX's random streams into ONNX's "
+                             "RandomUniformLike, which draws others); export it as .mgx")
         api = acting_api(self.graph, deterministic)
         spaces = self.graph.apis[api].inputs
         inputs = [jax.ShapeDtypeStruct((BATCH, *self.observation_shape), np.float32),
                   *(space.to_abstract(1, 1) for name, space in spaces.items()
                     if name != "observation")]
-        extra = {"env_id": self.env_id, "algo": self.saved["algo"], "seed": self.seed,
-                 "observation_shape": list(self.observation_shape)}
-        data = export_api(self.graph, api, self.state, platforms, inputs, extra)
+        if format == "onnx":
+            data = export_onnx(self.graph, api, self.state, inputs)
+        else:
+            extra = {"env_id": self.env_id, "algo": self.saved["algo"], "seed": self.seed,
+                     "observation_shape": list(self.observation_shape)}
+            data = export_api(self.graph, api, self.state, platforms, inputs, extra)
         if path is not None:
             Path(path).write_bytes(data)
         return data

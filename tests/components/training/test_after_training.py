@@ -208,3 +208,28 @@ def test_a_temporary_file_a_live_writer_holds_is_kept(runs):
         assert live.exists()
     RunDir(runs / "ppo", create=False)
     assert not live.exists()
+
+
+ONNX_RUN = textwrap.dedent("""
+    import sys, numpy as np, onnxruntime
+    session = onnxruntime.InferenceSession(sys.argv[1])
+    np.save(sys.argv[3], session.run(None, {"observation": np.load(sys.argv[2])})[0])
+    assert "jax" not in sys.modules and "components" not in sys.modules
+""")
+
+
+@pytest.mark.parametrize("algo", ["ppo", "sac"])
+def test_an_onnx_export_acts_like_the_agent_in_onnxruntime(runs, algo):
+    pytest.importorskip("jax2onnx")
+    pytest.importorskip("onnxruntime")
+    metagraph(runs, "export", algo, "--format", "onnx", "-o", f"{algo}.onnx")
+    agent = load(runs / algo)
+    obs = observations(agent, 9)
+    np.save(runs / "obs.npy", obs)
+    subprocess.run([sys.executable, "-c", ONNX_RUN, str(runs / f"{algo}.onnx"),
+                    str(runs / "obs.npy"), str(runs / "onnx.npy")], check=True, timeout=300)
+    np.testing.assert_allclose(np.load(runs / "onnx.npy"), agent.predict(obs), rtol=1e-5,
+                               atol=1e-5)
+    done = metagraph(runs, "export", algo, "--format", "onnx", "--stochastic", "-o", "s.onnx",
+                     check=False)
+    assert done.returncode == 2 and "export it as .mgx" in done.stderr
