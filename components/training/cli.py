@@ -4,7 +4,8 @@
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
                    [--address auto]
-    metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--algo ALGO | --trust-code]
+    metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
+                       [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
                      [--algo ALGO | --trust-code]
     metagraph plot RUN... -o plot.png [--window 100] [--title TEXT]
@@ -133,8 +134,16 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
-    result = evaluate(args.run_dir, episodes=args.episodes, algo=args.algo,
-                      trust_code=args.trust_code, deterministic=not args.stochastic)
+    from components.training.loading import load
+
+    agent = load(args.run_dir, args.algo, args.trust_code)
+    result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
+    if args.video:
+        from components.training.video import record_video
+
+        record_video(agent, args.video, episodes=args.video_episodes,
+                     deterministic=not args.stochastic)
+        result["video"] = args.video
     if args.json:
         print(json.dumps(result))
     else:
@@ -142,6 +151,8 @@ def evaluate_command(args: argparse.Namespace) -> None:
               f"± {result['return_std']:.2f}")
         if "return_mean_per_seed" in result:
             print("per seed:", ", ".join(f"{r:.2f}" for r in result["return_mean_per_seed"]))
+        if args.video:
+            print(f"wrote {args.video}")
 
 
 def export_command(args: argparse.Namespace) -> None:
@@ -227,6 +238,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument("--stochastic", action="store_true",
                           help="sample actions from the policy (its `act` API), not greedy")
+    evaluate.add_argument("--video", default=None, metavar="FILE",
+                          help="also render episodes of the policy to FILE (.mp4 or .gif)")
+    evaluate.add_argument("--video-episodes", type=int, default=1, metavar="N")
     _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)
     export = commands.add_parser(

@@ -16,7 +16,7 @@ from components.training.algorithm import Algorithm
 from components.training.loading import TrainedAgent, load
 
 
-def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
+def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12345,
              algo: str | Algorithm | None = None, trust_code: bool = False,
              deterministic: bool = True) -> dict[str, Any]:
     """Mean and standard deviation of the return of the saved policy over `episodes`
@@ -24,8 +24,9 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
     seeds, also each seed's mean. `algo`, `trust_code`: as for `load` (a run naming a user's
     algorithm file imports it only when named again or trusted). Raises LoadError when `out`
     is not a run directory with a checkpoint, AlgorithmError when its algorithm cannot be
-    found again, UntrustedCodeError when its code is not named again or changed."""
-    agent = load(out, algo, trust_code)
+    found again, UntrustedCodeError when its code is not named again or changed. `out` may
+    also be an agent `load` gave."""
+    agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
     env = vector_env(agent, episodes, seed)
     per_seed = [episode_returns(lambda obs, a=policy: a.predict(obs, deterministic), env,
                                 episodes, seed) for policy in agent.per_seed]
