@@ -20,7 +20,7 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -75,12 +75,21 @@ def _at(tree: dict[str, Any], path: tuple[str, ...]) -> Any:
     return tree
 
 
-def needed_state(graph: MetaGraph, api: str, state: State, inputs: list[Any] | None = None
-                 ) -> tuple[Callable[..., tuple[Any, Any]], dict[str, Any], list[Any]]:
-    """Root API `api` of `graph` as a pure `(needed, *inputs) -> (needed', outputs)` over only
-    the state leaves it needs (`state_reads.needed_leaves`), as nested plain dicts (scope,
-    name, then the keys and fields inside: any pytree node type, optax's included, becomes
-    dicts); returns it, the needed part of `state`, and the abstract inputs."""
+class NeededState(NamedTuple):
+    """Root API `api` as a pure `program(needed, *inputs) -> (needed', outputs)` over only the
+    state leaves it needs, `select(state)` picking those leaves out of a whole state, and the
+    inputs' abstract values it was traced with."""
+
+    program: Callable[..., tuple[Any, Any]]
+    select: Callable[[State], dict[str, Any]]
+    inputs: list[Any]
+
+
+def needed_state(graph: MetaGraph, api: str, inputs: list[Any] | None = None) -> NeededState:
+    """Root API `api` of `graph` over only the state leaves it needs
+    (`state_reads.needed_leaves`), as nested plain dicts (scope, name, then the keys and
+    fields inside: any pytree node type, optax's included, becomes dicts). `inputs`: the
+    inputs' abstract values, when not those of the API's spaces (shapes may be symbolic)."""
     sig = graph.apis[api]
     if inputs is None:
         batch = BATCH if graph.batch_size is None else graph.batch_size
@@ -98,14 +107,14 @@ def needed_state(graph: MetaGraph, api: str, state: State, inputs: list[Any] | N
         leaves = [_at(kept_state, path) if need else jnp.zeros(abstract.shape, abstract.dtype)
                   for path, need, (_, abstract) in zip(paths, needed, flat, strict=True)]
         new_state, outputs = pure(jax.tree.unflatten(treedef, leaves), *args)
-        new_leaves = jax.tree.leaves(new_state)
-        return _nested(kept, [leaf for leaf, need in zip(new_leaves, needed, strict=True)
-                              if need]), outputs
+        return select(new_state), outputs
+
+    def select(state: State) -> dict[str, Any]:
+        values = jax.tree.leaves(state)
+        return _nested(kept, [v for v, need in zip(values, needed, strict=True) if need])
 
     program.__name__ = f"{graph.root.name}_{api}"
-    values = jax.tree.leaves(state)
-    return program, _nested(kept, [v for v, need in zip(values, needed, strict=True)
-                                   if need]), inputs
+    return NeededState(program, select, inputs)
 
 
 def export_api(graph: MetaGraph, api: str, state: State,
@@ -130,7 +139,8 @@ def export_api(graph: MetaGraph, api: str, state: State,
         The serialised API, its input spaces and its state.
     """
     sig = graph.apis[api]
-    program, kept, inputs = needed_state(graph, api, state, inputs)
+    program, select, inputs = needed_state(graph, api, inputs)
+    kept = select(state)
     abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(np.shape(x), x.dtype), kept)
     exported = export.export(jax.jit(program), platforms=platforms)(abstract, *inputs)
     leaves = jax.tree.leaves(kept)

@@ -34,7 +34,8 @@ def export_onnx(graph: MetaGraph, api: str, state: State, inputs: list[Any]) -> 
     except ImportError:
         raise OnnxExportError("ONNX export needs jax2onnx and onnxruntime: pip install "
                               "\"metagraph-rl[onnx]\"") from None
-    program, needed, _ = needed_state(graph, api, state, inputs)
+    program, select, _ = needed_state(graph, api, inputs)
+    needed = select(state)
     specs: list[Any] = []
     for x in inputs:  # jax2onnx takes a dynamic dimension as its name, in a float32 shape
         if all(isinstance(d, int) for d in x.shape):

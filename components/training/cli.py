@@ -3,7 +3,7 @@
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
-                   [--address auto]
+                   [--address auto] [--eval-every N [--eval-episodes K] [--save-best]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
                        [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
@@ -90,6 +90,17 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
+def evaluation_settings(args: argparse.Namespace) -> Any:
+    """`--eval-every N --eval-episodes K --save-best` as `EvaluationSettings`, or None."""
+    from components.training.periodic_evaluation import EvaluationSettings
+
+    if args.eval_every is None:
+        if args.save_best:
+            raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
+        return None
+    return EvaluationSettings(args.eval_every, args.eval_episodes, args.save_best)
+
+
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
     from components.training.registry import resolve
@@ -111,7 +122,7 @@ def train_command(args: argparse.Namespace) -> None:
                         seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
                         num_samplers=args.num_samplers, address=args.address,
                         batches_per_request=args.batches_per_request,
-                        trust_code=args.trust_code)
+                        trust_code=args.trust_code, evaluation=evaluation_settings(args))
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -136,7 +147,8 @@ def evaluate_command(args: argparse.Namespace) -> None:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
     from components.training.loading import load
 
-    agent = load(args.run_dir, args.algo, args.trust_code)
+    agent = load(args.run_dir, args.algo, args.trust_code,
+                 checkpoint="best.npz" if args.best else "checkpoint.npz")
     result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
     if args.video:
         from components.training.video import record_video
@@ -229,6 +241,13 @@ def parser() -> argparse.ArgumentParser:
                             "(amortises Ray's cost per call; more policy lag)")
     train.add_argument("--address", default=None,
                        help="Ray cluster to join ('auto': this machine's); default: start one")
+    train.add_argument("--eval-every", type=int, default=None, metavar="N",
+                       help="evaluate the deterministic policy every N environment steps, on "
+                            "environments of its own (rows get eval_return_mean)")
+    train.add_argument("--eval-episodes", type=int, default=10, metavar="K",
+                       help="episodes per evaluation")
+    train.add_argument("--save-best", action="store_true",
+                       help="with --eval-every: keep the best evaluated state in DIR/best.npz")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)
@@ -238,6 +257,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument("--stochastic", action="store_true",
                           help="sample actions from the policy (its `act` API), not greedy")
+    evaluate.add_argument("--best", action="store_true",
+                          help="the best evaluated state (DIR/best.npz, train --save-best)")
     evaluate.add_argument("--video", default=None, metavar="FILE",
                           help="also render episodes of the policy to FILE (.mp4 or .gif)")
     evaluate.add_argument("--video-episodes", type=int, default=1, metavar="N")

@@ -27,7 +27,7 @@ def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12
     found again, UntrustedCodeError when its code is not named again or changed. `out` may
     also be an agent `load` gave."""
     agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
-    env = vector_env(agent, episodes, seed)
+    env = vector_env(agent.env_id, agent.algorithm.door(agent.config), episodes, seed)
     per_seed = [episode_returns(lambda obs, a=policy: a.predict(obs, deterministic), env,
                                 episodes, seed) for policy in agent.per_seed]
     returns = np.concatenate(per_seed)
@@ -38,12 +38,12 @@ def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12
     return result
 
 
-def vector_env(agent: TrainedAgent, num_envs: int, seed: int = 0) -> Any:
-    """`num_envs` environments of the agent's task behind the door it trained through: the
-    native host pool, or Gymnasium's own for the "gymnasium" door."""
-    if agent.algorithm.door(agent.config) != "gymnasium":
-        return make(agent.env_id, num_envs, seed=seed)
-    return gymnasium.make_vec(agent.env_id, num_envs, vectorization_mode="sync",
+def vector_env(env_id: str, door: str, num_envs: int, seed: int = 0) -> Any:
+    """`num_envs` environments of task `env_id` behind `door`: the native host pool, or
+    Gymnasium's own for the "gymnasium" door."""
+    if door != "gymnasium":
+        return make(env_id, num_envs, seed=seed)
+    return gymnasium.make_vec(env_id, num_envs, vectorization_mode="sync",
                               vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
 
 

@@ -41,13 +41,14 @@ def rolling_mean(rows: list[dict[str, Any]], window: int = WINDOW,
 
 
 def seed_rows(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Each seed's rows of a run of several seeds (`episode_return_mean_per_seed`; each
-    seed's share of the episodes), or `[rows]` for one seed."""
+    """Each seed's rows of a run of several seeds (`episode_return_mean_per_seed`, with
+    `episodes_per_seed`, else an equal share of the episodes), or `[rows]` for one seed."""
     if not rows or "episode_return_mean_per_seed" not in rows[0]:
         return [rows]
     seeds = len(rows[0]["episode_return_mean_per_seed"])
     return [[{"episode_return_mean": r["episode_return_mean_per_seed"][k],
-              "episodes": r.get("episodes", seeds) / seeds} for r in rows]
+              "episodes": r["episodes_per_seed"][k] if "episodes_per_seed" in r
+              else r.get("episodes", seeds) / seeds} for r in rows]
             for k in range(seeds)]
 
 

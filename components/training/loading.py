@@ -32,7 +32,7 @@ from backends.xla.onnx_export import export_onnx
 from components.training.algorithm import Algorithm
 from components.training.run_dir import RunDir
 from components.training.trusted_code import algorithm_of_run
-from metagraph import checkpoint
+from metagraph import checkpoint as checkpoints
 from metagraph.errors import LoadError
 from metagraph.graph import MetaGraph, State
 from metagraph.spaces import BATCH
@@ -80,9 +80,9 @@ class TrainedAgent:
 
     def _program(self, api: str) -> tuple[Any, Any]:
         if api not in self._programs:
-            program, needed, _ = needed_state(self.graph, api, self.state)
+            program, select, _ = needed_state(self.graph, api)
             run = jax.jit(lambda needed, *inputs: program(needed, *inputs)[1])
-            self._programs[api] = (run, jax.device_put(needed))
+            self._programs[api] = (run, jax.device_put(select(self.state)))
         return self._programs[api]
 
     def predict(self, observation: Any, deterministic: bool = True,
@@ -142,8 +142,9 @@ class TrainedAgent:
 
 
 def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool = False,
-         eval_envs: int = 1) -> TrainedAgent:
-    """The trained agent of run directory `out` (its last checkpoint).
+         eval_envs: int = 1, checkpoint: str = "checkpoint.npz") -> TrainedAgent:
+    """The trained agent of run directory `out`: its last checkpoint, or another file of it
+    (`checkpoint="best.npz"`: the best evaluated state, `train --save-best`).
 
     A run trained with a user's algorithm file (`--algo my_module:MyAlgorithm`) names that
     file in its config.json; a run directory is data, so that file is imported only when
@@ -160,17 +161,18 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     saved = run.read_config()
     alg = algorithm_of_run(run, saved, algo, trust_code)
     config = alg.config_class.from_dict(saved["config"])
-    if not run.checkpoint_path.is_file():
-        raise LoadError(f"{run.path}: no checkpoint (checkpoint.npz) to load")
+    path = run.path / checkpoint
+    if not path.is_file():
+        raise LoadError(f"{run.path}: no checkpoint ({checkpoint}) to load")
     graph = alg.build(saved["env_id"], config, saved["steps"], eval_envs)
     acting_api(graph)
     like = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), graph.state_spec)
     seeds = saved.get("seeds")
     if seeds is None:
-        state, _ = checkpoint.load(run.checkpoint_path, like=like)
+        state, _ = checkpoints.load(path, like=like)
         return TrainedAgent(run, alg, config, graph, state, saved, saved["seed"])
     stacked_like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), like)
-    stacked, _ = checkpoint.load(run.checkpoint_path, like=stacked_like)
+    stacked, _ = checkpoints.load(path, like=stacked_like)
     agents: list[TrainedAgent] = []
     make = functools.partial(TrainedAgent, run, alg, config, graph, per_seed=agents)
     agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), saved, saved["seed"] + k)
