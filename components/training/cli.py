@@ -4,6 +4,7 @@
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
                    [--address auto] [--eval-every N [--eval-episodes K] [--save-best]]
+                   [--track [--wandb-project NAME]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
                        [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
@@ -122,7 +123,8 @@ def train_command(args: argparse.Namespace) -> None:
                         seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
                         num_samplers=args.num_samplers, address=args.address,
                         batches_per_request=args.batches_per_request,
-                        trust_code=args.trust_code, evaluation=evaluation_settings(args))
+                        trust_code=args.trust_code, evaluation=evaluation_settings(args),
+                        track=args.wandb_project if args.track else None)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -248,6 +250,10 @@ def parser() -> argparse.ArgumentParser:
                        help="episodes per evaluation")
     train.add_argument("--save-best", action="store_true",
                        help="with --eval-every: keep the best evaluated state in DIR/best.npz")
+    train.add_argument("--track", action="store_true",
+                       help="log scalars, config and curve to Weights & Biases (the track "
+                            "extra; WANDB_MODE=offline writes DIR/wandb/ for `wandb sync`)")
+    train.add_argument("--wandb-project", default="metagraph", metavar="NAME")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)

@@ -51,7 +51,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
           seed: int = 0, steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
           address: str | None = None, batches_per_request: int = 1, trust_code: bool = False,
-          evaluation: EvaluationSettings | None = None) -> list[dict[str, Any]]:
+          evaluation: EvaluationSettings | None = None, track: str | None = None
+          ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
     metrics rows. With `seeds=K`, seeds `seed` ... `seed + K - 1` train at once in one
@@ -65,7 +66,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     continues the run in `out` from its checkpoint with the settings it recorded; a user's
     algorithm file it names is imported only when `algo` names it again or `trust_code`
     (`trusted_code.py`). `evaluation`: evaluate the deterministic policy while training
-    (`periodic_evaluation.py`; a resumed run keeps the settings it recorded).
+    (`periodic_evaluation.py`; a resumed run keeps the settings it recorded). `track`: a
+    Weights & Biases project to log the run to (`wandb_log.py`).
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
@@ -122,7 +124,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
                       "steps": steps, "runner": runner, "num_samplers": num_samplers,
                       "batches_per_request": batches_per_request, "config": config.to_dict(),
                       **code_record(spec_text), **(evaluation.record() if evaluation else {})})
-    reporter = Reporter(run.path)  # its imports run while this process builds and compiles
+    reporter = Reporter(run.path, track)  # its imports run while this process compiles
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
                seeds, runner, num_samplers if distributed else None, batches_per_request,
