@@ -57,13 +57,15 @@ class TrainedAgent:
     """One trained policy of a run directory (see the module docstring)."""
 
     def __init__(self, run: RunDir, algorithm: Algorithm, config: Any, graph: MetaGraph,
-                 state: State, saved: dict[str, Any], seed: int, per_seed: list | None = None):
+                 state: State, saved: dict[str, Any], seed: int, per_seed: list | None = None,
+                 programs: dict[str, Any] | None = None):
         self.run, self.algorithm, self.config, self.graph = run, algorithm, config, graph
         self.state, self.saved, self.seed = state, saved, seed
         self.env_id: str = saved["env_id"]
         self.per_seed: list[TrainedAgent] = per_seed if per_seed is not None else [self]
         self._executor: Any = None
-        self._programs: dict[str, Any] = {}
+        self._programs: dict[str, Any] = {} if programs is None else programs  # seeds share
+        self._needed: dict[str, Any] = {}
         self._key = jax.random.PRNGKey(seed)
 
     @property
@@ -79,11 +81,16 @@ class TrainedAgent:
         return tuple(self.graph.apis[GREEDY].inputs["observation"].shape[1:])
 
     def _program(self, api: str) -> tuple[Any, Any]:
+        """The compiled acting program (one for every seed of the run) and this policy's
+        part of the state it needs."""
         if api not in self._programs:
             program, select, _ = needed_state(self.graph, api)
-            run = jax.jit(lambda needed, *inputs: program(needed, *inputs)[1])
-            self._programs[api] = (run, jax.device_put(select(self.state)))
-        return self._programs[api]
+            self._programs[api] = (jax.jit(lambda needed, *inputs: program(needed, *inputs)[1]),
+                                   select)
+        run, select = self._programs[api]
+        if api not in self._needed:
+            self._needed[api] = jax.device_put(select(self.state))
+        return run, self._needed[api]
 
     def predict(self, observation: Any, deterministic: bool = True,
                 key: jax.Array | None = None) -> np.ndarray:
@@ -174,7 +181,8 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     stacked_like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), like)
     stacked, _ = checkpoints.load(path, like=stacked_like)
     agents: list[TrainedAgent] = []
-    make = functools.partial(TrainedAgent, run, alg, config, graph, per_seed=agents)
+    make = functools.partial(TrainedAgent, run, alg, config, graph, per_seed=agents,
+                             programs={})
     agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), saved, saved["seed"] + k)
                   for k in range(seeds))
     return agents[0]
