@@ -4,6 +4,7 @@
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
                    [--address auto] [--eval-every N [--eval-episodes K] [--save-best]]
+                   [--video-every N]
                    [--track [--wandb-project NAME]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
                        [--algo ALGO | --trust-code]
@@ -95,11 +96,12 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
     """`--eval-every N --eval-episodes K --save-best` as `EvaluationSettings`, or None."""
     from components.training.periodic_evaluation import EvaluationSettings
 
-    if args.eval_every is None:
-        if args.save_best:
-            raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
+    if args.eval_every is None and args.save_best:
+        raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
+    if args.eval_every is None and args.video_every is None:
         return None
-    return EvaluationSettings(args.eval_every, args.eval_episodes, args.save_best)
+    return EvaluationSettings(args.eval_every, args.eval_episodes, args.save_best,
+                              args.video_every)
 
 
 def train_command(args: argparse.Namespace) -> None:
@@ -250,6 +252,9 @@ def parser() -> argparse.ArgumentParser:
                        help="episodes per evaluation")
     train.add_argument("--save-best", action="store_true",
                        help="with --eval-every: keep the best evaluated state in DIR/best.npz")
+    train.add_argument("--video-every", type=int, default=None, metavar="N",
+                       help="render an episode every N environment steps into "
+                            "DIR/videos/ (beside training, in a process of its own)")
     train.add_argument("--track", action="store_true",
                        help="log scalars, config and curve to Weights & Biases (the track "
                             "extra; WANDB_MODE=offline writes DIR/wandb/ for `wandb sync`)")

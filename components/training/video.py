@@ -9,7 +9,10 @@ chooses another, e.g. `osmesa` with `libosmesa6`). A run of the "gymnasium" door
 Gymnasium's environment directly.
 
 Frames go to `.mp4` through the system's `ffmpeg` (Debian's package) or to `.gif` through
-Pillow.
+Pillow. During training, `--video-every N` renders one episode of the policy after each call
+that passes a multiple of N steps, into `DIR/videos/steps_<N>.mp4` (`.gif` without ffmpeg):
+the policy is exported (`.mgx`) and a process of its own (`main`) renders it while training
+goes on.
 
     record_video(load("runs/cheetah"), "cheetah.mp4", episodes=1)
 """
@@ -19,12 +22,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
 
+from backends.xla import load as load_exported
 from components.envs import make
 from components.training.loading import TrainedAgent
 
@@ -72,26 +78,27 @@ def set_physics(env: Any, physics: np.ndarray, action: Any) -> None:
             inner.last_u = float(np.ravel(action)[0]) if action is not None else None
 
 
-def frames(agent: TrainedAgent, episodes: int = 1, seed: int = 0, deterministic: bool = True,
-           width: int = 480, height: int = 360) -> list[np.ndarray]:
-    """The frames of `episodes` whole episodes of the agent acting (see the module
-    docstring)."""
-    shown = renderable(agent.env_id, width, height)
+def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
+           episodes: int = 1, seed: int = 0, width: int = 480, height: int = 360
+           ) -> list[np.ndarray]:
+    """The frames of `episodes` whole episodes of `act` (observations [1, ...] -> actions
+    [1, ...]) on task `env_id` behind `door` (see the module docstring)."""
+    shown = renderable(env_id, width, height)
     shown.reset(seed=seed)
     found = []
     try:
-        if agent.algorithm.door(agent.config) == "gymnasium":
+        if door == "gymnasium":
             obs, _ = shown.reset(seed=seed)
             for _ in range(episodes):
                 done = False
                 while not done:
                     found.append(shown.render())
-                    action = agent.predict(np.asarray(obs, np.float32), deterministic)
+                    action = np.asarray(act(np.asarray(obs, np.float32)[None]))[0]
                     obs, _, terminated, truncated, _ = shown.step(action)
                     done = terminated or truncated
                 obs, _ = shown.reset()
             return found
-        env = make(agent.env_id, 1, seed=seed)
+        env = make(env_id, 1, seed=seed)
         obs, _ = env.reset(seed=seed)
         action = None
         for _ in range(episodes):
@@ -99,8 +106,9 @@ def frames(agent: TrainedAgent, episodes: int = 1, seed: int = 0, deterministic:
             while not done:
                 set_physics(shown, env.physical_state()[0], action)
                 found.append(shown.render())
-                action = agent.predict(np.asarray(obs, np.float32), deterministic)
+                action = np.asarray(act(np.asarray(obs, np.float32)))
                 obs, _, terminated, truncated, _ = env.step(action)
+                action = action[0]
                 done = bool(terminated[0] or truncated[0])
         env.close()
     finally:
@@ -143,4 +151,19 @@ def record_video(agent: TrainedAgent, path: str | Path, episodes: int = 1, seed:
                  deterministic: bool = True, width: int = 480, height: int = 360) -> Path:
     """Render `episodes` episodes of `agent` (`load(run)`) into the video `path` (.mp4 or
     .gif); returns it."""
-    return write_video(frames(agent, episodes, seed, deterministic, width, height), path)
+    door = agent.algorithm.door(agent.config)
+    return write_video(frames(lambda obs: agent.predict(obs, deterministic), agent.env_id,
+                              door, episodes, seed, width, height), path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m components.training.video POLICY.mgx ENV_ID DOOR OUT`: a video of an
+    exported policy (what `--video-every` runs beside training, in a process of its own)."""
+    policy, env_id, door, out = (sys.argv[1:] if argv is None else argv)[:4]
+    loaded = load_exported(policy)
+    write_video(frames(lambda obs: loaded(obs), env_id, door), out)
+    Path(policy).unlink()
+
+
+if __name__ == "__main__":
+    main()

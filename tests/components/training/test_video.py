@@ -67,3 +67,13 @@ def test_evaluate_writes_a_video_of_the_trained_policy(tmp_path):
                              str(tmp_path / "run.mp4")], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert int(frames) >= 8
+
+
+def test_video_every_renders_episodes_beside_training(tmp_path):
+    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", "run", "--steps",
+              "256", "--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]",
+              "--set", "iterations_per_call=2", "--video-every", "100")
+    videos = sorted(p.name for p in (tmp_path / "run" / "videos").iterdir())
+    suffix = ".mp4" if shutil.which("ffmpeg") else ".gif"
+    assert videos == [f"steps_128{suffix}", f"steps_256{suffix}"]  # no exported policy left
+    assert all((tmp_path / "run" / "videos" / name).stat().st_size > 1000 for name in videos)
