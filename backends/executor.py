@@ -3,6 +3,7 @@
     exe = backends.xla.lower(graph)         # or backends.eager.lower(graph)
     actions = exe.act(obs, key)              # == exe.call("act", obs, key)
     exe.get_state("agent/policy")            # NumPy copy of one component's state
+    exe.get_state("agent/policy", recursive=True)   # ... and of the components inside it
 """
 
 from __future__ import annotations
@@ -138,9 +139,15 @@ class Executor:
         raise NotImplementedError
 
     # ---- state -------------------------------------------------------------------------------
-    def get_state(self, path: str | None = None) -> Any:
+    def get_state(self, path: str | None = None, recursive: bool = False) -> Any:
         """A NumPy copy of the whole state (`{scope: {name: value}}`) or of one component's
-        (`{name: value}`); `path` is a scope path or a component of the graph."""
+        own entries (`{name: value}`); `path` is a scope path or a component of the graph.
+        With `recursive=True`, the state of the component and of every component inside it
+        (its subtree), `{scope: {name: value}}`, as `get_states(path)`: e.g.
+        `exe.get_state("ppo_agent/policy", recursive=True)` holds the policy's torso and
+        heads, whose own entries `get_state("ppo_agent/policy")` does not include."""
+        if recursive and path is not None:
+            return self.get_states(path)
         self._check_alive()
         scope = self._scope(path)
         tree = self.state if scope is None else self.state[scope]

@@ -16,6 +16,25 @@ import numpy as np
 from metagraph.errors import LoadError
 
 HEADER = "meta"
+MAX_EXPANSION = 64
+"""A compressed member may expand to at most this many times the archive's size (the
+library writes stored, uncompressed members; a zip bomb expands a thousandfold)."""
+
+
+def _check_members(stream: Any, where: str, what: str) -> None:
+    """Refuse, before any member is read, an archive whose members would expand beyond
+    `MAX_EXPANSION` times its size (a zip bomb) or whose stored members claim more bytes
+    than they hold."""
+    with zipfile.ZipFile(stream) as zipped:
+        infos = zipped.infolist()
+        size = sum(info.compress_size for info in infos) + 1
+        for info in infos:
+            stored = info.compress_type == zipfile.ZIP_STORED
+            if (stored and info.file_size > info.compress_size) or \
+                    info.file_size > MAX_EXPANSION * size:
+                raise LoadError(f"{where}: corrupt {what}: member {info.filename!r} would "
+                                f"expand to {info.file_size:,} bytes from "
+                                f"{info.compress_size:,} (refused unread)")
 
 
 def write(file: BinaryIO, header: dict[str, Any], arrays: dict[str, Any]) -> None:
@@ -31,8 +50,15 @@ def read(source: str | Path | bytes, form: str, where: str, what: str
     the path, what = "checkpoint")."""
     try:
         stream = io.BytesIO(source) if isinstance(source, bytes) else Path(source)
+        _check_members(stream, where, what)
+        if isinstance(stream, io.BytesIO):
+            stream.seek(0)
         with np.load(stream, allow_pickle=False) as archive:
-            header = json.loads(archive[HEADER].tobytes().decode())
+            try:
+                header = json.loads(archive[HEADER].tobytes().decode())
+            except RecursionError:
+                raise LoadError(f"{where}: corrupt {what} (its header nests too deeply to "
+                                f"read)") from None
             if not isinstance(header, dict):
                 raise LoadError(f"{where}: corrupt {what} (its header is a "
                                 f"{type(header).__name__}, not an object)")
@@ -45,7 +71,7 @@ def read(source: str | Path | bytes, form: str, where: str, what: str
     except FileNotFoundError:
         raise LoadError(f"{where}: no such {what}") from None
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError,
-            UnicodeDecodeError, EOFError) as error:
+            UnicodeDecodeError, EOFError, RecursionError, MemoryError) as error:
         raise LoadError(f"{where}: corrupt {what} ({type(error).__name__}: {error})") from None
     return header, arrays
 

@@ -15,6 +15,7 @@ checks that the structure, shapes and dtypes match the state it will replace.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import tempfile
 from collections.abc import Callable
@@ -49,12 +50,13 @@ def save(path: str | Path, state: Any, meta: dict[str, Any] | None = None) -> Pa
 def write_atomically(path: str | Path, write: Callable[[BinaryIO], None]) -> Path:
     """Write the file `path` through `write(binary_file)` so that it is either the old file or
     the new one whole, even if the process dies: into a temporary `.NAME.*.tmp` in the same
-    directory, flushed to disk, then renamed over `path`. Temporary files of `path` that a
-    killed writer left are removed first (one writer per file at a time)."""
+    directory, locked while it is written (`flock`), flushed to disk, then renamed over
+    `path`. Temporary files of `path` that a killed writer left (unlocked) are removed first."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # live while locked; the lock dies with the process
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -67,15 +69,21 @@ def write_atomically(path: str | Path, write: Callable[[BinaryIO], None]) -> Pat
     return path
 
 
-def remove_stale_temporaries(path: Path) -> None:
+def remove_stale_temporaries(path: Path) -> list[tuple[Path, int]]:
     """Remove the `.NAME.*.tmp` files `write_atomically` leaves when killed mid-write (best
-    effort: a read-only directory keeps them)."""
+    effort: a read-only directory keeps them), never one a live writer holds locked (another
+    process saving into the same directory); returns each removed file and its size."""
     prefix = f".{path.name}."
+    removed = []
     with contextlib.suppress(OSError):  # no directory yet
         for stale in path.parent.iterdir():
             if stale.name.startswith(prefix) and stale.name.endswith(".tmp"):
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError), open(stale, "rb") as held:
+                    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a live writer's: skip
+                    size = stale.stat().st_size
                     stale.unlink()
+                    removed.append((stale, size))
+    return removed
 
 
 def load(path: str | Path, like: Any = None) -> tuple[Any, dict[str, Any]]:

@@ -56,3 +56,39 @@ def test_customising_an_agent_runs_from_python_and_from_the_command_line(tmp_pat
         f"{tmp_path / 'my_ppo.py'}:NormalisedPPO"
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["env_steps"] == 2048
+
+
+def after_training_section() -> str:
+    text = (DOCS / "training.md").read_text()
+    return text[text.index("## After training"):]
+
+
+def test_the_after_training_commands_and_python_run(tmp_path, monkeypatch):
+    """docs/training.md "After training": its commands, each in a fresh process as typed,
+    then its Python, in the directory they wrote."""
+    import shutil
+
+    section = after_training_section()
+    bash = re.findall(r"```bash\n(.*?)```", section, re.S)[0]
+    commands = [line for line in bash.splitlines() if line.startswith("metagraph ")]
+    assert len(commands) == 7
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    for command in commands:
+        if "--format onnx" in command and not _importable("jax2onnx"):
+            continue
+        if ".mp4" in command and shutil.which("ffmpeg") is None:
+            command = command.replace(".mp4", ".gif")
+        subprocess.run([sys.executable, "-m", "components.training.cli",
+                        *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
+                       capture_output=True, timeout=600)
+    for written in ("runs/cartpole/best.npz", "policy.mgx", "cartpole.png"):
+        assert (tmp_path / written).is_file(), written
+    assert any((tmp_path / name).is_file() for name in ("cartpole.mp4", "cartpole.gif"))
+    monkeypatch.chdir(tmp_path)
+    exec(re.findall(r"```python\n(.*?)```", section, re.S)[0], {})
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None

@@ -129,3 +129,9 @@ class ImpalaAgent(IterativeAgent):
         """The policy's most likely actions for a batch of observations."""
         return self.policy.greedy_action(self.preprocess(observation))
 
+    @mg.api
+    def act(self, observation, key):
+        """Actions sampled from the policy for a batch of observations: `evaluate
+        --stochastic`, `export --stochastic`."""
+        return self.policy.sample_action(self.preprocess(observation), key)[0]
+

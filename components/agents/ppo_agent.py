@@ -213,3 +213,9 @@ class PPOAgent(IterativeAgent):
         """The policy's most likely actions for a batch of observations (clipped to the action
         space when `config.clip_actions`)."""
         return self._to_env(self.policy.greedy_action(self.preprocess(observation)))
+
+    @mg.api
+    def act(self, observation, key):
+        """Actions sampled from the policy for a batch of observations (as `greedy`,
+        clipped when `config.clip_actions`): `evaluate --stochastic`, `export --stochastic`."""
+        return self._to_env(self.policy.sample_action(self.preprocess(observation), key)[0])

@@ -196,3 +196,9 @@ class SACAgent(IterativeAgent):
         """The actor's deterministic actions for a batch of observations: its squashed mean
         (tanh of the Gaussian's mean, scaled into the action space)."""
         return self._clip(self.model.actor.greedy_action(self.preprocess(observation)))
+
+    @mg.api
+    def act(self, observation, key):
+        """Actions sampled from the actor for a batch of observations: `evaluate
+        --stochastic`, `export --stochastic`."""
+        return self._clip(self.model.actor.sample_action(self.preprocess(observation), key)[0])

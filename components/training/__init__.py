@@ -6,6 +6,8 @@
 - `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
 - `train` (`trainer.py`), `evaluate` (`evaluation.py`): run directories (`RunDir`) with
   metrics, TensorBoard events, the learning curve, the graph's drawing and checkpoints.
+- `load` (`loading.py`): a run's trained agent (`TrainedAgent`: `predict`, `export`); a
+  run's user code only when named again or trusted (`trusted_code.py`).
 - `distributed/`: samplers and a learner, in one process or on Ray.
 - `cli.py`: the `metagraph` command (train, evaluate, graph).
 
@@ -17,10 +19,12 @@ from components.training.algorithms import DQN, PPO, Impala, Reweight
 from components.training.evaluation import evaluate
 from components.training.inputs import inputs_for
 from components.training.keys import keys_for
+from components.training.loading import TrainedAgent, load
 from components.training.registry import AlgorithmError, resolve
 from components.training.run_dir import RunDir
 from components.training.trainer import train
+from components.training.trusted_code import UntrustedCodeError
 
 __all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Distributed",
-           "Impala", "Reweight", "RunDir", "evaluate", "inputs_for", "keys_for", "resolve",
-           "train"]
+           "Impala", "Reweight", "RunDir", "TrainedAgent", "UntrustedCodeError", "evaluate",
+           "inputs_for", "keys_for", "load", "resolve", "train"]

@@ -50,8 +50,10 @@ class Algorithm(abc.ABC):
     the defaults documented on them.
 
     The graph `build` returns must have a root API `greedy(observation)` giving the actions
-    of a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]): `evaluate` and
-    `metagraph evaluate` use it.
+    of a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]): `evaluate`,
+    `load(...).predict` and `metagraph export` use it. A root API `act(observation, key)`
+    giving sampled actions is optional: `--stochastic` and `predict(deterministic=False)`
+    use it where it exists.
     """
 
     config_class: ClassVar[type]

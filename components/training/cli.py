@@ -3,12 +3,20 @@
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
-                   [--address auto]
-    metagraph evaluate DIR [--episodes 100] [--json]
+                   [--address auto] [--eval-every N [--eval-episodes K] [--save-best]]
+                   [--video-every N]
+                   [--track [--wandb-project NAME]]
+    metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
+                       [--algo ALGO | --trust-code]
+    metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
+                     [--algo ALGO | --trust-code]
+    metagraph plot RUN... -o plot.png [--window 100] [--title TEXT]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
 ALGO is a built-in algorithm (reweight, ppo, dqn, sac, impala) or MODULE:ATTRIBUTE /
 PATH.py:ATTRIBUTE naming a subclass of `components.training.Algorithm` in the user's own code.
+A run directory is data: `evaluate`, `export` and `train --resume` import the user's code a
+run names only when `--algo` names it again or with `--trust-code` (`trusted_code.py`).
 TARGET is MODULE:OBJECT or PATH.py:OBJECT: a `MetaGraph`, or a function of no arguments
 returning a `MetaGraph` or a pair (component, input_spaces) to build.
 
@@ -84,6 +92,18 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
+def evaluation_settings(args: argparse.Namespace) -> Any:
+    """`--eval-every N --eval-episodes K --save-best` as `EvaluationSettings`, or None."""
+    from components.training.periodic_evaluation import EvaluationSettings
+
+    if args.eval_every is None and args.save_best:
+        raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
+    if args.eval_every is None and args.video_every is None:
+        return None
+    return EvaluationSettings(args.eval_every, args.eval_episodes, args.save_best,
+                              args.video_every)
+
+
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
     from components.training.registry import resolve
@@ -94,6 +114,7 @@ def train_command(args: argparse.Namespace) -> None:
     if args.resume:
         config = None  # the run directory's own
     else:
+        args.algo = args.algo or "reweight"
         try:
             config = resolve(args.algo).config(args.env_id, config_values(args))
         except TypeError as error:
@@ -103,7 +124,9 @@ def train_command(args: argparse.Namespace) -> None:
                         steps=args.steps, resume=args.resume,
                         seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
                         num_samplers=args.num_samplers, address=args.address,
-                        batches_per_request=args.batches_per_request)
+                        batches_per_request=args.batches_per_request,
+                        trust_code=args.trust_code, evaluation=evaluation_settings(args),
+                        track=args.wandb_project if args.track else None)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -126,7 +149,17 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
-    result = evaluate(args.run_dir, episodes=args.episodes)
+    from components.training.loading import load
+
+    agent = load(args.run_dir, args.algo, args.trust_code,
+                 checkpoint="best.npz" if args.best else "checkpoint.npz")
+    result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
+    if args.video:
+        from components.training.video import record_video
+
+        record_video(agent, args.video, episodes=args.video_episodes,
+                     deterministic=not args.stochastic)
+        result["video"] = args.video
     if args.json:
         print(json.dumps(result))
     else:
@@ -134,6 +167,40 @@ def evaluate_command(args: argparse.Namespace) -> None:
               f"± {result['return_std']:.2f}")
         if "return_mean_per_seed" in result:
             print("per seed:", ", ".join(f"{r:.2f}" for r in result["return_mean_per_seed"]))
+        if args.video:
+            print(f"wrote {args.video}")
+
+
+def export_command(args: argparse.Namespace) -> None:
+    """`metagraph export RUN_DIR -o FILE`: the run's acting API with only the state it needs,
+    for `backends.xla.load` in a process without the library's agents."""
+    from components.training.loading import load
+
+    agent = load(args.run_dir, args.algo, args.trust_code)
+    if not 0 <= args.seed_index < len(agent.per_seed):
+        raise UsageError(f"--seed-index must be in [0, {len(agent.per_seed) - 1}] for "
+                         f"{args.run_dir}, got {args.seed_index}")
+    data = agent.per_seed[args.seed_index].export(args.output, format=args.format,
+                                                  deterministic=not args.stochastic)
+    print(f"wrote {args.output} ({len(data):,} bytes)")
+
+
+def _run_code_options(command: argparse.ArgumentParser, what: str) -> None:
+    """--algo and --trust-code: whether a run's own algorithm file may be imported."""
+    command.add_argument("--algo", default=None,
+                         help=f"the algorithm the run names, to {what} it with its code "
+                              f"(needed for a run of your own algorithm, unless --trust-code)")
+    command.add_argument("--trust-code", action="store_true",
+                         help="import the algorithm file the run's config.json names (only "
+                              "if unchanged since training)")
+
+
+def plot_command(args: argparse.Namespace) -> None:
+    """`metagraph plot RUN... -o FILE`: several runs on one figure (seeds as a mean with a
+    band)."""
+    from components.training.plots import plot_runs
+
+    print(f"wrote {plot_runs(args.runs, args.output, window=args.window, title=args.title)}")
 
 
 class _Renamed(argparse.Action):
@@ -155,9 +222,12 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
     train = commands.add_parser("train", help="train an agent on an environment")
     train.add_argument("env_id")
-    train.add_argument("--algo", default="reweight",
-                       help="reweight, ppo, dqn, sac, impala, or MODULE:ATTRIBUTE / "
-                            "PATH.py:ATTRIBUTE naming your own Algorithm")
+    train.add_argument("--algo", default=None,
+                       help="reweight (the default), ppo, dqn, sac, impala, or "
+                            "MODULE:ATTRIBUTE / PATH.py:ATTRIBUTE naming your own Algorithm")
+    train.add_argument("--trust-code", action="store_true",
+                       help="with --resume: import the algorithm file the run names (only "
+                            "if unchanged since training)")
     train.add_argument("--out", required=True, help="run directory")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--steps", type=int, default=1_000_000, help="environment steps")
@@ -175,6 +245,20 @@ def parser() -> argparse.ArgumentParser:
                             "(amortises Ray's cost per call; more policy lag)")
     train.add_argument("--address", default=None,
                        help="Ray cluster to join ('auto': this machine's); default: start one")
+    train.add_argument("--eval-every", type=int, default=None, metavar="N",
+                       help="evaluate the deterministic policy every N environment steps, on "
+                            "environments of its own (rows get eval_return_mean)")
+    train.add_argument("--eval-episodes", type=int, default=10, metavar="K",
+                       help="episodes per evaluation")
+    train.add_argument("--save-best", action="store_true",
+                       help="with --eval-every: keep the best evaluated state in DIR/best.npz")
+    train.add_argument("--video-every", type=int, default=None, metavar="N",
+                       help="render an episode every N environment steps into "
+                            "DIR/videos/ (beside training, in a process of its own)")
+    train.add_argument("--track", action="store_true",
+                       help="log scalars, config and curve to Weights & Biases (the track "
+                            "extra; WANDB_MODE=offline writes DIR/wandb/ for `wandb sync`)")
+    train.add_argument("--wandb-project", default="metagraph", metavar="NAME")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)
@@ -182,7 +266,35 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("run_dir")
     evaluate.add_argument("--episodes", type=int, default=100)
     evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--stochastic", action="store_true",
+                          help="sample actions from the policy (its `act` API), not greedy")
+    evaluate.add_argument("--best", action="store_true",
+                          help="the best evaluated state (DIR/best.npz, train --save-best)")
+    evaluate.add_argument("--video", default=None, metavar="FILE",
+                          help="also render episodes of the policy to FILE (.mp4 or .gif)")
+    evaluate.add_argument("--video-episodes", type=int, default=1, metavar="N")
+    _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)
+    export = commands.add_parser(
+        "export", help="write a run's acting API alone, for backends.xla.load")
+    export.add_argument("run_dir")
+    export.add_argument("-o", "--output", default="policy.mgx")
+    export.add_argument("--stochastic", action="store_true",
+                        help="export `act(observation, key)` (sampled actions), not greedy")
+    export.add_argument("--format", choices=("mgx", "onnx"), default="mgx",
+                        help="mgx: for backends.xla.load; onnx: an ONNX model (jax2onnx, "
+                             "the onnx extra), for onnxruntime")
+    export.add_argument("--seed-index", type=int, default=0,
+                        help="with a run of several seeds: which one (0 = the first)")
+    _run_code_options(export, "export")
+    export.set_defaults(run=export_command)
+    plot = commands.add_parser("plot", help="draw several runs' learning curves on one figure")
+    plot.add_argument("runs", nargs="+", help="run directories (seeds of one algorithm and "
+                                              "environment become a mean with a band)")
+    plot.add_argument("-o", "--output", default="plot.png")
+    plot.add_argument("--window", type=int, default=100, help="episodes in the rolling mean")
+    plot.add_argument("--title", default=None)
+    plot.set_defaults(run=plot_command)
     draw = commands.add_parser(
         "graph", help="draw a meta-graph (.svg, .png, .pdf, .dot, or .html: the explorer)")
     draw.add_argument("target", help="MODULE:OBJECT or PATH.py:OBJECT")

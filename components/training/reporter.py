@@ -3,6 +3,7 @@ curve, so that the training process never imports tensorboardX or matplotlib (ab
 Python) nor spends time on them between executable calls.
 
     reporter = Reporter(run_path)    # starts now: imports tensorboardX while the agent compiles
+    reporter = Reporter(run_path, track="project")   # and logs to Weights & Biases (wandb_log)
     reporter.restart(kept_rows)      # the events become exactly these rows (new run, resume)
     reporter.add(rows)               # metrics rows -> DIR/tensorboard/ (a pipe write)
     reporter.finish(metrics_path, curve_path, title)   # draws curve.png, waits, raises
@@ -28,11 +29,12 @@ from typing import Any
 class Reporter:
     """A child process that writes a run's TensorBoard events and learning curve from the rows
     it is sent."""
-    def __init__(self, run_path: Path):
+    def __init__(self, run_path: Path, track: str | None = None):
         # stderr to a file: a pipe read only at the end could fill up and stall the child
         self._errors = tempfile.TemporaryFile("w+")  # noqa: SIM115 (lives as the child)
         self._process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), str(run_path / "tensorboard")],
+            [sys.executable, str(Path(__file__).resolve()), str(run_path / "tensorboard"),
+             *([] if track is None else [track])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors, text=True)
 
     def add(self, rows: list[dict[str, Any]]) -> None:
@@ -76,7 +78,7 @@ class Reporter:
                            f"failed with exit code {code}:\n{self._errors.read().strip()}")
 
 
-def _main(tensorboard_dir: str) -> None:
+def _main(tensorboard_dir: str, track: str | None = None) -> None:
     # Ctrl-C is for the training process, which then closes this one's input: the events sent
     # so far are written, and the interruption is not reported as this process failing
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -88,25 +90,35 @@ def _main(tensorboard_dir: str) -> None:
     from tensorboard_log import TensorBoardLog
 
     curve, warm = None, False
-    log = TensorBoardLog(Path(tensorboard_dir))  # imports tensorboardX while the agent compiles
+    logs: list[Any] = [TensorBoardLog(Path(tensorboard_dir))]  # imported while compiling
+    if track is not None:
+        from wandb_log import WandbLog
+
+        logs.append(WandbLog(Path(tensorboard_dir).parent, track))
     try:
         for line in sys.stdin:
             request = json.loads(line)
             if "restart" in request:
-                log.restart(request["restart"])
+                for log in logs:
+                    log.restart(request["restart"])
                 continue
             if "rows" not in request:
                 curve = request
                 break
-            log.add(request["rows"])
+            for log in logs:
+                log.add(request["rows"])
             if not warm:  # training runs on one core now: import matplotlib, load its fonts
                 plot_learning_curve([], io.BytesIO(), "")
                 warm = True
+        if curve is not None:
+            plot_learning_curve(read_metrics(curve["metrics"]), curve["curve"], curve["title"])
+            for log in logs[1:]:
+                log.curve(curve["curve"])
     finally:
-        log.close()
+        for log in logs:
+            log.close()
     if curve is not None:
-        plot_learning_curve(read_metrics(curve["metrics"]), curve["curve"], curve["title"])
         print("done", flush=True)
 
 if __name__ == "__main__":
-    _main(sys.argv[1])
+    _main(*sys.argv[1:3])

@@ -17,11 +17,12 @@ writes the TensorBoard events and draws curve.png.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from components.training.learning_curve import read_metrics
-from metagraph.checkpoint import write_atomically
+from metagraph.checkpoint import remove_stale_temporaries, write_atomically
 from metagraph.errors import LoadError
 
 
@@ -37,6 +38,16 @@ class RunDir:
             self.path.mkdir(parents=True, exist_ok=True)
         elif not self.path.is_dir():
             raise LoadError(f"{self.path}: no such run directory")
+        self.remove_stale_temporaries()
+
+    def remove_stale_temporaries(self) -> None:
+        """Remove the temporary files a save killed mid-write left (`.checkpoint.npz.*.tmp`,
+        `.metrics.jsonl.*.tmp`), saying so on standard error: every command that opens a run
+        directory does this first."""
+        for target in (self.checkpoint_path, self.metrics_path):
+            for stale, size in remove_stale_temporaries(target):
+                print(f"metagraph: removed {stale} ({size:,} bytes), left by a save that was "
+                      f"killed; {target.name} is the last complete one", file=sys.stderr)
 
     @property
     def config_path(self) -> Path:

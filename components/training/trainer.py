@@ -26,9 +26,11 @@ from components.training.algorithm import Algorithm
 from components.training.background import Background
 from components.training.interrupts import deferred_interrupts
 from components.training.keys import START_INDEX, check_seed, keys_for
+from components.training.periodic_evaluation import EvaluationSettings, Evaluator
 from components.training.registry import record, resolve
 from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
+from components.training.trusted_code import algorithm_of_run, code_record
 from metagraph.checks import positive_int
 
 CHECKPOINT_SECONDS = 30.0  # 0: after every call
@@ -45,10 +47,11 @@ def algorithm_spec(algo: str | Algorithm) -> str:
     return record(algo)
 
 
-def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed: int = 0,
-          steps: int = 1_000_000, resume: bool = False, progress: bool = True,
+def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: Any,
+          seed: int = 0, steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
-          address: str | None = None, batches_per_request: int = 1
+          address: str | None = None, batches_per_request: int = 1, trust_code: bool = False,
+          evaluation: EvaluationSettings | None = None, track: str | None = None
           ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
@@ -60,7 +63,11 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     the cluster at `address`, or starting a local one; each actor asked for
     `batches_per_request` batches per call, which amortises Ray's cost per call and adds
     policy lag), else in this process. `resume=True`
-    continues the run in `out` from its checkpoint with the settings it recorded.
+    continues the run in `out` from its checkpoint with the settings it recorded; a user's
+    algorithm file it names is imported only when `algo` names it again or `trust_code`
+    (`trusted_code.py`). `evaluation`: evaluate the deterministic policy while training
+    (`periodic_evaluation.py`; a resumed run keeps the settings it recorded). `track`: a
+    Weights & Biases project to log the run to (`wandb_log.py`).
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
@@ -70,11 +77,12 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
             raise ValueError(f"{run.path}: cannot resume: {run.checkpoint_path.name} is "
                              f"missing (nothing to continue from; train without --resume to "
                              f"start again, which replaces {run.metrics_path.name})")
-        algo, env_id, seed, steps = saved["algo"], saved["env_id"], saved["seed"], \
-            max(steps, saved["steps"])
+        named, algo, env_id, seed, steps = algo, saved["algo"], saved["env_id"], \
+            saved["seed"], max(steps, saved["steps"])
         seeds, runner = saved.get("seeds"), saved.get("runner", "local")
         num_samplers = saved.get("num_samplers")
         batches_per_request = saved.get("batches_per_request", 1)
+        evaluation = evaluation or EvaluationSettings.from_saved(saved)
     where = f"{run.config_path}: " if resume else ""
     from components.training.distributed import check_batches_per_request
 
@@ -86,9 +94,11 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
         check_batches_per_request(batches_per_request, runner)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
-    alg = resolve(algo) if isinstance(algo, str) else algo
-    if resume:
+    if resume:  # a run directory is data: its user code only when named again or trusted
+        alg = algorithm_of_run(run, saved, named, trust_code)
         config = alg.config_class.from_dict(saved["config"])
+    else:
+        alg = algo if isinstance(algo, Algorithm) else resolve(algo)
     door = alg.door(config)
     if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
         env_id = canonical_id(env_id)
@@ -112,11 +122,13 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     spec_text = algorithm_spec(algo)
     run.write_config({"env_id": env_id, "algo": spec_text, "seed": seed, "seeds": seeds,
                       "steps": steps, "runner": runner, "num_samplers": num_samplers,
-                      "batches_per_request": batches_per_request, "config": config.to_dict()})
-    reporter = Reporter(run.path)  # its imports run while this process builds and compiles
+                      "batches_per_request": batches_per_request, "config": config.to_dict(),
+                      **code_record(spec_text), **(evaluation.record() if evaluation else {})})
+    reporter = Reporter(run.path, track)  # its imports run while this process compiles
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
-               seeds, runner, num_samplers if distributed else None, batches_per_request)
+               seeds, runner, num_samplers if distributed else None, batches_per_request,
+               evaluation)
     except BaseException:
         reporter.close()
         raise
@@ -127,7 +139,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
 def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_id: str,
            config: Any, seed: int, steps: int, resume: bool, progress: bool,
            seeds: int | None, runner: str, num_samplers: int | None,
-           batches_per_request: int) -> None:
+           batches_per_request: int, evaluation: EvaluationSettings | None = None) -> None:
     graph = alg.build(env_id, config, steps, 1)
     if "greedy" not in graph.apis:
         raise ValueError(f"{spec_text}: the graph its build() returns has no root API "
@@ -173,6 +185,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
             return alg.run(exe, config, keys_for(seed, seeds, call), left)
 
     kept = run.keep_metrics(iteration)
+    evaluator = None if evaluation is None else Evaluator(  # on environments of its own
+        run.path, graph, env_id, alg.door(config), evaluation, seed, kept)
     reporter.restart(kept)  # the TensorBoard events become the kept rows, whatever was lost
     start = time.perf_counter()
     goal = steps if total is None else total * per_iteration
@@ -221,6 +235,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
                     written.append({"iteration": iteration, "env_steps": env_steps,
                                     "wall_time": round(wall, 3), **row})
                     iteration += 1
+                if evaluator is not None:
+                    evaluator.after_call(exe, written)
                 run.append_metrics(written)
                 reporter.add(written)
                 if time.perf_counter() - last_save >= save_every:
@@ -245,6 +261,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
             finally:
                 if learner is not None:
                     learner.close()
+                if evaluator is not None:
+                    evaluator.close()
                 if bar is not None:
                     bar.close()
                 background.join()

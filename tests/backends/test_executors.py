@@ -217,3 +217,13 @@ def test_the_fast_path_refuses_what_the_checked_path_refuses(model_xla, fresh, m
     assert exe.get_state("model/calls")["count"] == len(xs)  # refused calls changed nothing
     # checked: the first call, the four refused ones, and each change of batch size (5, 2)
     assert len(checked) == 1 + len(bad) + 2
+
+
+def test_get_state_of_a_component_gives_its_subtree_when_asked(model_xla, fresh):
+    exe = fresh(model_xla)
+    subtree = exe.get_state("model", recursive=True)
+    assert set(subtree) == {"model/norm", "model/head", "model/calls"}
+    np.testing.assert_array_equal(subtree["model/head"]["w"], exe.get_state("model/head")["w"])
+    assert list(exe.get_state("model/head", recursive=True)) == ["model/head"]
+    with pytest.raises(mg.StateError, match="has no state"):
+        exe.get_state("model")  # its own entries: none

@@ -45,7 +45,9 @@ def test_crafted_checkpoint_headers_are_load_errors(tmp_path, header, message):
     ({"format": EXPORTED, "num_state_leaves": 0, "api": "act", "root": "r",
       "outputs": "o", "inputs": {}}, "header entry 'digest'"),
     ({"format": EXPORTED, "num_state_leaves": 1, "api": "act", "root": "r",
-      "outputs": "o", "inputs": {}, "digest": payload_digest({})}, "no array"),
+      "outputs": "o", "inputs": {},
+      "digest": payload_digest({}, {"format": EXPORTED, "num_state_leaves": 1, "api": "act",
+                                    "root": "r", "outputs": "o", "inputs": {}})}, "no array"),
 ])
 def test_crafted_export_headers_are_load_errors(header, message):
     with pytest.raises(mg.LoadError, match=message):
@@ -59,3 +61,60 @@ def test_a_checkpoint_round_trips_through_the_shared_archive(tmp_path):
     assert header["meta"] == {"step": 2} and list(arrays) == ["leaf_0"]
     loaded, meta = checkpoint.load(path, like=state)
     np.testing.assert_array_equal(loaded["a"]["w"], state["a"]["w"])
+
+
+# ---- received files are data (issue 24 part 9; docs/reliability.md) -------------------------
+
+def test_a_deeply_nested_header_is_a_load_error_not_a_recursion_error(tmp_path):
+    deep = b"[" * 200_000 + b"]" * 200_000
+    buffer = io.BytesIO()
+    np.savez(buffer, meta=np.frombuffer(deep, np.uint8))
+    for load in (xla.load, lambda data: checkpoint.load(_written(tmp_path, data))):
+        with pytest.raises(mg.LoadError, match="nests too deeply"):
+            load(buffer.getvalue())
+
+
+def _written(tmp_path, data: bytes):
+    path = tmp_path / "c.npz"
+    path.write_bytes(data)
+    return path
+
+
+def test_a_zip_bomb_member_is_refused_unread(tmp_path):
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("meta.npy", b"")
+        with zipped.open("leaf_0.npy", "w", force_zip64=True) as member:  # 256 MiB of zeros
+            chunk = b"\0" * (1 << 24)
+            for _ in range(16):
+                member.write(chunk)
+    data = buffer.getvalue()
+    assert len(data) < 8 << 20
+    for load in (xla.load, lambda data: checkpoint.load(_written(tmp_path, data))):
+        with pytest.raises(mg.LoadError, match="would expand to 268,435,456 bytes"):
+            load(data)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int8"])
+def test_a_rewritten_input_dtype_in_the_header_is_a_load_error(model_xla, fresh, dtype):
+    data = fresh(model_xla).export("predict")
+    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+        arrays = {key: stored[key].copy() for key in stored.files}
+    header = json.loads(arrays["meta"].tobytes())
+    header["inputs"]["x"] = header["inputs"]["x"].replace("float32", dtype)
+    assert dtype in header["inputs"]["x"]
+    with pytest.raises(mg.LoadError, match="does not match the SHA-256 digest"):
+        xla.load(crafted(header, {k: v for k, v in arrays.items() if k != "meta"}))
+
+
+def test_a_state_array_of_another_dtype_is_a_load_error_even_with_a_new_digest(model_xla, fresh):
+    data = fresh(model_xla).export("predict")
+    with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+        arrays = {key: stored[key].copy() for key in stored.files if key != "meta"}
+        header = json.loads(stored["meta"].tobytes())
+    arrays["state_0"] = arrays["state_0"].astype(np.float64)
+    header["digest"] = payload_digest(arrays, header)  # a forger's digest: the types still
+    with pytest.raises(mg.LoadError, match="state array 0 is float64"):
+        xla.load(crafted(header, arrays))

@@ -80,9 +80,9 @@ class Impala(Algorithm):
         evaluation."""
         agent = self.agent(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
-        return mg.build(agent, {**agent.trajectory_spaces(),
+        return mg.build(agent, {**agent.trajectory_spaces(), "key": PRNGKey(),
                                 "observation": Box((eval_envs, *obs_shape))},
-                        apis=["learn", "greedy"])
+                        apis=["learn", "greedy", "act"])
 
     def run(self, exe: Any, config: ImpalaConfig, key: jax.Array, iterations: int | None
             ) -> list[dict[str, Any]]:

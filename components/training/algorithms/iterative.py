@@ -29,6 +29,9 @@ class IterativeAlgorithm(Algorithm):
 
     agent_class: ClassVar[type]
     precompile = ("start", "train")  # in calling order: the worker compiles in turn
+    acting_apis: ClassVar[tuple[str, ...]] = ("greedy", "act")
+    """The agent's acting APIs built into the graph: `greedy(observation)`, and
+    `act(observation, key)` (stochastic) where the agent has one."""
 
     def agent(self, env_id: str, config: Any, total_steps: int) -> IterativeAgent:
         """The agent `build` builds: `agent_class(env_id, config, total_steps)`. Override it
@@ -37,12 +40,12 @@ class IterativeAlgorithm(Algorithm):
 
     def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        """The agent's graph with its `start`, `train` and `greedy` APIs."""
+        """The agent's graph with its `start`, `train` and acting (`acting_apis`) APIs."""
         agent = self.agent(env_id, config, total_steps)
         obs_shape = agent.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
                                 "iterations": Discrete(config.iterations_per_call + 1)},
-                        apis=["start", "train", "greedy"])
+                        apis=["start", "train", *self.acting_apis])
 
     def steps_per_iteration(self, config: Any) -> int:
         """The environment steps one iteration takes under `config`."""
@@ -88,3 +91,4 @@ class DQN(IterativeAlgorithm):
 
     config_class = DQNConfig
     agent_class = DQNAgent
+    acting_apis = ("greedy",)  # ε-greedy lives in the rollout; no stochastic `act`

@@ -95,7 +95,7 @@ class Reweight(Algorithm):
         spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
                   "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
                   "observation": Box((eval_envs, *obs_shape))}
-        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "select"])
+        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "act", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
             ) -> list[dict[str, Any]]:
@@ -106,4 +106,5 @@ class Reweight(Algorithm):
         seeds = per_seed(exe, {"steps": out["steps"], "episode_return_mean": out["return_mean"],
                                "episode_return_max": out["return_max"], "bits": out["bits"],
                                "ess": out["ess"], "loss": fitted["loss"]})
-        return [summarise(seeds)]
+        # every path is one whole episode: the curve's rolling mean counts them
+        return [{**summarise(seeds), "episodes": config.num_paths * (exe.seeds or 1)}]

@@ -29,4 +29,6 @@ def summarise(values: dict[str, np.ndarray]) -> dict[str, Any]:
     if returns.shape[0] > 1:
         row["episode_return_mean_per_seed"] = [None if not np.isfinite(r) else float(r)
                                                for r in returns]
+        if "episodes" in values:  # each seed's rolling mean on the curve counts its own
+            row["episodes_per_seed"] = [int(n) for n in values["episodes"]]
     return row

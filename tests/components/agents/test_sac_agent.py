@@ -149,7 +149,7 @@ def test_an_algorithm_gives_the_agent_its_parts_through_agent():
 
     graph = ThreeCritics().build("Pendulum-v1", SMALL, 1000, 2)  # a build, no compile
     assert graph.root.model.critic.critics == 3 and set(graph.apis) == {"start", "train",
-                                                                        "greedy"}
+                                                                        "greedy", "act"}
 
 
 def test_clear_errors_for_parts_and_environments():

@@ -6,27 +6,13 @@ malformed `--algo` is one line naming what was expected."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from command_line import USER_MODULE, metagraph
 
-USER_MODULE = Path(__file__).parent / "user_code" / "user_reinforce.py"
 SMALL = ["--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]"]
-
-
-def metagraph(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """`metagraph ARGS` in a fresh process, in `cwd`, with only `cwd` added to the path."""
-    env = {**os.environ, "PYTHONPATH": str(cwd), "JAX_PLATFORMS": "cpu"}
-    done = subprocess.run([sys.executable, "-m", "components.training.cli", *args], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=600)
-    if check and done.returncode != 0:
-        raise AssertionError(f"metagraph {' '.join(args)} failed ({done.returncode}):\n"
-                             f"{done.stdout}\n{done.stderr}")
-    return done
 
 
 def rows(run: Path) -> list[dict]:
@@ -49,10 +35,11 @@ def test_train_evaluate_and_resume_a_users_algorithm(user_dir):
     assert [row["env_steps"] for row in first] == [32, 64, 96, 128]
     assert all(set(row) >= {"loss", "ends", "reward_sum"} for row in first)
     assert (run / "graph.svg").stat().st_size > 0
-    result = json.loads(metagraph(user_dir, "evaluate", "run", "--episodes", "3",
-                                  "--json").stdout.splitlines()[-1])
+    result = json.loads(metagraph(user_dir, "evaluate", "run", "--episodes", "3", "--algo",
+                                  "user_reinforce:Reinforce", "--json").stdout.splitlines()[-1])
     assert result["episodes"] == 3 and result["return_mean"] > 0
-    metagraph(user_dir, "train", "CartPole-v1", "--out", "run", "--resume", "--steps", "192")
+    metagraph(user_dir, "train", "CartPole-v1", "--out", "run", "--resume", "--steps", "192",
+              "--trust-code")
     resumed = rows(run)
     assert resumed[:4] == first and [row["iteration"] for row in resumed] == list(range(6))
 

@@ -1,0 +1,188 @@
+"""`load`: a run directory's trained agent, ready to act (Stable-Baselines3's `PPO.load`,
+RLlib's `Algorithm.from_checkpoint`).
+
+    agent = components.training.load("runs/cartpole")
+    action = agent.predict(observation)                    # one observation or a batch
+    action = agent.predict(observations, deterministic=False)   # needs an `act` API
+    agent.export("policy.mgx")                             # the acting API alone
+    agent.executor, agent.graph                            # the whole agent, for the rest
+
+A run of several seeds (`--seeds K`) gives each seed's agent in `agent.per_seed`; `load`
+itself returns the first seed's.
+
+`predict` runs the acting API as the pure function of only the state it needs
+(`backends.xla.export.needed_state`): the policy and a preprocessor's frozen statistics, no
+optimizer or replay, compiled once per observation shape. The acting APIs are the root APIs
+`greedy(observation)` (deterministic, every algorithm has it) and `act(observation, key)`
+(stochastic, where the algorithm's graph has one).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from backends import xla
+from backends.xla.export import export_api, needed_state
+from backends.xla.onnx_export import export_onnx
+from components.training.algorithm import Algorithm
+from components.training.run_dir import RunDir
+from components.training.trusted_code import algorithm_of_run
+from metagraph import checkpoint as checkpoints
+from metagraph.errors import LoadError
+from metagraph.graph import MetaGraph, State
+from metagraph.spaces import BATCH
+
+GREEDY, STOCHASTIC = "greedy", "act"
+FORMATS = ("mgx", "onnx")
+
+
+def acting_api(graph: MetaGraph, deterministic: bool = True) -> str:
+    """The root API that acts: `greedy`, or `act` for stochastic actions; ValueError naming
+    what the graph has when it lacks it."""
+    api = GREEDY if deterministic else STOCHASTIC
+    if api not in graph.apis:
+        form = "greedy(observation)" if deterministic else "act(observation, key)"
+        raise ValueError(f"{graph.root.name}: no root API {form} to act "
+                         f"{'greedily' if deterministic else 'stochastically'} with "
+                         f"(its root APIs: {sorted(graph.apis)})")
+    return api
+
+
+class TrainedAgent:
+    """One trained policy of a run directory (see the module docstring)."""
+
+    def __init__(self, run: RunDir, algorithm: Algorithm, config: Any, graph: MetaGraph,
+                 state: State, saved: dict[str, Any], seed: int, per_seed: list | None = None,
+                 programs: dict[str, Any] | None = None):
+        self.run, self.algorithm, self.config, self.graph = run, algorithm, config, graph
+        self.state, self.saved, self.seed = state, saved, seed
+        self.env_id: str = saved["env_id"]
+        self.per_seed: list[TrainedAgent] = per_seed if per_seed is not None else [self]
+        self._executor: Any = None
+        self._programs: dict[str, Any] = {} if programs is None else programs  # seeds share
+        self._needed: dict[str, Any] = {}
+        self._key = jax.random.PRNGKey(seed)
+
+    @property
+    def executor(self) -> Any:
+        """An XLA executor of the whole graph with this policy's state (made on first use)."""
+        if self._executor is None:
+            self._executor = xla.lower(self.graph, seed=self.seed, state=self.state)
+        return self._executor
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of one observation (the acting API's input without its batch axis)."""
+        return tuple(self.graph.apis[GREEDY].inputs["observation"].shape[1:])
+
+    def _program(self, api: str) -> tuple[Any, Any]:
+        """The compiled acting program (one for every seed of the run) and this policy's
+        part of the state it needs."""
+        if api not in self._programs:
+            program, select, _ = needed_state(self.graph, api)
+            self._programs[api] = (jax.jit(lambda needed, *inputs: program(needed, *inputs)[1]),
+                                   select)
+        run, select = self._programs[api]
+        if api not in self._needed:
+            self._needed[api] = jax.device_put(select(self.state))
+        return run, self._needed[api]
+
+    def predict(self, observation: Any, deterministic: bool = True,
+                key: jax.Array | None = None) -> np.ndarray:
+        """The actions for one observation (shape `observation_shape`) or a batch of them
+        (a leading axis more). `deterministic=False` samples from the policy (`act`), with
+        `key` or else the agent's own key, which advances each call."""
+        obs = np.asarray(observation, np.float32)
+        single = obs.shape == self.observation_shape
+        if not single and obs.shape[1:] != self.observation_shape:
+            raise ValueError(f"{self.env_id}: predict takes an observation of shape "
+                             f"{self.observation_shape} or a batch of them, got {obs.shape}")
+        batch = obs[None] if single else obs
+        api = acting_api(self.graph, deterministic)
+        run, needed = self._program(api)
+        if deterministic:
+            actions = run(needed, batch)
+        else:
+            if key is None:
+                self._key, key = jax.random.split(self._key)
+            actions = run(needed, batch, np.asarray(key))
+        actions = np.asarray(actions)
+        return actions[0] if single else actions
+
+    def export(self, path: str | Path | None = None, deterministic: bool = True,
+               platforms: tuple[str, ...] | None = None, format: str = "mgx") -> bytes:
+        """Write the acting API (`greedy`, or `act` with `deterministic=False`) with only the
+        state it needs to `path`, for any batch of observations; returns the bytes. Format
+        "mgx": `backends.xla.load` runs it in a process that never imports the agent's
+        classes. Format "onnx": an ONNX model (`backends.xla.onnx_export`), for
+        `onnxruntime`, deterministic only; `OnnxExportError` names an operation jax2onnx
+        cannot convert."""
+        if format not in FORMATS:
+            raise ValueError(f"export format must be one of {FORMATS}, got {format!r}")
+        if format == "onnx" and not deterministic:
+            raise ValueError("a stochastic policy cannot be exported to ONNX with the same "
+                             "samples (jax2onnx turns JAX's random streams into ONNX's "
+                             "RandomUniformLike, which draws others); export it as .mgx")
+        api = acting_api(self.graph, deterministic)
+        spaces = self.graph.apis[api].inputs
+        inputs = [jax.ShapeDtypeStruct((BATCH, *self.observation_shape), np.float32),
+                  *(space.to_abstract(1, 1) for name, space in spaces.items()
+                    if name != "observation")]
+        if format == "onnx":
+            data = export_onnx(self.graph, api, self.state, inputs)
+        else:
+            extra = {"env_id": self.env_id, "algo": self.saved["algo"], "seed": self.seed,
+                     "observation_shape": list(self.observation_shape)}
+            data = export_api(self.graph, api, self.state, platforms, inputs, extra)
+        if path is not None:
+            Path(path).write_bytes(data)
+        return data
+
+    def __repr__(self) -> str:
+        return (f"TrainedAgent({self.saved['algo']} on {self.env_id}, seed {self.seed}, "
+                f"{self.run.path})")
+
+
+def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool = False,
+         eval_envs: int = 1, checkpoint: str = "checkpoint.npz") -> TrainedAgent:
+    """The trained agent of run directory `out`: its last checkpoint, or another file of it
+    (`checkpoint="best.npz"`: the best evaluated state, `train --save-best`).
+
+    A run trained with a user's algorithm file (`--algo my_module:MyAlgorithm`) names that
+    file in its config.json; a run directory is data, so that file is imported only when
+    `algo` names it again (or is the `Algorithm` itself), or with `trust_code=True`, and only
+    while its SHA-256 is the one recorded at training (`trusted_code.py`). `eval_envs`: the
+    batch of the graph's own `greedy` (the executor's; `predict` takes any batch).
+
+    Raises:
+        LoadError: `out` is not a run directory with a checkpoint, or its checkpoint does
+            not fit the graph.
+        UntrustedCodeError: the run's algorithm is a user's file not named again, or changed.
+    """
+    run = RunDir(out, create=False)
+    saved = run.read_config()
+    alg = algorithm_of_run(run, saved, algo, trust_code)
+    config = alg.config_class.from_dict(saved["config"])
+    path = run.path / checkpoint
+    if not path.is_file():
+        raise LoadError(f"{run.path}: no checkpoint ({checkpoint}) to load")
+    graph = alg.build(saved["env_id"], config, saved["steps"], eval_envs)
+    acting_api(graph)
+    like = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), graph.state_spec)
+    seeds = saved.get("seeds")
+    if seeds is None:
+        state, _ = checkpoints.load(path, like=like)
+        return TrainedAgent(run, alg, config, graph, state, saved, saved["seed"])
+    stacked_like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), like)
+    stacked, _ = checkpoints.load(path, like=stacked_like)
+    agents: list[TrainedAgent] = []
+    make = functools.partial(TrainedAgent, run, alg, config, graph, per_seed=agents,
+                             programs={})
+    agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), saved, saved["seed"] + k)
+                  for k in range(seeds))
+    return agents[0]

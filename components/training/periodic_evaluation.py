@@ -1,0 +1,141 @@
+"""Evaluation while training (Stable-Baselines3's `EvalCallback`):
+
+    metagraph train CartPole-v1 --algo ppo --out runs/x --eval-every 10000 --eval-episodes 10
+                    [--save-best]
+
+Each time the run passes a multiple of `every` environment steps, the deterministic policy
+(`greedy`, as the state stands after that call) plays `episodes` whole episodes on
+environments of its own (never the training ones, seeded apart from them, the same at every
+evaluation), and the last metrics row of the call gets `eval_return_mean` and
+`eval_return_std` (per seed too with `--seeds`): in `metrics.jsonl`, in TensorBoard, and on
+`curve.png` in their own colour. With `save_best`, a new best mean is saved to
+`DIR/best.npz` beside the last checkpoint (`load(DIR, checkpoint="best.npz")`,
+`metagraph evaluate DIR --best`). Evaluation reads the state and never changes it: a run
+trains the same with or without it. `--video-every N` renders an episode of the policy after
+each call that passes a multiple of N steps (`video.py`), beside training.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from backends.xla.export import export_api, needed_state
+from components.training.evaluation import episode_returns, vector_env
+from metagraph.checks import positive_int
+from metagraph.graph import MetaGraph
+from metagraph.spaces import BATCH
+
+EVAL_SEED_OFFSET = 1_000_003  # evaluation environments' seeds, apart from training's
+BEST = "best.npz"
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationSettings:
+    """`--eval-every`, `--eval-episodes`, `--save-best`; recorded in config.json so that a
+    resumed run goes on evaluating the same way."""
+
+    every: int | None = None
+    episodes: int = 10
+    save_best: bool = False
+    video_every: int | None = None
+    """Render an episode every this many steps (`video.py`), or never."""
+
+    def __post_init__(self) -> None:
+        if self.every is not None:
+            positive_int(self.every, "--eval-every")
+        positive_int(self.episodes, "--eval-episodes")
+        if self.video_every is not None:
+            positive_int(self.video_every, "--video-every")
+
+    def record(self) -> dict[str, Any]:
+        """The entries config.json records."""
+        return {"evaluation": dataclasses.asdict(self)}
+
+    @classmethod
+    def from_saved(cls, saved: dict[str, Any]) -> EvaluationSettings | None:
+        """The settings a run's config.json recorded, or None."""
+        values = saved.get("evaluation")
+        return None if values is None else cls(**values)
+
+
+class Evaluator:
+    """Evaluates a training run's executor after the calls that pass a multiple of
+    `settings.every` steps (see the module docstring)."""
+
+    def __init__(self, run_path: Path, graph: MetaGraph, env_id: str, door: str,
+                 settings: EvaluationSettings, seed: int, kept: list[dict[str, Any]]):
+        self.path, self.settings, self.seed = Path(run_path), settings, seed
+        self.graph, self.env_id, self.door = graph, env_id, door
+        program, self.select, _ = needed_state(graph, "greedy")
+        self.act = jax.jit(lambda needed, obs: program(needed, obs)[1])
+        self.env = None if settings.every is None else vector_env(
+            env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET)
+        done = kept[-1]["env_steps"] if kept else 0
+        self.next_at = _next(done, settings.every)
+        self.next_video_at = _next(done, settings.video_every)
+        self.rendering: list[subprocess.Popen] = []
+        scores = [r["eval_return_mean"] for r in kept if r.get("eval_return_mean") is not None]
+        self.best = max(scores, default=-np.inf)
+
+    def after_call(self, exe: Any, rows: list[dict[str, Any]]) -> None:
+        """After a call whose `rows` (about to be written) pass the next multiple of `every`
+        steps: evaluate, add the evaluation to the last row, save a new best; of
+        `video_every`: start rendering a video."""
+        steps = rows[-1]["env_steps"]
+        if steps >= self.next_video_at:
+            self.next_video_at = _next(steps, self.settings.video_every)
+            self._start_video(exe, steps)
+        if steps < self.next_at:
+            return
+        self.next_at = _next(steps, self.settings.every)
+        states = [exe.state] if exe.seeds is None else \
+            [jax.tree.map(lambda x, k=k: x[k], exe.state) for k in range(exe.seeds)]
+        per_seed = []
+        for state in states:
+            needed = self.select(state)
+            per_seed.append(episode_returns(lambda obs, n=needed: self.act(n, obs), self.env,
+                                            self.settings.episodes, self.seed + EVAL_SEED_OFFSET))
+        returns = np.concatenate(per_seed)
+        mean = float(returns.mean())
+        rows[-1].update(eval_return_mean=mean, eval_return_std=float(returns.std()))
+        if len(per_seed) > 1:
+            rows[-1]["eval_return_mean_per_seed"] = [float(r.mean()) for r in per_seed]
+        if self.settings.save_best and mean > self.best:
+            exe.save_checkpoint(self.path / BEST, meta={"env_steps": steps,
+                                                        "eval_return_mean": mean})
+        self.best = max(self.best, mean)
+
+    def _start_video(self, exe: Any, steps: int) -> None:
+        """Export the policy as it stands (the first seed's) and render it in a process of
+        its own into DIR/videos/steps_<steps>.mp4 (.gif without ffmpeg)."""
+        videos = self.path / "videos"
+        videos.mkdir(exist_ok=True)
+        state = exe.state if exe.seeds is None else jax.tree.map(lambda x: x[0], exe.state)
+        obs = self.graph.apis["greedy"].inputs["observation"]
+        inputs = [jax.ShapeDtypeStruct((BATCH, *obs.shape[1:]), np.float32)]
+        policy = videos / f".steps_{steps}.mgx"
+        policy.write_bytes(export_api(self.graph, "greedy", state, inputs=inputs))
+        suffix = ".mp4" if shutil.which("ffmpeg") else ".gif"
+        self.rendering.append(subprocess.Popen(
+            [sys.executable, "-m", "components.training.video", str(policy), self.env_id,
+             self.door, str(videos / f"steps_{steps}{suffix}")], stdin=subprocess.DEVNULL))
+
+    def close(self) -> None:
+        """Release the evaluation environments; wait for the videos being rendered."""
+        if self.env is not None:
+            self.env.close()
+        for process in self.rendering:
+            process.wait()
+
+
+def _next(done: int, every: int | None) -> float:
+    """The first multiple of `every` after `done` steps (never, without `every`)."""
+    return np.inf if every is None else (done // every + 1) * every

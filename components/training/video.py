@@ -1,0 +1,169 @@
+"""Watching a trained agent: `metagraph evaluate RUN --video out.mp4`.
+
+The agent acts on the native environments (the host pool, as `evaluate` does); after each
+step the pool's physical state (`physical_state()`, Gymnasium's layout) is set into
+Gymnasium's own environment of the same task, whose renderer draws the frame: classic
+control through Gymnasium's pygame renderers (the `video` extra), MuJoCo through MuJoCo's
+offscreen renderer, headless through EGL (Mesa's `libegl-mesa0` from Debian; `MUJOCO_GL`
+chooses another, e.g. `osmesa` with `libosmesa6`). A run of the "gymnasium" door renders
+Gymnasium's environment directly.
+
+Frames go to `.mp4` through the system's `ffmpeg` (Debian's package) or to `.gif` through
+Pillow. During training, `--video-every N` renders one episode of the policy after each call
+that passes a multiple of N steps, into `DIR/videos/steps_<N>.mp4` (`.gif` without ffmpeg):
+the policy is exported (`.mgx`) and a process of its own (`main`) renders it while training
+goes on.
+
+    record_video(load("runs/cheetah"), "cheetah.mp4", episodes=1)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from backends.xla import load as load_exported
+from components.envs import make
+from components.training.loading import TrainedAgent
+
+FPS = 30
+TRACKING = {"type": 2, "trackbodyid": 1, "distance": 4.0, "elevation": -15.0}
+"""MuJoCo's camera: tracking the task's first body (mjCAMERA_TRACKING), so a runner stays in
+the frame (Gymnasium's own free camera lets it run out)."""
+MUJOCO = ("HalfCheetah", "Hopper", "Walker2d", "Ant", "Humanoid", "HumanoidStandup",
+          "Swimmer", "Reacher", "Pusher", "InvertedPendulum", "InvertedDoublePendulum")
+
+
+class VideoError(ValueError):
+    """A video that cannot be made here (no renderer, no encoder); the message says what to
+    install."""
+
+
+def renderable(env_id: str, width: int, height: int) -> Any:
+    """Gymnasium's environment of `env_id` with `render_mode="rgb_array"`; MuJoCo tasks render
+    offscreen through EGL unless `MUJOCO_GL` says otherwise (or a display exists)."""
+    if not os.environ.get("DISPLAY"):  # headless: offscreen everywhere
+        for name, value in (("MUJOCO_GL", "egl"), ("SDL_VIDEODRIVER", "dummy"),
+                            ("SDL_AUDIODRIVER", "dummy")):
+            os.environ.setdefault(name, value)
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    kwargs = {"width": width, "height": height, "default_camera_config": TRACKING} \
+        if env_id.split("-")[0] in MUJOCO else {}
+    try:
+        return gymnasium.make(env_id, render_mode="rgb_array", **kwargs)
+    except gymnasium.error.DependencyNotInstalled as error:
+        raise VideoError(f"{env_id}: Gymnasium cannot render it here ({error}); install the "
+                         f"video extra: pip install \"metagraph-rl[video]\"") from None
+
+
+def set_physics(env: Any, physics: np.ndarray, action: Any) -> None:
+    """Put Gymnasium's environment `env` in the physical state `physics` (Gymnasium's
+    layout: MuJoCo's positions then velocities, or a classic-control task's `state`)."""
+    inner = env.unwrapped
+    if hasattr(inner, "set_state") and hasattr(inner, "model"):  # MuJoCo
+        nq = inner.model.nq
+        inner.set_state(physics[:nq], physics[nq:])
+    else:
+        inner.state = np.array(physics, dtype=np.asarray(inner.state).dtype) \
+            if getattr(inner, "state", None) is not None else np.array(physics)
+        if hasattr(inner, "last_u"):  # Pendulum draws the torque it was given
+            inner.last_u = float(np.ravel(action)[0]) if action is not None else None
+
+
+def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
+           episodes: int = 1, seed: int = 0, width: int = 480, height: int = 360
+           ) -> list[np.ndarray]:
+    """The frames of `episodes` whole episodes of `act` (observations [1, ...] -> actions
+    [1, ...]) on task `env_id` behind `door` (see the module docstring)."""
+    shown = renderable(env_id, width, height)
+    shown.reset(seed=seed)
+    found = []
+    try:
+        if door == "gymnasium":
+            obs, _ = shown.reset(seed=seed)
+            for _ in range(episodes):
+                done = False
+                while not done:
+                    found.append(shown.render())
+                    action = np.asarray(act(np.asarray(obs, np.float32)[None]))[0]
+                    obs, _, terminated, truncated, _ = shown.step(action)
+                    done = terminated or truncated
+                obs, _ = shown.reset()
+            return found
+        env = make(env_id, 1, seed=seed)
+        obs, _ = env.reset(seed=seed)
+        action = None
+        for _ in range(episodes):
+            done = False
+            while not done:
+                set_physics(shown, env.physical_state()[0], action)
+                found.append(shown.render())
+                action = np.asarray(act(np.asarray(obs, np.float32)))
+                obs, _, terminated, truncated, _ = env.step(action)
+                action = action[0]
+                done = bool(terminated[0] or truncated[0])
+        env.close()
+    finally:
+        shown.close()
+    return found
+
+
+def write_video(images: list[np.ndarray], path: str | Path, fps: int = FPS) -> Path:
+    """Write RGB frames to `path`: `.mp4` (H.264 through the `ffmpeg` program) or `.gif`
+    (Pillow)."""
+    path = Path(path)
+    if not images:
+        raise VideoError(f"{path}: no frames to write")
+    if path.suffix == ".gif":
+        from PIL import Image
+
+        first, *rest = [Image.fromarray(image) for image in images]
+        first.save(path, save_all=True, append_images=rest, duration=1000 // fps, loop=0)
+        return path
+    if path.suffix != ".mp4":
+        raise VideoError(f"{path}: a video is .mp4 or .gif")
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        raise VideoError("writing .mp4 needs the ffmpeg program (Debian: apt-get install "
+                         "ffmpeg); or write a .gif")
+    height, width = images[0].shape[:2]
+    command = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+               "-s", f"{width}x{height}", "-r", str(fps), "-i", "-", "-an", "-c:v",
+               "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+               str(path)]
+    done = subprocess.run(command, input=b"".join(np.ascontiguousarray(image, np.uint8)
+                                                  .tobytes() for image in images),
+                          capture_output=True, timeout=600)
+    if done.returncode != 0:
+        raise VideoError(f"ffmpeg could not write {path}: {done.stderr.decode()[-300:]}")
+    return path
+
+
+def record_video(agent: TrainedAgent, path: str | Path, episodes: int = 1, seed: int = 0,
+                 deterministic: bool = True, width: int = 480, height: int = 360) -> Path:
+    """Render `episodes` episodes of `agent` (`load(run)`) into the video `path` (.mp4 or
+    .gif); returns it."""
+    door = agent.algorithm.door(agent.config)
+    return write_video(frames(lambda obs: agent.predict(obs, deterministic), agent.env_id,
+                              door, episodes, seed, width, height), path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m components.training.video POLICY.mgx ENV_ID DOOR OUT`: a video of an
+    exported policy (what `--video-every` runs beside training, in a process of its own)."""
+    policy, env_id, door, out = (sys.argv[1:] if argv is None else argv)[:4]
+    loaded = load_exported(policy)
+    write_video(frames(lambda obs: loaded(obs), env_id, door), out)
+    Path(policy).unlink()
+
+
+if __name__ == "__main__":
+    main()
