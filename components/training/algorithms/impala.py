@@ -1,5 +1,5 @@
 """IMPALA (`--algo impala`): only distributed. The learner's graph has `learn` and `greedy`;
-each sampler's has `start` and `rollout`. One V-trace update per batch, in the order batches
+each sampler's has `start` and `sample`. One V-trace update per batch, in the order batches
 arrive, each maybe a few weight versions old."""
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ class ImpalaSamplers(Distributed):
     """Asynchronous samplers running fused rollouts of the agents `make_agent(env_id,
     config)` makes; the learner's V-trace corrects for the policy lag."""
 
-    sample_api = "rollout"
+    sample_api = "sample"
 
     def __init__(self, make_agent: Callable[[str, ImpalaConfig], ImpalaAgent] = ImpalaAgent):
         self.make_agent = make_agent
 
     def build_sampler(self, env_id: str, config: ImpalaConfig, num_samplers: int
                       ) -> mg.MetaGraph:
-        """A sampler's graph: the agent's `start` and `rollout` APIs."""
+        """A sampler's graph: the agent's `start` and `sample` APIs."""
         return mg.build(self.make_agent(env_id, config), {"key": PRNGKey()},
-                        apis=["start", "rollout"])
+                        apis=["start", "sample"])
 
     def start_sampler(self, exe: Any, key: jax.Array) -> None:
         """Reset the sampler's environments with `key`."""
@@ -79,7 +79,7 @@ class Impala(Algorithm):
         """The learner's graph: `learn` on the agent's trajectory spaces and `greedy` for
         evaluation."""
         agent = self.agent(env_id, config, total_steps)
-        obs_shape = agent.env.observation_space.shape
+        obs_shape = agent.rollout.env.observation_space.shape
         return mg.build(agent, {**agent.trajectory_spaces(),
                                 "observation": Box((eval_envs, *obs_shape))},
                         apis=["learn", "greedy"])

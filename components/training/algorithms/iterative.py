@@ -1,6 +1,6 @@
 """PPO and DQN (`--algo ppo`, `--algo dqn`): agents whose `train(key, iterations)` runs up to
-`iterations_per_call` whole iterations in one executable (`IterativeAgent`); `start(key)`
-resets their environments first."""
+`iterations_per_call` whole iterations in one executable (`components.agents.iterations`);
+`start(key)` resets their environments first."""
 
 from __future__ import annotations
 
@@ -12,25 +12,25 @@ import numpy as np
 import metagraph as mg
 from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
-from components.agents.iterative_agent import IterativeAgent
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm
 from components.training.algorithms.rows import per_seed, summarise
 from metagraph.spaces import Box, Discrete, PRNGKey
 
-# what every IterativeAgent iteration returns; further statistics (SAC's alpha) become columns
+# what every iteration of these agents returns; further statistics (SAC's alpha) become columns
 ITERATION_KEYS = ("steps", "episode_return_sum", "episodes", "loss")
 
 
 class IterativeAlgorithm(Algorithm):
-    """An `IterativeAgent` subclass (`agent_class`) trained a call of up to
-    `iterations_per_call` iterations at a time."""
+    """An agent class (`agent_class`) with the APIs `start(key)`, `train(key, iterations)` and
+    `greedy(observation)`, a `rollout` part and a static `steps_per_iteration(config)`,
+    trained a call of up to `iterations_per_call` iterations at a time."""
 
     agent_class: ClassVar[type]
     precompile = ("start", "train")  # in calling order: the worker compiles in turn
 
-    def agent(self, env_id: str, config: Any, total_steps: int) -> IterativeAgent:
+    def agent(self, env_id: str, config: Any, total_steps: int) -> mg.Component:
         """The agent `build` builds: `agent_class(env_id, config, total_steps)`. Override it
         to give the agent other parts (`policy=`, `preprocessor=`, `loss=`, `optimizer=`)."""
         return self.agent_class(env_id, config, total_steps)
@@ -39,7 +39,7 @@ class IterativeAlgorithm(Algorithm):
               ) -> mg.MetaGraph:
         """The agent's graph with its `start`, `train` and `greedy` APIs."""
         agent = self.agent(env_id, config, total_steps)
-        obs_shape = agent.env.observation_space.shape
+        obs_shape = agent.rollout.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
                                 "iterations": Discrete(config.iterations_per_call + 1)},
                         apis=["start", "train", "greedy"])

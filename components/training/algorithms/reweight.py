@@ -1,4 +1,4 @@
-"""Path reweighting (`--algo reweight`): locally, `rollout` samples and reweights all N paths
+"""Path reweighting (`--algo reweight`): locally, `sample` samples and reweights all N paths
 in one executable; distributed, each of K samplers runs `sample_paths` on its N / K share and
 the learner's `select` reweights all N together before fitting."""
 
@@ -71,7 +71,7 @@ class Reweight(Algorithm):
     distribution by weighted maximum likelihood (`ReweightAgent`)."""
 
     config_class = ReweightConfig
-    precompile = ("rollout",)
+    precompile = ("sample",)
 
     def agent(self, env_id: str, config: ReweightConfig) -> ReweightAgent:
         """The agent `build` builds (and every sampler, distributed): `ReweightAgent(env_id,
@@ -85,22 +85,22 @@ class Reweight(Algorithm):
 
     def build(self, env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        """The agent's graph: `rollout`, `fit`, `select` and `greedy` over its path spaces."""
+        """The agent's graph: `sample`, `fit`, `select` and `greedy` over its path spaces."""
         agent = self.agent(env_id, config)
         m, t = config.fit_paths, agent.horizon
-        obs_shape = agent.env.observation_space.shape
-        action_space = agent.env.action_space
+        obs_shape = agent.rollout.env.observation_space.shape
+        action_space = agent.rollout.env.action_space
         actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
                    else Box((m, t, *action_space.shape)))
         spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
                   "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
                   "observation": Box((eval_envs, *obs_shape))}
-        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "select"])
+        return mg.build(agent, spaces, apis=["sample", "fit", "greedy", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
             ) -> list[dict[str, Any]]:
         """One iteration: sample paths, fit `fit_steps` times; one metrics row."""
-        out = exe.rollout(np.asarray(key))
+        out = exe.sample(np.asarray(key))
         for _ in range(config.fit_steps):
             fitted = exe.fit(out["obs"], out["action"], out["mask"], out["weight"])
         seeds = per_seed(exe, {"steps": out["steps"], "episode_return_mean": out["return_mean"],
