@@ -4,8 +4,10 @@
   runs it; the built-in `Reweight`, `PPO`, `DQN`, `Impala` implement it (`algorithms/`), and
   so can a user's own class, named on the command line as `--algo MODULE:ATTRIBUTE`.
 - `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
-- `train` (`trainer.py`), `evaluate` (`evaluation.py`): run directories (`RunDir`) with
-  metrics, TensorBoard events, the learning curve, the graph's drawing and checkpoints.
+- `Row` (`metrics.py`): one iteration's metrics, checked at the door (`check_rows`).
+- `train` (`trainer.py`, the loop of calls in `loop.py`), `evaluate` (`evaluation.py`): run
+  directories (`RunDir`) with metrics, TensorBoard events, the learning curve, the graph's
+  drawing and checkpoints.
 - `distributed/`: samplers and a learner, in one process or on Ray.
 - `cli.py`: the `metagraph` command (train, evaluate, graph).
 
@@ -17,10 +19,11 @@ from components.training.algorithms import DQN, PPO, Impala, Reweight
 from components.training.evaluation import evaluate
 from components.training.inputs import inputs_for
 from components.training.keys import keys_for
+from components.training.metrics import MetricsError, Row
 from components.training.registry import AlgorithmError, resolve
 from components.training.run_dir import RunDir
 from components.training.trainer import train
 
 __all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Distributed",
-           "Impala", "Reweight", "RunDir", "evaluate", "inputs_for", "keys_for", "resolve",
-           "train"]
+           "Impala", "MetricsError", "Reweight", "Row", "RunDir", "evaluate", "inputs_for",
+           "keys_for", "resolve", "train"]

@@ -1,5 +1,6 @@
-"""`evaluate`: the greedy policy of a run directory's checkpoint over whole episodes of the
-environment it trained on (the native host pool, or Gymnasium's for the "gymnasium" door)."""
+"""`evaluate`: the policy of a run directory's checkpoint, acting through the algorithm's
+`evaluation_api` (`greedy` for the built-in ones), over whole episodes of the environment it
+trained on (the native host pool, or Gymnasium's for the "gymnasium" door)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from gymnasium.vector import AutoresetMode
 from backends import xla
 from components.envs import make
 from components.training.algorithm import Algorithm
+from components.training.memory import check_state_fits
 from components.training.registry import resolve
 from components.training.run_dir import RunDir
+from components.training.trainer import evaluation_api
 from metagraph import checkpoint
 from metagraph.errors import LoadError
 
@@ -34,8 +37,10 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
     config = alg.config_class.from_dict(saved["config"])
     if not run.checkpoint_path.is_file():
         raise LoadError(f"{run.path}: no checkpoint to evaluate")
-    exe = xla.lower(alg.build(saved["env_id"], config, saved["steps"], episodes),
-                    seed=saved["seed"])
+    graph = alg.build(saved["env_id"], config, saved["steps"], episodes)
+    act = evaluation_api(alg, saved["algo"], graph)
+    check_state_fits(graph, saved["algo"], saved.get("seeds") or 1)
+    exe = xla.lower(graph, seed=saved["seed"])
     seeds = saved.get("seeds")
     if seeds is None:
         exe.load_checkpoint(run.checkpoint_path)
@@ -50,7 +55,7 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
     per_seed = []
     for state in states:
         exe.set_state(state)
-        per_seed.append(episode_returns(exe, env, episodes, seed))
+        per_seed.append(episode_returns(getattr(exe, act), env, episodes, seed))
     returns = np.concatenate(per_seed)
     result: dict[str, Any] = {"episodes": episodes, "return_mean": float(returns.mean()),
                               "return_std": float(returns.std())}
@@ -59,14 +64,14 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
     return result
 
 
-def episode_returns(exe: Any, env: Any, episodes: int, seed: int) -> np.ndarray:
+def episode_returns(act: Any, env: Any, episodes: int, seed: int) -> np.ndarray:
     """The return of one episode in each of `env`'s `episodes` environments, acting with
-    `exe.greedy`."""
+    `act(observations) -> actions`."""
     obs, _ = env.reset(seed=seed)
     returns = np.zeros(episodes)
     running = np.ones(episodes, bool)
     while running.any():
-        obs, reward, terminated, truncated, _ = env.step(np.asarray(exe.greedy(
+        obs, reward, terminated, truncated, _ = env.step(np.asarray(act(
             np.asarray(obs, np.float32))))
         returns += reward * running
         running &= ~(terminated | truncated)

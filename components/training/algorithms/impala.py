@@ -15,6 +15,7 @@ from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
 from components.training.algorithm import Algorithm, Distributed
 from components.training.inputs import inputs_for
+from components.training.metrics import Row
 from metagraph.spaces import Box, PRNGKey
 
 
@@ -38,16 +39,15 @@ class ImpalaSamplers(Distributed):
         exe.start(np.asarray(key))
 
     def update(self, exe: Any, config: ImpalaConfig, batches: list[dict[str, Any]],
-               key: jax.Array) -> list[dict[str, Any]]:
+               key: jax.Array) -> list[Row]:
         """One `learn` call per gathered batch; a metrics row for each."""
         rows = []
         for batch in batches:
             stats = exe.learn(*inputs_for(exe.graph, "learn", batch))
             episodes = int(batch["episodes"])
-            rows.append({"steps": int(batch["reward"].size),
-                         "episode_return_mean": (float(batch["episode_return_sum"]) / episodes
-                                                 if episodes else None),
-                         "episodes": episodes, "loss": float(stats["loss"])})
+            rows.append(Row(int(batch["reward"].size),
+                            float(batch["episode_return_sum"]) / episodes if episodes else None,
+                            {"episodes": episodes, "loss": float(stats["loss"])}))
         return rows
 
     def batch_axes(self, graph: mg.MetaGraph) -> dict[str, dict[str, int]]:
@@ -85,7 +85,7 @@ class Impala(Algorithm):
                         apis=["learn", "greedy"])
 
     def run(self, exe: Any, config: ImpalaConfig, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
+            ) -> list[Row]:
         """Refused: IMPALA runs only as samplers and a learner.
 
         Raises:

@@ -16,6 +16,7 @@ from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm
 from components.training.algorithms.rows import per_seed, summarise
+from components.training.metrics import Row
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 # what every iteration of these agents returns; further statistics (SAC's alpha) become columns
@@ -53,7 +54,7 @@ class IterativeAlgorithm(Algorithm):
         exe.start(np.asarray(key))
 
     def run(self, exe: Any, config: Any, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
+            ) -> list[Row]:
         """Rows of the next `iterations` iterations (at most `iterations_per_call`)."""
         count = min(iterations, config.iterations_per_call)
         counts = count if exe.seeds is None else np.full(exe.seeds, count)

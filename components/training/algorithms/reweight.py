@@ -17,6 +17,7 @@ from components.agents.reweight_config import ReweightConfig
 from components.training.algorithm import Algorithm, Distributed
 from components.training.algorithms.rows import per_seed, summarise
 from components.training.inputs import inputs_for
+from components.training.metrics import Row
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 
@@ -48,7 +49,7 @@ class ReweightSamplers(Distributed):
                         apis=["sample_paths"])
 
     def update(self, exe: Any, config: ReweightConfig, batches: list[dict[str, Any]],
-               key: jax.Array) -> list[dict[str, Any]]:
+               key: jax.Array) -> list[Row]:
         """Select paths from all samplers' quality scores and fit the policy to them; one
         metrics row."""
         paths = {name: np.concatenate([batch[name] for batch in batches])
@@ -59,11 +60,10 @@ class ReweightSamplers(Distributed):
         fit["weight"] = np.full((len(chosen),), 1.0 / len(chosen), np.float32)
         for _ in range(config.fit_steps):
             fitted = exe.fit(*inputs_for(exe.graph, "fit", fit))
-        return [{"steps": int(paths["mask"].sum()),
-                 "episode_return_mean": float(paths["return"].mean()),
-                 "episode_return_max": float(paths["return"].max()),
-                 "bits": float(selected["bits"]), "ess": float(selected["ess"]),
-                 "loss": float(fitted["loss"])}]
+        return [Row(int(paths["mask"].sum()), float(paths["return"].mean()),
+                    {"episode_return_max": float(paths["return"].max()),
+                     "bits": float(selected["bits"]), "ess": float(selected["ess"]),
+                     "loss": float(fitted["loss"])})]
 
 
 class Reweight(Algorithm):
@@ -72,6 +72,7 @@ class Reweight(Algorithm):
 
     config_class = ReweightConfig
     precompile = ("sample",)
+    progress_metrics = ("bits",)
 
     def agent(self, env_id: str, config: ReweightConfig) -> ReweightAgent:
         """The agent `build` builds (and every sampler, distributed): `ReweightAgent(env_id,
@@ -98,7 +99,7 @@ class Reweight(Algorithm):
         return mg.build(agent, spaces, apis=["sample", "fit", "greedy", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
+            ) -> list[Row]:
         """One iteration: sample paths, fit `fit_steps` times; one metrics row."""
         out = exe.sample(np.asarray(key))
         for _ in range(config.fit_steps):
