@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from components.training.distributed import RUNNERS
+from components.training.registry import BUILTIN
 from metagraph.build import build
 from metagraph.component import Component
 from metagraph.graph import MetaGraph
@@ -156,8 +157,8 @@ def parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train an agent on an environment")
     train.add_argument("env_id")
     train.add_argument("--algo", default="reweight",
-                       help="reweight, ppo, dqn, sac, impala, or MODULE:ATTRIBUTE / "
-                            "PATH.py:ATTRIBUTE naming your own Algorithm")
+                       help=f"{', '.join(BUILTIN)}, or MODULE:ATTRIBUTE / "
+                            f"PATH.py:ATTRIBUTE naming your own Algorithm")
     train.add_argument("--out", required=True, help="run directory")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--steps", type=int, default=1_000_000, help="environment steps")

@@ -98,6 +98,7 @@ class TrainingLoop:
         self.whole = True  # whether exe.state is the state after whole, good calls
         self.before = self.exe.state
         with deferred_interrupts() as interrupts:  # Ctrl-C: stop between two calls, then save
+            self.interrupts = interrupts
             try:
                 while not self.finished():
                     self.step()
@@ -131,6 +132,7 @@ class TrainingLoop:
         """The checked rows of the next call. A `sys.exit()` inside it ends the run with an
         error, not as a success."""
         try:
+            self.interrupts.calling = True  # a second Ctrl-C now ends the process
             rows = self.next_rows(self.counters.call)
         except RuntimeCheckError as error:  # e.g. an environment refusing NaN actions
             if bad := diverged(self.exe):
@@ -142,6 +144,8 @@ class TrainingLoop:
             raise RunExitedError(f"{self.name}: {self.source} called sys.exit({exit_.code!r}) "
                                f"during call {self.counters.call + 1}; the run is not "
                                f"finished ({self.saved_text()})") from None
+        finally:
+            self.interrupts.calling = False
         return check_rows(self.name, rows, self.source)
 
     def record(self, rows: list[Row]) -> None:

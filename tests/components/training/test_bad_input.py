@@ -194,3 +194,77 @@ def test_a_diverging_sac_run_says_it_diverged(tmp_path):
     assert "\n" not in message and message.startswith("sac: training diverged: ")
     assert "action at index 0 is not finite" in message  # what the environment saw, after
     assert not RunDir(tmp_path).checkpoint_path.exists()
+
+
+HANGING = '''
+import dataclasses, sys, threading
+import jax.numpy as jnp
+import metagraph as mg
+from components.agents import AgentConfig
+from components.training import Algorithm, loop
+from components.training.cli import main
+from metagraph.spaces import Box
+
+
+@dataclasses.dataclass(frozen=True)
+class Config(AgentConfig):
+    door: str = "native"
+
+
+class Still(mg.Component):
+    @mg.api
+    def greedy(self, observation):
+        return jnp.zeros(observation.shape[:1], jnp.int32)
+
+
+class Hanging(Algorithm):
+    """Two good calls, then a call that never returns."""
+    config_class = Config
+
+    def build(self, env_id, config, total_steps, eval_envs):
+        return mg.build(Still(), {"observation": Box((eval_envs, 4))})
+
+    def run(self, exe, config, key, iterations):
+        if self.calls == 2:
+            print("hanging", flush=True)
+            threading.Event().wait()
+        self.calls += 1
+        return [{"steps": 16, "episode_return_mean": 1.0}]
+
+    calls = 0
+
+
+loop.CHECKPOINT_SECONDS = 0.0  # a checkpoint after every call
+if __name__ == "__main__":
+    main(["train", "CartPole-v1", "--algo", f"{__file__}:Hanging", "--out", sys.argv[1],
+          "--steps", "1000"])
+'''
+
+
+def test_a_second_ctrl_c_ends_a_call_that_never_returns(tmp_path):
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "hanging.py"
+    script.write_text(HANGING)
+    child = subprocess.Popen([sys.executable, str(script), str(tmp_path / "run")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "hanging"
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert child.poll() is None  # the first Ctrl-C waits for the call
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 130
+    assert "interrupted twice during a call" in child.stderr.read()
+    # the checkpoint on disk is the one of the last whole call
+    header = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert header["algo"].endswith("hanging.py:Hanging")
+    assert len(RunDir(tmp_path / "run").metrics()) == 2
+    assert RunDir(tmp_path / "run").checkpoint_path.exists()
