@@ -81,6 +81,11 @@ class DQNAgent(mg.Component):
         """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
 
+    @mg.api
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
     def _counters(self):
         """Environment steps taken and iterations done (state)."""
         return (self.get_state("env_steps", jnp.zeros((), jnp.float32)),
@@ -150,11 +155,6 @@ class DQNAgent(mg.Component):
         self.set_state("iteration", iteration)
         return {**trajectory.episode_statistics(), "loss": losses.mean(),
                 "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32)}
-
-    @mg.api
-    def start(self, key):
-        """Reset every environment (from `key`); returns the first observations."""
-        return self.rollout.reset(key)
 
     @mg.api
     def train(self, key, iterations):

@@ -132,6 +132,11 @@ class SACAgent(mg.Component):
         """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
 
+    @mg.api
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
     def _clip(self, action: jax.Array) -> jax.Array:
         """Actions inside the action space (the squashing can round past a bound)."""
         return jnp.clip(action, self.low, self.high)
@@ -199,11 +204,6 @@ class SACAgent(mg.Component):
         stats = mg.cond(learning, updates, None, update_key)
         return {**episodes, "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32),
                 **stats}
-
-    @mg.api
-    def start(self, key):
-        """Reset every environment (from `key`); returns the first observations."""
-        return self.rollout.reset(key)
 
     @mg.api
     def train(self, key, iterations):

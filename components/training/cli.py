@@ -3,7 +3,7 @@
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
-                   [--address auto]
+                   [--address auto] [--executor {xla,eager}]
     metagraph evaluate DIR [--episodes 100] [--json]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from components.training.distributed import RUNNERS
+from components.training.executors import EXECUTORS
 from components.training.registry import BUILTIN
 from metagraph.build import build
 from metagraph.component import Component
@@ -104,7 +105,7 @@ def train_command(args: argparse.Namespace) -> None:
                         steps=args.steps, resume=args.resume,
                         seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
                         num_samplers=args.num_samplers, address=args.address,
-                        batches_per_request=args.batches_per_request)
+                        batches_per_request=args.batches_per_request, executor=args.executor)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -176,6 +177,9 @@ def parser() -> argparse.ArgumentParser:
                             "(amortises Ray's cost per call; more policy lag)")
     train.add_argument("--address", default=None,
                        help="Ray cluster to join ('auto': this machine's); default: start one")
+    train.add_argument("--executor", choices=EXECUTORS, default="xla",
+                       help="how the learner's graph runs: compiled (xla), or op by op "
+                            "without jit for debugging (eager; slow)")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)

@@ -12,9 +12,9 @@ import jax
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from backends import xla
 from components.envs import make
 from components.training.algorithm import Algorithm
+from components.training.executors import lower
 from components.training.memory import check_state_fits
 from components.training.registry import resolve
 from components.training.run_dir import RunDir
@@ -24,13 +24,13 @@ from metagraph.errors import LoadError
 
 
 def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
-             algo: Algorithm | None = None) -> dict[str, Any]:
+             algo: Algorithm | None = None, executor: str = "xla") -> dict[str, Any]:
     """Mean and standard deviation of the return of the saved policy's greedy actions over
     `episodes` episodes; with several seeds, also each seed's mean. `algo`: the run's
     algorithm, when the one its config.json names cannot be imported (a class defined in a
     script or a notebook); by default it is found again from that name. Raises LoadError when
     `out` is not a run directory with a checkpoint, AlgorithmError when its algorithm cannot
-    be found again."""
+    be found again. `executor`: "xla", or "eager" (op by op, `executors.py`)."""
     run = RunDir(out, create=False)
     saved = run.read_config()
     alg = resolve(saved["algo"]) if algo is None else algo
@@ -40,7 +40,7 @@ def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
     graph = alg.build(saved["env_id"], config, saved["steps"], episodes)
     act = evaluation_api(alg, saved["algo"], graph)
     check_state_fits(graph, saved["algo"], saved.get("seeds") or 1)
-    exe = xla.lower(graph, seed=saved["seed"])
+    exe = lower(graph, executor, seed=saved["seed"])
     seeds = saved.get("seeds")
     if seeds is None:
         exe.load_checkpoint(run.checkpoint_path)

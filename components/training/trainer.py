@@ -18,6 +18,7 @@ from backends import xla
 from components.envs import native_id
 from components.training.algorithm import Algorithm
 from components.training.background import Background
+from components.training.executors import EXECUTORS, lower
 from components.training.keys import START_INDEX, check_seed, keys_for
 from components.training.loop import Counters, NonFiniteError, TrainingLoop
 from components.training.memory import check_state_fits
@@ -42,7 +43,7 @@ def algorithm_spec(algo: str | Algorithm) -> str:
 def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed: int = 0,
           steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
-          address: str | None = None, batches_per_request: int = 1
+          address: str | None = None, batches_per_request: int = 1, executor: str = "xla"
           ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
@@ -55,6 +56,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     `batches_per_request` batches per call, which amortises Ray's cost per call and adds
     policy lag), else in this process. `resume=True`
     continues the run in `out` from its checkpoint with the settings it recorded.
+    `executor="eager"` runs the learner's graph op by op without jit (`executors.py`): slow,
+    for stepping through a short run in pdb; its results equal the XLA executor's.
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
@@ -78,6 +81,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
             positive_int(seeds, "seeds")
         check_seed(seed, seeds)
         check_batches_per_request(batches_per_request, runner)
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {executor!r}; expected one of {EXECUTORS}")
         if num_samplers is not None:
             check_num_samplers(num_samplers, runner, address)
     except ValueError as error:
@@ -112,7 +117,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
     reporter = Reporter(run.path)  # its imports run while this process builds and compiles
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
-               seeds, runner, num_samplers if distributed else None, batches_per_request)
+               seeds, runner, num_samplers if distributed else None, batches_per_request,
+               executor)
     except BaseException:
         reporter.close()
         raise
@@ -123,7 +129,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm, config: Any, seed
 def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_id: str,
            config: Any, seed: int, steps: int, resume: bool, progress: bool,
            seeds: int | None, runner: str, num_samplers: int | None,
-           batches_per_request: int) -> None:
+           batches_per_request: int, executor: str) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`)."""
     graph = alg.build(env_id, config, steps, 1)
     evaluation_api(alg, spec_text, graph)
@@ -132,10 +138,11 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
     # a distributed learner with several local devices splits its batches over all of them
     batch_axes = parts.batch_axes(graph) if parts is not None else None
     data_parallel = (xla.DataParallel(batch_axes=batch_axes)
-                     if batch_axes is not None and jax.local_device_count() > 1 else None)
+                     if batch_axes is not None and jax.local_device_count() > 1
+                     and executor == "xla" else None)
     # the APIs the loop calls first compile on a worker thread while the state initialises
-    exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel,
-                    precompile=() if parts is not None else alg.precompile)
+    exe = lower(graph, executor, seed=seed, seeds=seeds, data_parallel=data_parallel,
+                precompile=() if parts is not None else alg.precompile)
     # after the tracing (which needs Python's lock), while XLA compiles
     background = Background(lambda: graph.render(run.path / "graph.svg"),
                             lambda: graph.render(run.path / "graph.html"))

@@ -196,47 +196,29 @@ def test_a_diverging_sac_run_says_it_diverged(tmp_path):
     assert not RunDir(tmp_path).checkpoint_path.exists()
 
 
-HANGING = '''
-import dataclasses, sys, threading
-import jax.numpy as jnp
-import metagraph as mg
-from components.agents import AgentConfig
-from components.training import Algorithm, loop
+HANGING = f'''
+import sys, threading
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from components.training import loop
 from components.training.cli import main
-from metagraph.spaces import Box
+from test_bad_input import Returning
 
 
-@dataclasses.dataclass(frozen=True)
-class Config(AgentConfig):
-    door: str = "native"
-
-
-class Still(mg.Component):
-    @mg.api
-    def greedy(self, observation):
-        return jnp.zeros(observation.shape[:1], jnp.int32)
-
-
-class Hanging(Algorithm):
+class Hanging(Returning):
     """Two good calls, then a call that never returns."""
-    config_class = Config
-
-    def build(self, env_id, config, total_steps, eval_envs):
-        return mg.build(Still(), {"observation": Box((eval_envs, 4))})
+    calls = 0
 
     def run(self, exe, config, key, iterations):
-        if self.calls == 2:
+        if Hanging.calls == 2:
             print("hanging", flush=True)
             threading.Event().wait()
-        self.calls += 1
-        return [{"steps": 16, "episode_return_mean": 1.0}]
-
-    calls = 0
+        Hanging.calls += 1
+        return [{{"steps": 16, "episode_return_mean": 1.0}}]
 
 
 loop.CHECKPOINT_SECONDS = 0.0  # a checkpoint after every call
 if __name__ == "__main__":
-    main(["train", "CartPole-v1", "--algo", f"{__file__}:Hanging", "--out", sys.argv[1],
+    main(["train", "CartPole-v1", "--algo", f"{{__file__}}:Hanging", "--out", sys.argv[1],
           "--steps", "1000"])
 '''
 
