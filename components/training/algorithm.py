@@ -76,8 +76,9 @@ class Executor(Protocol):
 
 class Algorithm(abc.ABC):
     """A training algorithm as the trainer, `evaluate`, the CLI and the distributed runner see
-    it. Subclass it, set `config_class`, implement `build` and `run`; the other methods have
-    the defaults documented on them.
+    it. Subclass it, set `config_class`, implement `build` and `run` (or, for an algorithm
+    that only runs as samplers and a learner, `distributed` with `only_distributed = True`);
+    the other methods have the defaults documented on them.
 
     The graph `build` returns must have the root API named by `evaluation_api` (`greedy` by
     default), taking a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]) and
@@ -120,7 +121,6 @@ class Algorithm(abc.ABC):
         """The learner's meta-graph (`mg.build(agent, spaces, apis=[...])`) for a run of
         `total_steps` environment steps; `greedy`'s observations are a batch of `eval_envs`."""
 
-    @abc.abstractmethod
     def run(self, exe: Executor, config: Any, key: jax.Array, iterations: int | None
             ) -> list[Row]:
         """Train for one call of the loop and return one metrics row per iteration done (at
@@ -131,7 +131,12 @@ class Algorithm(abc.ABC):
         ended), and any other numbers to record in `extra` (`loss`, `bits`, ...); a dict
         with those keys is accepted too. The trainer checks every row before it counts it
         and stops with one line naming the row otherwise. `key` is the call's key (one per
-        seed with `--seeds`)."""
+        seed with `--seeds`).
+
+        Required unless `only_distributed` (the trainer then calls the `Distributed` part's
+        `update` instead): `registry.resolve` refuses an algorithm that has neither."""
+        raise TypeError(f"{type(self).__name__} has no run(): it runs only as samplers and a "
+                        f"learner (only_distributed)")
 
     def start(self, exe: Executor, key: jax.Array) -> None:
         """Called once before the first `run` of a new run, not on resume: e.g. reset the

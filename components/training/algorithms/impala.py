@@ -84,12 +84,3 @@ class Impala(Algorithm):
                                 "observation": Box((eval_envs, *obs_shape))},
                         apis=["learn", "greedy"])
 
-    def run(self, exe: Any, config: ImpalaConfig, key: jax.Array, iterations: int | None
-            ) -> list[Row]:
-        """Refused: IMPALA runs only as samplers and a learner.
-
-        Raises:
-            ValueError: Always.
-        """
-        raise ValueError("impala runs only as samplers and a learner (components.training."
-                         "distributed); the trainer never calls its run")
