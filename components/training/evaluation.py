@@ -25,12 +25,13 @@ from metagraph.errors import LoadError
 
 def evaluate(out: str | Path, episodes: int = 100, seed: int = 12345,
              algo: Algorithm | None = None, executor: str = "xla") -> dict[str, Any]:
-    """Mean and standard deviation of the return of the saved policy's greedy actions over
-    `episodes` episodes; with several seeds, also each seed's mean. `algo`: the run's
-    algorithm, when the one its config.json names cannot be imported (a class defined in a
-    script or a notebook); by default it is found again from that name. Raises LoadError when
-    `out` is not a run directory with a checkpoint, AlgorithmError when its algorithm cannot
-    be found again. `executor`: "xla", or "eager" (op by op, `executors.py`)."""
+    """Mean and standard deviation of the return of the saved policy's actions (through its
+    algorithm's `evaluation_api`) over `episodes` episodes; with several seeds, also each
+    seed's mean. `algo`: the run's algorithm, when the one its config.json names cannot be
+    imported (a class defined in a script or a notebook); by default it is found again from
+    that name. `executor`: "xla", or "eager" (op by op, `executors.py`). Raises LoadError
+    when `out` is not a run directory with a checkpoint, AlgorithmError when its algorithm
+    cannot be found again."""
     run = RunDir(out, create=False)
     saved = run.read_config()
     alg = resolve(saved["algo"]) if algo is None else algo
