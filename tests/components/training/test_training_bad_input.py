@@ -74,7 +74,8 @@ def test_a_row_whose_steps_cannot_be_counted_stops_the_run_in_one_line(tmp_path,
         train_returning(tmp_path, [{**GOOD, "steps": steps}])
     message = str(caught.value)
     assert "\n" not in message and problem in message
-    assert message.startswith("test_bad_input:Returning: run() returned a bad metrics row 0")
+    assert message.startswith("test_training_bad_input:Returning: run() returned a bad "
+                              "metrics row 0")
     # nothing recorded: no metrics, and no checkpoint beside them
     assert RunDir(tmp_path).metrics() == []
     assert not RunDir(tmp_path).checkpoint_path.exists()
@@ -91,7 +92,7 @@ def test_a_row_whose_steps_cannot_be_counted_stops_the_run_in_one_line(tmp_path,
     ([], "run() returned no metrics rows"),
 ])
 def test_rows_are_checked_at_the_door(tmp_path, value, problem):
-    with pytest.raises(MetricsError, match="^test_bad_input:Returning: ") as caught:
+    with pytest.raises(MetricsError, match="^test_training_bad_input:Returning: ") as caught:
         train_returning(tmp_path, value)
     assert "\n" not in str(caught.value) and problem in str(caught.value)
     assert RunDir(tmp_path).metrics() == []
@@ -201,7 +202,7 @@ import sys, threading
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from components.training import loop
 from components.training.cli import main
-from test_bad_input import Returning
+from test_training_bad_input import Returning
 
 
 class Hanging(Returning):
