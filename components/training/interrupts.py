@@ -43,6 +43,8 @@ class Interrupts:
 
     def _watch(self, read_fd: int) -> None:
         """Count SIGINTs from the wakeup pipe; end the process on the second during a call."""
+        # never a target of SIGINT itself: the main thread's handler is the one that counts
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         with os.fdopen(read_fd, "rb", buffering=0) as wakeups:
             while data := wakeups.read(64):
                 self.seen += data.count(signal.SIGINT)
