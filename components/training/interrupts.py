@@ -81,8 +81,11 @@ def deferred_interrupts() -> Iterator[Interrupts]:
     try:
         yield interrupts
     finally:
-        signal.set_wakeup_fd(previous_fd)
+        signal.signal(signal.SIGINT, previous)  # first: nothing below may keep ours installed
+        try:
+            signal.set_wakeup_fd(previous_fd)
+        except (OSError, ValueError):  # the previous fd was closed meanwhile (a loop ended)
+            signal.set_wakeup_fd(-1)
         os.close(write_fd)  # the watcher's read ends, then it closes its end
-        signal.signal(signal.SIGINT, previous)
         if interrupts.received and sys.exc_info()[0] is None:
             signal.raise_signal(signal.SIGINT)  # the previous handler's turn

@@ -251,3 +251,23 @@ def test_a_second_ctrl_c_ends_a_call_that_never_returns(tmp_path):
     assert header["algo"].endswith("hanging.py:Hanging")
     assert len(RunDir(tmp_path / "run").metrics()) == 2
     assert RunDir(tmp_path / "run").checkpoint_path.exists()
+
+
+def test_the_ctrl_c_handler_is_restored_when_the_previous_wakeup_fd_closed_meanwhile():
+    """An event loop (Ray's) may own the wakeup fd when a run starts and close it before the
+    run ends: the block still restores Python's SIGINT handler."""
+    import os
+    import signal
+
+    from components.training.interrupts import deferred_interrupts
+
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    signal.set_wakeup_fd(write_fd)
+    try:
+        with deferred_interrupts():
+            os.close(write_fd)
+            os.close(read_fd)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.set_wakeup_fd(-1)
