@@ -33,6 +33,7 @@ class Executor:
     graph: MetaGraph
     state: State
     _lost: str | None
+    seeds: int | None = None  # K when K seeds run at once (a leading axis everywhere)
 
     def __init__(self, graph: MetaGraph, seed: int = 0, state: State | None = None):
         self._check_api_names(graph)

@@ -1,7 +1,8 @@
 """Agents composed from the component library, each with a typed config: `ReweightAgent`
 (path reweighting), `PPOAgent`, `DQNAgent`, `SACAgent` and `ImpalaAgent`; `AgentConfig` is the
-base of their configs (from a dict with unknown keys refused, and back). `components.training`
-runs them (and a user's own) into run directories."""
+base of their configs (from a dict with unknown keys refused, and back). Every agent that steps
+environments does so through a `Rollout` part, which returns a `Trajectory`.
+`components.training` runs them (and a user's own) into run directories."""
 
 from components.agents.config_checks import AgentConfig
 from components.agents.dqn_agent import DQNAgent
@@ -12,8 +13,10 @@ from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_agent import ReweightAgent
 from components.agents.reweight_config import ReweightConfig
+from components.agents.rollout import Rollout, Trajectory
 from components.agents.sac_agent import SACAgent
 from components.agents.sac_config import SACConfig
 
 __all__ = ["AgentConfig", "DQNAgent", "DQNConfig", "ImpalaAgent", "ImpalaConfig", "PPOAgent",
-           "PPOConfig", "ReweightAgent", "ReweightConfig", "SACAgent", "SACConfig"]
+           "PPOConfig", "ReweightAgent", "ReweightConfig", "Rollout", "SACAgent", "SACConfig",
+           "Trajectory"]

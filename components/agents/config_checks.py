@@ -48,8 +48,17 @@ POSITIVE_INT: Rule = (lambda v: is_int(v) and v >= 1, "an int >= 1")
 POSITIVE: Rule = (lambda v: v > 0, "a number > 0")
 NON_NEGATIVE: Rule = (lambda v: v >= 0, "a number >= 0")
 UNIT: Rule = (lambda v: 0 <= v <= 1, "a number in [0, 1]")
-HIDDEN: Rule = (lambda v: bool(v) and all(is_int(h) and h >= 1 for h in v),
-                "positive ints")
+# the largest sizes a config takes: above them a graph cannot be built here (int32 indices of
+# the replay's trees, eager per-environment arrays, layers of width^2 parameters); between
+# them and what fits in memory, the trainer refuses a state too large for this machine
+MAX_ENVS = 2**20
+MAX_BUFFER = 2**28
+MAX_WIDTH = 2**16
+HIDDEN: Rule = (lambda v: bool(v) and all(is_int(h) and 1 <= h <= MAX_WIDTH for h in v),
+                f"positive ints up to {MAX_WIDTH}")
+NUM_ENVS: Rule = (lambda v: is_int(v) and 1 <= v <= MAX_ENVS, f"an int in [1, {MAX_ENVS}]")
+BUFFER_SIZE: Rule = (lambda v: is_int(v) and 1 <= v <= MAX_BUFFER,
+                     f"an int in [1, {MAX_BUFFER}]")
 ENV_DOOR: Rule = (lambda v: v in DOORS, f"one of {DOORS}")
 
 

@@ -17,15 +17,18 @@ import optax
 
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
-from components.agents.iterative_agent import IterativeAgent
+from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.rollout import Rollout, Trajectory
+from components.envs import Environment
 from components.losses import DQNLoss, n_step_terms
 from components.networks import MLP
 from components.replay import PrioritizedReplay
 from metagraph.spaces import Box, Dict, Discrete
 
 
-class DQNAgent(IterativeAgent):
+class DQNAgent(mg.Component):
     """DQN over `config.num_envs` environments of `env_id` (see the module docstring).
 
     Args:
@@ -53,14 +56,17 @@ class DQNAgent(IterativeAgent):
                  q_network: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
-        super().__init__(env_id, config, name, preprocessor)
-        actions = self.env.action_space
+        super().__init__(name)
+        self.config = config
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.preprocessor = check_preprocessor("DQNAgent", preprocessor)
+        actions = self.rollout.env.action_space
         if not isinstance(actions, Discrete):
             raise ValueError(f"DQN needs discrete actions; {env_id} has {actions}")
         self.num_actions = int(actions.n)
         self.q_network = q_network if q_network is not None else MLP(
             [*config.hidden, self.num_actions], activation=jax.nn.relu)
-        obs = Box(self.env.observation_space.shape)
+        obs = Box(self.rollout.env.observation_space.shape)
         record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
                       discount=Box(()), next_obs=obs)
         self.replay = PrioritizedReplay(config.buffer_size, record, alpha=config.alpha)
@@ -75,9 +81,14 @@ class DQNAgent(IterativeAgent):
         """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
 
-    def _state(self):
-        return (*self._episodes(),
-                self.get_state("env_steps", jnp.zeros((), jnp.float32)),
+    @mg.api
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
+    def _counters(self):
+        """Environment steps taken and iterations done (state)."""
+        return (self.get_state("env_steps", jnp.zeros((), jnp.float32)),
                 self.get_state("iteration", jnp.zeros((), jnp.int32)))
 
     def _target_params(self, obs):
@@ -86,44 +97,47 @@ class DQNAgent(IterativeAgent):
 
     def _rollout(self, key):
         cfg = self.config
-        env_steps = self._state()[2]
+        env_steps = self._counters()[0]
         epsilon = jnp.maximum(cfg.epsilon_end, cfg.epsilon_start - (
             cfg.epsilon_start - cfg.epsilon_end) * env_steps / self.decay_steps)
 
         def act(obs, step_key):  # ε-greedy
             explore_key, action_key = jax.random.split(step_key)
-            greedy = jnp.argmax(self.q_network.forward(self.observe(obs)), -1).astype(jnp.int32)
+            seen = preprocess(self.preprocessor, obs, update=True)
+            greedy = jnp.argmax(self.q_network.forward(seen), -1).astype(jnp.int32)
             random = jax.random.randint(action_key, greedy.shape, 0, self.num_actions)
             explore = jax.random.uniform(explore_key, greedy.shape) < epsilon
             return jnp.where(explore, random, greedy).astype(jnp.int32), ()
 
-        trajectory, last_obs = self._run_envs(act, key, cfg.rollout)
+        trajectory = self.rollout.run(act, key, cfg.rollout)
         self.set_state("env_steps", env_steps + cfg.rollout * cfg.num_envs)
-        return trajectory, last_obs
+        return trajectory
 
-    def _transitions(self, trajectory, last_obs):
+    def _transitions(self, trajectory: Trajectory):
         """n-step transitions (truncated at the rollout's end) for every step [T, N], from
         `losses.n_step_terms`."""
         cfg = self.config
-        obs, action, _, reward, done, _ = trajectory
-        discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
-        following = jnp.concatenate([obs[1:], last_obs[None]], 0)  # obs after step t
-        reward_sum, discount, last = n_step_terms(reward, discounts, cfg.n_step)
-        records = {"obs": obs, "action": action, "reward": reward_sum, "discount": discount,
-                   "next_obs": following[last]}
+        obs = trajectory.observations
+        discounts = cfg.gamma * (1.0 - trajectory.done.astype(jnp.float32))
+        following = jnp.concatenate([obs[1:], trajectory.last_observations[None]], 0)
+        reward_sum, discount, last = n_step_terms(trajectory.rewards, discounts, cfg.n_step)
+        records = {"obs": obs, "action": trajectory.actions, "reward": reward_sum,
+                   "discount": discount, "next_obs": following[last]}
         return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records)
 
     def _iteration(self, key):
         cfg = self.config
         rollout_key, update_key = jax.random.split(key)
-        trajectory, last_obs = self._rollout(rollout_key)
-        self.replay.insert(self._transitions(trajectory, last_obs))
-        last_obs = self.preprocess(last_obs)  # the shape the Q-network's parameters see
+        trajectory = self._rollout(rollout_key)
+        self.replay.insert(self._transitions(trajectory))
+        # the shape the Q-network's parameters see
+        last_obs = preprocess(self.preprocessor, trajectory.last_observations)
         target = self._target_params(last_obs)
 
         def update(_, sample_key):
             batch, indices, weights = self.replay.sample(sample_key, cfg.beta, cfg.batch_size)
-            obs, next_obs = self.preprocess(batch["obs"]), self.preprocess(batch["next_obs"])
+            obs, next_obs = (preprocess(self.preprocessor, batch[name])
+                             for name in ("obs", "next_obs"))
             target_q = self.q_network.forward_with(target, next_obs)
             stats = self.optimizer.step(obs, batch["action"], batch["reward"],
                                         batch["discount"], next_obs, target_q,
@@ -133,19 +147,23 @@ class DQNAgent(IterativeAgent):
             return None, stats["loss"]
 
         _, losses = mg.scan(update, None, jax.random.split(update_key, cfg.updates_per_iteration))
-        iteration = self._state()[3] + 1
+        iteration = self._counters()[1] + 1
         online = self.q_network.current_params(last_obs)
         copy = iteration % cfg.target_every == 0
         self.set_state("target_params", jax.tree.map(lambda o, t: jnp.where(copy, o, t),
                                                      online, self._target_params(last_obs)))
         self.set_state("iteration", iteration)
-        finished = trajectory[5]
-        return {"episode_return_sum": finished.sum(), "episodes": (finished != 0).sum(),
-                "loss": losses.mean(),
+        return {**trajectory.episode_statistics(), "loss": losses.mean(),
                 "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32)}
+
+    @mg.api
+    def train(self, key, iterations):
+        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
+        per-iteration statistics [iterations_per_call], zeros for the skipped ones."""
+        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):
         """The Q-network's best actions for a batch of observations."""
-        return jnp.argmax(self.q_network.forward(self.preprocess(observation)),
+        return jnp.argmax(self.q_network.forward(preprocess(self.preprocessor, observation)),
                           -1).astype(jnp.int32)

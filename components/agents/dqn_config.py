@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 
 from components.agents.config_checks import (
+    BUFFER_SIZE,
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
+    NUM_ENVS,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
@@ -43,8 +45,8 @@ class DQNConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_envs": POSITIVE_INT, "rollout": POSITIVE_INT, "n_step": POSITIVE_INT,
-            "buffer_size": POSITIVE_INT, "batch_size": POSITIVE_INT,
+            "num_envs": NUM_ENVS, "rollout": POSITIVE_INT, "n_step": POSITIVE_INT,
+            "buffer_size": BUFFER_SIZE, "batch_size": POSITIVE_INT,
             "updates_per_iteration": POSITIVE_INT, "target_every": POSITIVE_INT,
             "iterations_per_call": POSITIVE_INT,
             "gamma": UNIT, "epsilon_start": UNIT, "epsilon_end": UNIT, "beta": UNIT,

@@ -1,7 +1,7 @@
 """IMPALA (Espeholt et al. 2018) as a meta-graph: actors and learner are the same graph, each
 building the APIs its role needs.
 
-- A sampler builds `start(key)` and `rollout(key)`: `num_steps` steps of policy sampling and
+- A sampler builds `start(key)` and `sample(key)`: `num_steps` steps of policy sampling and
   environment stepping over `num_envs` environments as one fused executable, returning the
   trajectory with the behaviour policy's log-probabilities.
 - The learner builds `learn(...)`: one V-trace actor-critic update on a trajectory that may be
@@ -15,20 +15,21 @@ policy, an observation preprocessor, the loss and the optimizer.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import optax
 
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
-from components.agents.iterative_agent import IterativeAgent
 from components.agents.parts import LossPart, make_loss, make_optimizer
-from components.agents.ppo_agent import bootstrap_truncated
+from components.agents.ppo_agent import bootstrap_truncated, truncated_values
+from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.rollout import Rollout
+from components.envs import Environment
 from components.losses import VTraceLoss
 from components.policy import Policy
 from metagraph.spaces import Bool, Box, Discrete
 
 
-class ImpalaAgent(IterativeAgent):
+class ImpalaAgent(mg.Component):
     """IMPALA's sampler and learner over `config.num_envs` environments of `env_id` (see the
     module docstring).
 
@@ -44,7 +45,7 @@ class ImpalaAgent(IterativeAgent):
             `greedy_action(obs)` and what the loss calls.
         preprocessor: a component applied to observations before the policy
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
-            `components.agents.preprocessing`). `rollout` returns the preprocessed
+            `components.agents.preprocessing`). `sample` returns the preprocessed
             observations, so the learner learns from what the policy saw; they keep the
             observations' shape (float32), which `trajectory_spaces` declares. Default: none.
         loss: a component with `loss(obs, action, reward, done, behaviour_log_prob, last_obs)
@@ -60,9 +61,12 @@ class ImpalaAgent(IterativeAgent):
                  policy: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
-        super().__init__(env_id, config, name, preprocessor)
+        super().__init__(name)
+        self.config = config
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.preprocessor = check_preprocessor("ImpalaAgent", preprocessor)
         self.policy = policy if policy is not None else Policy(
-            self.env.action_space, hidden=config.hidden, value="separate", squash=False)
+            self.rollout.env.action_space, hidden=config.hidden, value="separate", squash=False)
         self.loss = make_loss("ImpalaAgent", loss, self.policy, policy is not None,
                               lambda p: VTraceLoss(
                                   p, gamma=config.gamma, value_coef=config.value_coef,
@@ -77,8 +81,8 @@ class ImpalaAgent(IterativeAgent):
     def trajectory_spaces(self, num_envs: int | None = None) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs for batches of `num_envs` environments."""
         t, n = self.config.num_steps, num_envs or self.config.num_envs
-        obs_shape = self.env.observation_space.shape
-        actions = self.env.action_space
+        obs_shape = self.rollout.env.observation_space.shape
+        actions = self.rollout.env.action_space
         action = (Discrete(actions.n, shape=(t, n)) if isinstance(actions, Discrete)
                   else Box((t, n, *actions.shape)))
         return {"obs": Box((t, n, *obs_shape)), "action": action, "reward": Box((t, n)),
@@ -94,29 +98,30 @@ class ImpalaAgent(IterativeAgent):
                           "behaviour_log_prob": 1, "last_obs": 0}}
 
     @mg.api
-    def rollout(self, key):
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
+    @mg.api
+    def sample(self, key):
         """`num_steps` steps of every environment, continuing their episodes: the trajectory
-        for `learn` and the returns of the episodes that finished in it."""
+        for `learn` and the statistics of the episodes that finished in it."""
         def act(obs, step_key):
-            seen = self.observe(obs)
+            seen = preprocess(self.preprocessor, obs, update=True)
             action, log_prob = self.policy.sample_action(seen, step_key)
             return action, (seen, log_prob)
 
-        keep = ("terminated", "truncated", "final_obs") if self.config.bootstrap_truncated \
-            else ()
-        trajectory, last_obs = self._run_envs(act, key, self.config.num_steps, keep=keep)
-        _, action, (obs, log_prob), reward, done, finished = trajectory[:6]
-        learned = reward * self.config.reward_scale
-        if keep:  # a truncated episode's tail: gamma * V(final observation), by this policy
-            out = trajectory[6]
-            cut = out["truncated"] & ~out["terminated"]
-            learned = bootstrap_truncated(learned, jnp.where(
-                cut, self.policy.value(self.preprocess(out["final_obs"])), 0.0),
+        trajectory = self.rollout.run(act, key, self.config.num_steps)
+        obs, log_prob = trajectory.extras
+        learned = trajectory.rewards * self.config.reward_scale
+        if self.config.bootstrap_truncated:  # a truncated episode's tail, by this policy
+            learned = bootstrap_truncated(learned, truncated_values(
+                trajectory, lambda o: self.policy.value(preprocess(self.preprocessor, o))),
                 self.config.gamma)
-        return {"obs": obs, "action": action, "reward": learned,
-                "done": done, "behaviour_log_prob": log_prob,
-                "last_obs": self.preprocess(last_obs),
-                "episode_return_sum": finished.sum(), "episodes": (finished != 0).sum()}
+        return {"obs": obs, "action": trajectory.actions, "reward": learned,
+                "done": trajectory.done, "behaviour_log_prob": log_prob,
+                "last_obs": preprocess(self.preprocessor, trajectory.last_observations),
+                **trajectory.episode_statistics()}
 
     @mg.api
     def learn(self, obs, action, reward, done, behaviour_log_prob, last_obs):
@@ -127,11 +132,11 @@ class ImpalaAgent(IterativeAgent):
     @mg.api
     def greedy(self, observation):
         """The policy's most likely actions for a batch of observations."""
-        return self.policy.greedy_action(self.preprocess(observation))
+        return self.policy.greedy_action(preprocess(self.preprocessor, observation))
 
     @mg.api
     def act(self, observation, key):
         """Actions sampled from the policy for a batch of observations: `evaluate
         --stochastic`, `export --stochastic`."""
-        return self.policy.sample_action(self.preprocess(observation), key)[0]
+        return self.policy.sample_action(preprocess(self.preprocessor, observation), key)[0]
 

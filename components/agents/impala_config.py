@@ -8,6 +8,7 @@ from components.agents.config_checks import (
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
+    NUM_ENVS,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
@@ -38,7 +39,7 @@ class ImpalaConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_envs": POSITIVE_INT,
+            "num_envs": NUM_ENVS,
             "num_steps": POSITIVE_INT,
             "learning_rate": POSITIVE,
             "gamma": UNIT,

@@ -1,14 +1,16 @@
 """PPO (Schulman et al. 2017) as a meta-graph, in the style of PureJaxRL: one executable runs
 `iterations_per_call` whole iterations, each a fused rollout of `num_steps` steps over
-`num_envs` native environments (policy sampling and FFI steps in one `lax.scan`), GAE, and
-`epochs` x `minibatches` clipped-surrogate updates (`mg.scan` over optimizer steps).
+`num_envs` native environments (a `Rollout`: policy sampling and `env.step` in one
+`lax.scan`), GAE, and `epochs` x `minibatches` clipped-surrogate updates (`mg.scan` over
+optimizer steps).
 
 APIs: `start(key)` resets the environments; `train(key, iterations)` runs the first
 `iterations` of `iterations_per_call` iterations and returns their statistics;
 `greedy(observation)` for evaluation.
 
-Its parts can be swapped without subclassing (keyword arguments, see `PPOAgent`): the policy,
-an observation preprocessor, the loss and the optimizer.
+The agent is its parts, each swappable without subclassing (keyword arguments, see
+`PPOAgent`): the rollout (environments), the policy, an observation preprocessor, the loss and
+the optimizer.
 
 The continuous-control details (CleanRL's `ppo_continuous_action.py`, rl-baselines3-zoo), each
 a config switch, off by default and on in the MuJoCo tasks' shipped defaults: observation
@@ -29,9 +31,12 @@ import numpy as np
 import optax
 
 import metagraph as mg
-from components.agents.iterative_agent import IterativeAgent
+from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.ppo_config import PPOConfig
+from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.rollout import Rollout
+from components.envs import Environment
 from components.losses import PPOLoss, gae
 from components.policy import Policy
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
@@ -52,7 +57,14 @@ def bootstrap_truncated(reward: jax.Array, final_value: jax.Array, gamma: float)
     return reward + gamma * final_value
 
 
-class PPOAgent(IterativeAgent):
+def truncated_values(trajectory, value) -> jax.Array:
+    """[T, N]: `value(final observation)` where a step truncated an episode that did not
+    terminate, 0 elsewhere (what `bootstrap_truncated` adds)."""
+    cut = trajectory.truncated & ~trajectory.terminated
+    return jnp.where(cut, value(trajectory.final_observations), 0.0)
+
+
+class PPOAgent(mg.Component):
     """PPO over `config.num_envs` environments of `env_id` (see the module docstring).
 
     Args:
@@ -87,16 +99,19 @@ class PPOAgent(IterativeAgent):
                  total_steps: int = 500_000, name: str | None = None, *,
                  policy: mg.Component | None = None, preprocessor: mg.Component | None = None,
                  loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
+        super().__init__(name)
         if config.normalise_observations:
             if preprocessor is not None:
                 raise ValueError("PPOAgent: config.normalise_observations makes the "
                                  "preprocessor (an ObservationNormaliser); pass a preprocessor "
                                  "or set normalise_observations=false, not both")
             preprocessor = ObservationNormaliser(clip=config.clip_observations)
-        super().__init__(env_id, config, name, preprocessor)
+        self.config = config
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
         self.policy = policy if policy is not None else Policy(
-            self.env.action_space, hidden=config.hidden, value="separate", squash=False,
-            activation=ACTIVATIONS[config.activation], log_std=config.log_std,
+            self.rollout.env.action_space, hidden=config.hidden, value="separate",
+            squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
             log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
         self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)
                                   if config.normalise_rewards else None)
@@ -111,7 +126,7 @@ class PPOAgent(IterativeAgent):
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
 
     def _action_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        space = self.env.action_space
+        space = self.rollout.env.action_space
         if not isinstance(space, Box) or not (np.isfinite(space.low).all()
                                               and np.isfinite(space.high).all()):
             raise ValueError(f"PPOAgent: clip_actions needs a bounded Box action space, got "
@@ -121,71 +136,40 @@ class PPOAgent(IterativeAgent):
 
     def _to_env(self, action):
         """`action` clipped to the action space when `config.clip_actions`."""
-        if self.action_bounds is None:
-            return action
-        return jnp.clip(action, *self.action_bounds)
+        return action if self.action_bounds is None else jnp.clip(action, *self.action_bounds)
 
     @staticmethod
     def steps_per_iteration(config: PPOConfig) -> int:
         """Environment steps per iteration: num_envs * num_steps."""
         return config.num_envs * config.num_steps
 
-    def _rollout(self, key):
-        if self.config.bootstrap_truncated:
-            return self._rollout_with_final_values(key)
-
-        def act(obs, step_key):
-            seen = self.observe(obs)
-            action, log_prob = self.policy.sample_action(seen, step_key)
-            return self._to_env(action), (seen, action, log_prob, self.policy.value(seen))
-
-        trajectory, last_obs = self._run_envs(act, key, self.config.num_steps)
-        (obs, env_action, extra, reward, done, finished) = trajectory
-        no_bootstrap = jnp.zeros_like(reward)
-        return (obs, env_action, extra, reward, done, finished, no_bootstrap), \
-            self.policy.value(self.preprocess(last_obs))
-
-    def _rollout_with_final_values(self, key):
-        """The rollout of `IterativeAgent._run_envs`, also recording V(final observation) of
-        the episodes a step truncated (0 elsewhere): `env.step`'s `final_obs`, which
-        `_run_envs` does not keep."""
-        obs, episode_return = self._episodes()
-
-        def step(carry, step_key):
-            obs, episode_return = carry
-            seen = self.observe(obs)
-            action, log_prob = self.policy.sample_action(seen, step_key)
-            out = self.env.step(self._to_env(action))
-            reward, done = out["reward"], out["terminated"] | out["truncated"]
-            cut = out["truncated"] & ~out["terminated"]
-            final_value = jnp.where(cut, self.policy.value(self.preprocess(out["final_obs"])),
-                                    0.0)
-            episode_return = episode_return + reward
-            finished = jnp.where(done, episode_return, 0.0)
-            record = (obs, action, (seen, action, log_prob, self.policy.value(seen)), reward,
-                      done, finished, final_value)
-            return (out["obs"], jnp.where(done, 0.0, episode_return)), record
-
-        (last_obs, episode_return), trajectory = mg.scan(
-            step, (obs, episode_return), jax.random.split(key, self.config.num_steps))
-        self.set_state("obs", last_obs)
-        self.set_state("episode_return", episode_return)
-        return trajectory, self.policy.value(self.preprocess(last_obs))
-
     def _iteration(self, key):
         cfg = self.config
         rollout_key, shuffle_key = jax.random.split(key)
-        (_, _, (obs, action, log_prob, value), reward, done, finished, final_value), \
-            last_value = self._rollout(rollout_key)
-        discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
+
+        def act(obs, step_key):  # the policy's sample; the environment gets it clipped
+            seen = preprocess(self.preprocessor, obs, update=True)
+            action, log_prob = self.policy.sample_action(seen, step_key)
+            return self._to_env(action), (seen, action, log_prob, self.policy.value(seen))
+
+        trajectory = self.rollout.run(act, rollout_key, cfg.num_steps)
+        obs, action, log_prob, value = trajectory.extras
+
+        def value_of(observations):  # V of observations outside the rollout's steps
+            return self.policy.value(preprocess(self.preprocessor, observations))
+
+        reward, done = trajectory.rewards, trajectory.done
         learned = (reward if self.reward_normaliser is None
                    else self.reward_normaliser.scale(reward, done)) * cfg.reward_scale
-        learned = bootstrap_truncated(learned, final_value, cfg.gamma)
+        if cfg.bootstrap_truncated:
+            learned = bootstrap_truncated(learned, truncated_values(trajectory, value_of),
+                                          cfg.gamma)
+        discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
+        last_value = value_of(trajectory.last_observations)
         advantage = gae(learned, discounts,
                         jnp.concatenate([value, last_value[None]]), cfg.gae_lambda)
-        target = advantage + value
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),
-                             (obs, action, log_prob, advantage, target, value))
+                             (obs, action, log_prob, advantage, advantage + value, value))
         size = cfg.num_envs * cfg.num_steps
         minibatch = size // cfg.minibatches
 
@@ -204,18 +188,31 @@ class PPOAgent(IterativeAgent):
             return mg.scan(update, None, shuffled)
 
         _, losses = mg.scan(epoch, None, jax.random.split(shuffle_key, cfg.epochs))
-        episodes = (finished != 0).sum()
-        return {"episode_return_sum": finished.sum(), "episodes": episodes,
-                "loss": losses.mean(), "steps": jnp.asarray(size, jnp.int32)}
+        return {**trajectory.episode_statistics(), "loss": losses.mean(),
+                "steps": jnp.asarray(size, jnp.int32)}
+
+    @mg.api
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
+    @mg.api
+    def train(self, key, iterations):
+        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
+        per-iteration statistics [iterations_per_call], zeros for the skipped ones. Its space
+        is Discrete(iterations_per_call + 1), an int32 scalar."""
+        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):
         """The policy's most likely actions for a batch of observations (clipped to the action
         space when `config.clip_actions`)."""
-        return self._to_env(self.policy.greedy_action(self.preprocess(observation)))
+        return self._to_env(self.policy.greedy_action(preprocess(self.preprocessor,
+                                                                 observation)))
 
     @mg.api
     def act(self, observation, key):
         """Actions sampled from the policy for a batch of observations (as `greedy`,
         clipped when `config.clip_actions`): `evaluate --stochastic`, `export --stochastic`."""
-        return self._to_env(self.policy.sample_action(self.preprocess(observation), key)[0])
+        return self._to_env(self.policy.sample_action(preprocess(self.preprocessor,
+                                                                 observation), key)[0])

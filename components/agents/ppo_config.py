@@ -13,6 +13,7 @@ from components.agents.config_checks import (
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
+    NUM_ENVS,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
@@ -61,7 +62,7 @@ class PPOConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_envs": POSITIVE_INT,
+            "num_envs": NUM_ENVS,
             "num_steps": POSITIVE_INT,
             "epochs": POSITIVE_INT,
             "minibatches": (lambda v: isinstance(v, int) and v >= 1

@@ -2,10 +2,10 @@
 quality q(p), reweight them into Q, fit the policy to Q by weighted maximum likelihood, and
 report the information gained, D(Q‖P̂) in bits, and the effective sample size.
 
-Two executables: `rollout(key)` runs N environments for one episode each (T = the episode
-limit) as one `lax.scan` of policy sampling and environment steps, and returns the paths with
-their weights and statistics; `fit(obs, action, mask, weight)` is one gradient step, called
-`fit_steps` times per iteration.
+Two executables: `sample(key)` runs N environments for one episode each (T = the episode
+limit) as one `lax.scan` of policy sampling and environment steps (a `Rollout`), and returns
+the paths with their weights and statistics; `fit(obs, action, mask, weight)` is one
+gradient step, called `fit_steps` times per iteration.
 
 Its parts can be swapped without subclassing (keyword arguments, see `ReweightAgent`): the
 policy, an observation preprocessor, the loss and the optimizer.
@@ -21,6 +21,7 @@ import metagraph as mg
 from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
+from components.agents.rollout import Rollout
 from components.envs import Environment
 from components.losses import WeightedNLLLoss
 from components.policy import Policy
@@ -54,10 +55,10 @@ class ReweightAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.env = Environment(env_id, config.num_paths, door=config.door)
+        self.rollout = Rollout(Environment(env_id, config.num_paths, door=config.door))
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = policy if policy is not None else Policy(
-            self.env.action_space, hidden=config.hidden, value=None)
+            self.rollout.env.action_space, hidden=config.hidden, value=None)
         self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
                                            fraction=config.fraction, strict=False)
         self.loss = make_loss("ReweightAgent", loss, self.policy, policy is not None,
@@ -68,7 +69,7 @@ class ReweightAgent(mg.Component):
     @property
     def horizon(self) -> int:
         """Steps of one path: the environment's episode limit."""
-        return self.env.env_spec.max_episode_steps
+        return self.rollout.env.env_spec.max_episode_steps
 
     def _quality(self, reward, obs, mask):
         ret = quality.path_return(reward, mask)
@@ -78,25 +79,23 @@ class ReweightAgent(mg.Component):
         return height if self.config.quality == "max_height" else ret + 100.0 * height
 
     def _paths(self, reset_key, key):
-        """One episode in each of the N environments, each step an `env.step` call inside one
-        `mg.scan`: paths [N, T, ...] (the environments' observations) with their mask, and
-        their qualities q(p)."""
-        obs = self.env.reset(reset_key)
-        alive = jnp.ones((self.config.num_paths,), jnp.float32)
+        """One episode in each of the N environments from a reset, each step an `env.step`
+        call of the rollout: paths [N, T, ...] (the environments' observations) with their
+        mask (1 up to and including the step that ended the episode), and their qualities
+        q(p)."""
+        self.rollout.reset(reset_key)
 
-        def step(carry, step_key):
-            obs, alive = carry
+        def act(obs, step_key):
             seen = preprocess(self.preprocessor, obs, update=True)
-            action, _ = self.policy.sample_action(seen, step_key)
-            out = self.env.step(action)
-            record = (obs, action, out["reward"], alive)
-            alive = alive * (1.0 - (out["terminated"] | out["truncated"]).astype(jnp.float32))
-            return (out["obs"], alive), record
+            return self.policy.sample_action(seen, step_key)[0], ()
 
-        keys = jax.random.split(key, self.horizon)
-        _, (obs_t, action_t, reward_t, mask_t) = mg.scan(step, (obs, alive), keys)
-        paths = {"obs": obs_t.swapaxes(0, 1), "action": action_t.swapaxes(0, 1),
-                 "reward": reward_t.swapaxes(0, 1), "mask": mask_t.swapaxes(0, 1)}
+        trajectory = self.rollout.run(act, key, self.horizon)
+        ended = jnp.cumsum(trajectory.done, axis=0) > 0  # [T, N]: ended at or before step t
+        mask = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
+            jnp.float32)
+        paths = {"obs": trajectory.observations.swapaxes(0, 1),
+                 "action": trajectory.actions.swapaxes(0, 1),
+                 "reward": trajectory.rewards.swapaxes(0, 1), "mask": mask.swapaxes(0, 1)}
         return paths, self._quality(paths["reward"], paths["obs"], paths["mask"])
 
     def _select(self, q, key):
@@ -110,7 +109,7 @@ class ReweightAgent(mg.Component):
         return {"chosen": chosen, "bits": reweighted["bits"], "ess": reweighted["ess"]}
 
     @mg.api
-    def rollout(self, key):
+    def sample(self, key):
         """One episode in each of the N environments, reweighted: the M resampled paths to fit,
         bits, effective sample size and return statistics."""
         reset_key, key = jax.random.split(key)

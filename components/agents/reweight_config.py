@@ -7,10 +7,12 @@ import dataclasses
 from components.agents.config_checks import (
     ENV_DOOR,
     HIDDEN,
+    MAX_ENVS,
     POSITIVE,
     POSITIVE_INT,
     AgentConfig,
     check_fields,
+    is_int,
 )
 from components.reweighting import SCHEMES
 
@@ -37,7 +39,8 @@ class ReweightConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_paths": (lambda v: isinstance(v, int) and v >= 2, "an int >= 2"),
+            "num_paths": (lambda v: is_int(v) and 2 <= v <= MAX_ENVS,
+                          f"an int in [2, {MAX_ENVS}]"),
             "scheme": (lambda v: v in SCHEMES, f"one of {SCHEMES}"),
             "fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
             "temperature": POSITIVE,

@@ -26,9 +26,12 @@ import numpy as np
 import optax
 
 import metagraph as mg
-from components.agents.iterative_agent import IterativeAgent
+from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.rollout import Rollout
 from components.agents.sac_config import SACConfig
+from components.envs import Environment
 from components.losses.sac_loss import SACLoss, polyak_average
 from components.networks import QEnsemble
 from components.policy import Policy
@@ -63,7 +66,7 @@ class SACModel(mg.Component):
         return self.get_param("log_alpha", jnp.full((), np.log(self.alpha_init), jnp.float32))
 
 
-class SACAgent(IterativeAgent):
+class SACAgent(mg.Component):
     """SAC over `config.num_envs` environments of `env_id` (see the module docstring).
 
     Args:
@@ -99,8 +102,11 @@ class SACAgent(IterativeAgent):
                  actor: mg.Component | None = None, critic: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
-        super().__init__(env_id, config, name, preprocessor)
-        space = self.env.action_space
+        super().__init__(name)
+        self.config = config
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.preprocessor = check_preprocessor("SACAgent", preprocessor)
+        space = self.rollout.env.action_space
         if not (isinstance(space, Box) and len(space.shape) == 1
                 and np.isfinite(space.low).all() and np.isfinite(space.high).all()):
             raise ValueError(f"SACAgent: SAC needs a bounded Box action space of one axis; "
@@ -111,7 +117,7 @@ class SACAgent(IterativeAgent):
             space, hidden=config.hidden, value=None, squash=True, activation=jax.nn.relu)
         critic = critic if critic is not None else QEnsemble(config.hidden, config.critics)
         self.model = SACModel(actor, critic, config.alpha_init)
-        obs = Box(self.env.observation_space.shape)
+        obs = Box(self.rollout.env.observation_space.shape)
         record = Dict(obs=obs, action=Box(space.shape), reward=Box(()), discount=Box(()),
                       next_obs=obs)
         self.replay = ReplayBuffer(config.buffer_size, record)
@@ -125,6 +131,11 @@ class SACAgent(IterativeAgent):
     def steps_per_iteration(config: SACConfig) -> int:
         """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
+
+    @mg.api
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
 
     def _clip(self, action: jax.Array) -> jax.Array:
         """Actions inside the action space (the squashing can round past a bound)."""
@@ -143,18 +154,20 @@ class SACAgent(IterativeAgent):
 
         def act(obs, step_key):
             policy_key, random_key = jax.random.split(step_key)
-            action, _ = self.model.actor.sample_action(self.observe(obs), policy_key)
+            seen = preprocess(self.preprocessor, obs, update=True)
+            action, _ = self.model.actor.sample_action(seen, policy_key)
             random = jax.random.uniform(random_key, action.shape, minval=self.low,
                                         maxval=self.high)
             return self._clip(jnp.where(warming_up, random, action)), ()
 
-        (obs, action, _, reward, _, finished, out), _ = self._run_envs(
-            act, key, cfg.rollout, keep=("terminated", "final_obs"))
+        trajectory = self.rollout.run(act, key, cfg.rollout)
         self.set_state("env_steps", env_steps + cfg.rollout * cfg.num_envs)
-        records = {"obs": obs, "action": action, "reward": reward,
-                   "discount": cfg.gamma * (1.0 - out["terminated"].astype(jnp.float32)),
-                   "next_obs": out["final_obs"]}
-        return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records), finished
+        records = {"obs": trajectory.observations, "action": trajectory.actions,
+                   "reward": trajectory.rewards,
+                   "discount": cfg.gamma * (1.0 - trajectory.terminated.astype(jnp.float32)),
+                   "next_obs": trajectory.final_observations}
+        return (jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records),
+                trajectory.episode_statistics())
 
     def _update(self, key):
         """One gradient step (critics, actor, log α) on a uniform sample, then the target
@@ -163,7 +176,8 @@ class SACAgent(IterativeAgent):
         cfg = self.config
         sample_key, next_key, loss_key = jax.random.split(key, 3)
         batch, _ = self.replay.sample(sample_key, cfg.batch_size)
-        obs, next_obs = self.preprocess(batch["obs"]), self.preprocess(batch["next_obs"])
+        obs, next_obs = (preprocess(self.preprocessor, batch[name])
+                         for name in ("obs", "next_obs"))
         next_action, next_log_prob = self.model.actor.sample_action(next_obs, next_key)
         x_next = jnp.concatenate([next_obs, next_action], -1)
         target = self._target_params(x_next)
@@ -178,7 +192,7 @@ class SACAgent(IterativeAgent):
     def _iteration(self, key):
         cfg = self.config
         rollout_key, update_key = jax.random.split(key)
-        records, finished = self._transitions(rollout_key)
+        records, episodes = self._transitions(rollout_key)
         self.replay.insert(records)
         learning = self.get_state("env_steps", jnp.zeros((), jnp.int32)) > cfg.learning_starts
 
@@ -188,17 +202,25 @@ class SACAgent(IterativeAgent):
                                                   None, keys)[1])
 
         stats = mg.cond(learning, updates, None, update_key)
-        return {"episode_return_sum": finished.sum(), "episodes": (finished != 0).sum(),
-                "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32), **stats}
+        return {**episodes, "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32),
+                **stats}
+
+    @mg.api
+    def train(self, key, iterations):
+        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
+        per-iteration statistics [iterations_per_call], zeros for the skipped ones."""
+        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):
         """The actor's deterministic actions for a batch of observations: its squashed mean
         (tanh of the Gaussian's mean, scaled into the action space)."""
-        return self._clip(self.model.actor.greedy_action(self.preprocess(observation)))
+        return self._clip(self.model.actor.greedy_action(preprocess(self.preprocessor,
+                                                                    observation)))
 
     @mg.api
     def act(self, observation, key):
         """Actions sampled from the actor for a batch of observations: `evaluate
         --stochastic`, `export --stochastic`."""
-        return self._clip(self.model.actor.sample_action(self.preprocess(observation), key)[0])
+        return self._clip(self.model.actor.sample_action(preprocess(self.preprocessor,
+                                                                    observation), key)[0])

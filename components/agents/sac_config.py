@@ -13,7 +13,9 @@ from typing import ClassVar
 from components.agents.config_checks import (
     ENV_DOOR,
     HIDDEN,
+    MAX_BUFFER,
     NON_NEGATIVE,
+    NUM_ENVS,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
@@ -51,13 +53,15 @@ class SACConfig(AgentConfig):
 
     def __post_init__(self) -> None:
         check_fields(self, {
-            "num_envs": POSITIVE_INT,
+            "num_envs": NUM_ENVS,
             "rollout": POSITIVE_INT,
             "updates_per_iteration": POSITIVE_INT,
             "learning_starts": (lambda v: is_int(v) and v >= 0, "an int >= 0"),
-            "buffer_size": (lambda v: is_int(v) and v >= self.num_envs * self.rollout,
-                            "an int >= num_envs * rollout (one iteration's transitions)"),
-            "batch_size": POSITIVE_INT,
+            "buffer_size": (lambda v: is_int(v) and self.num_envs * self.rollout <= v
+                            <= MAX_BUFFER, f"an int >= num_envs * rollout (one iteration's "
+                            f"transitions) and <= {MAX_BUFFER}"),
+            "batch_size": (lambda v: is_int(v) and 1 <= v <= self.buffer_size,
+                           "an int in [1, buffer_size] (a batch is sampled from the buffer)"),
             "gamma": UNIT,
             "tau": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
             "learning_rate": POSITIVE,

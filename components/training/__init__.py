@@ -4,8 +4,10 @@
   runs it; the built-in `Reweight`, `PPO`, `DQN`, `Impala` implement it (`algorithms/`), and
   so can a user's own class, named on the command line as `--algo MODULE:ATTRIBUTE`.
 - `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
-- `train` (`trainer.py`), `evaluate` (`evaluation.py`): run directories (`RunDir`) with
-  metrics, TensorBoard events, the learning curve, the graph's drawing and checkpoints.
+- `Row` (`metrics.py`): one iteration's metrics, checked at the door (`check_rows`).
+- `train` (`trainer.py`, the loop of calls in `loop.py`), `evaluate` (`evaluation.py`): run
+  directories (`RunDir`) with metrics, TensorBoard events, the learning curve, the graph's
+  drawing and checkpoints.
 - `load` (`loading.py`): a run's trained agent (`TrainedAgent`: `predict`, `export`); a
   run's user code only when named again or trusted (`trusted_code.py`).
 - `distributed/`: samplers and a learner, in one process or on Ray.
@@ -20,11 +22,13 @@ from components.training.evaluation import evaluate
 from components.training.inputs import inputs_for
 from components.training.keys import keys_for
 from components.training.loading import TrainedAgent, load
+from components.training.metrics import MetricsError, Row
 from components.training.registry import AlgorithmError, resolve
 from components.training.run_dir import RunDir
 from components.training.trainer import train
 from components.training.trusted_code import UntrustedCodeError
 
 __all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Distributed",
-           "Impala", "Reweight", "RunDir", "TrainedAgent", "UntrustedCodeError", "evaluate",
-           "inputs_for", "keys_for", "load", "resolve", "train"]
+           "Impala", "MetricsError", "Reweight", "Row", "RunDir", "TrainedAgent",
+           "UntrustedCodeError", "evaluate", "inputs_for", "keys_for", "load", "resolve",
+           "train"]

@@ -18,10 +18,12 @@ returning one metrics row per iteration it did. `exe` is the executor of the gra
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
 import jax
 
+from components.training.metrics import Row
 from metagraph.graph import MetaGraph
 
 
@@ -44,21 +46,59 @@ class AlgorithmConfig(Protocol):
         ...
 
 
+class Executor(Protocol):
+    """What an algorithm is given as `exe`: an executor of the graph its `build` returned
+    (`backends.xla.XlaExecutor`, `backends.eager.EagerExecutor`, a distributed learner's). It
+    holds the state; each root API is a method (`exe.train(key, iterations)`), or
+    `exe.call(name, ...)`. With `--seeds K`, `seeds` is K and every input and output has a
+    leading seed axis; else it is None."""
+
+    graph: MetaGraph
+    seeds: int | None
+    state: Any
+
+    def call(self, api: str, *args: Any, **kwargs: Any) -> Any:
+        """Call root API `api`; the state is swapped for the new one."""
+        ...
+
+    def get_state(self, path: str | None = None) -> Any:
+        """The state (of the component at scope `path`), as host arrays."""
+        ...
+
+    def get_states(self, path: Any) -> dict[str, Any]:
+        """The states of a component and of every component inside it, by scope."""
+        ...
+
+    def __getattr__(self, api: str) -> Callable[..., Any]:
+        """Root API `api` as a method."""
+        ...
+
+
 class Algorithm(abc.ABC):
     """A training algorithm as the trainer, `evaluate`, the CLI and the distributed runner see
-    it. Subclass it, set `config_class`, implement `build` and `run`; the other methods have
-    the defaults documented on them.
+    it. Subclass it, set `config_class`, implement `build` and `run` (or, for an algorithm
+    that only runs as samplers and a learner, `distributed` with `only_distributed = True`);
+    the other methods have the defaults documented on them.
 
-    The graph `build` returns must have a root API `greedy(observation)` giving the actions
-    of a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]): `evaluate`,
-    `load(...).predict` and `metagraph export` use it. A root API `act(observation, key)`
-    giving sampled actions is optional: `--stochastic` and `predict(deterministic=False)`
-    use it where it exists.
+    The graph `build` returns must have the root API named by `evaluation_api` (`greedy` by
+    default), taking a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]) and
+    returning their actions: `evaluate`, `metagraph evaluate`, `load(...).predict`,
+    `metagraph export` and evaluation while training act with it. A root API
+    `act(observation, key)` giving sampled actions is optional: `--stochastic` and
+    `predict(deterministic=False)` use it where it exists.
     """
 
     config_class: ClassVar[type]
     """The config dataclass (`AlgorithmConfig`): `metagraph train --config/--set` make one
     with `config_class.from_dict(values)`, and the run directory records `to_dict()`."""
+
+    evaluation_api: ClassVar[str] = "greedy"
+    """The root API that acts in evaluation: `api(observation) -> action` for a batch of
+    observations. The trainer checks the graph has it before training."""
+
+    progress_metrics: ClassVar[tuple[str, ...]] = ()
+    """Names of row numbers the progress bar shows beside the mean return (`bits` for path
+    reweighting); the trainer knows no algorithm's metrics otherwise."""
 
     precompile: ClassVar[tuple[str, ...]] = ()
     """Root APIs the trainer compiles on a worker thread while the state initialises, in the
@@ -84,17 +124,24 @@ class Algorithm(abc.ABC):
         """The learner's meta-graph (`mg.build(agent, spaces, apis=[...])`) for a run of
         `total_steps` environment steps; `greedy`'s observations are a batch of `eval_envs`."""
 
-    @abc.abstractmethod
-    def run(self, exe: Any, config: Any, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
+    def run(self, exe: Executor, config: Any, key: jax.Array, iterations: int | None
+            ) -> list[Row]:
         """Train for one call of the loop and return one metrics row per iteration done (at
         least one). `iterations` is how many iterations the run has left when
-        `steps_per_iteration` is not None (do at most that many), else None. Each row holds
-        `steps` (the environment steps the iteration took, all seeds' mean) and
-        `episode_return_mean` (None when no episode ended), and any other numbers to record
-        (`loss`, `bits`, ...). `key` is the call's key (one per seed with `--seeds`)."""
+        `steps_per_iteration` is not None (do at most that many), else None. Each row is a
+        `Row` (`components.training.metrics`): `steps` (the environment steps the iteration
+        took, all seeds' mean, an int >= 1), `episode_return_mean` (None when no episode
+        ended), and any other numbers to record in `extra` (`loss`, `bits`, ...); a dict
+        with those keys is accepted too. The trainer checks every row before it counts it
+        and stops with one line naming the row otherwise. `key` is the call's key (one per
+        seed with `--seeds`).
 
-    def start(self, exe: Any, key: jax.Array) -> None:
+        Required unless `only_distributed` (the trainer then calls the `Distributed` part's
+        `update` instead): `registry.resolve` refuses an algorithm that has neither."""
+        raise TypeError(f"{type(self).__name__} has no run(): it runs only as samplers and a "
+                        f"learner (only_distributed)")
+
+    def start(self, exe: Executor, key: jax.Array) -> None:
         """Called once before the first `run` of a new run, not on resume: e.g. reset the
         environments held in the state. Default: nothing."""
         return None
@@ -140,8 +187,8 @@ class Distributed(abc.ABC):
         """One sampler's meta-graph, with the API `sample_api`."""
 
     @abc.abstractmethod
-    def update(self, exe: Any, config: Any, batches: list[dict[str, Any]], key: jax.Array
-               ) -> list[dict[str, Any]]:
+    def update(self, exe: Executor, config: Any, batches: list[dict[str, Any]],
+               key: jax.Array) -> list[Row]:
         """Learn from `batches` (one with `synchronous=False`, one per sampler in sampler
         order with `synchronous=True`) and return metrics rows, as `Algorithm.run` does.
         `components.training.inputs_for(exe.graph, api, batch)` picks an API's
@@ -152,7 +199,7 @@ class Distributed(abc.ABC):
         samplers. Default: accept all."""
         return None
 
-    def start_sampler(self, exe: Any, key: jax.Array) -> None:
+    def start_sampler(self, exe: Executor, key: jax.Array) -> None:
         """Called once when a sampler starts (e.g. reset its environments). Default: nothing."""
         return None
 

@@ -3,7 +3,8 @@
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
                    [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
-                   [--address auto] [--eval-every N [--eval-episodes K] [--save-best]]
+                   [--address auto] [--executor {xla,eager}]
+                   [--eval-every N [--eval-episodes K] [--save-best]]
                    [--video-every N]
                    [--track [--wandb-project NAME]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
@@ -34,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from components.training.distributed import RUNNERS
+from components.training.executors import EXECUTORS
+from components.training.registry import BUILTIN
 from metagraph.build import build
 from metagraph.component import Component
 from metagraph.graph import MetaGraph
@@ -126,7 +129,8 @@ def train_command(args: argparse.Namespace) -> None:
                         num_samplers=args.num_samplers, address=args.address,
                         batches_per_request=args.batches_per_request,
                         trust_code=args.trust_code, evaluation=evaluation_settings(args),
-                        track=args.wandb_project if args.track else None)
+                        track=args.wandb_project if args.track else None,
+                        executor=args.executor)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -223,8 +227,8 @@ def parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train an agent on an environment")
     train.add_argument("env_id")
     train.add_argument("--algo", default=None,
-                       help="reweight (the default), ppo, dqn, sac, impala, or "
-                            "MODULE:ATTRIBUTE / PATH.py:ATTRIBUTE naming your own Algorithm")
+                       help=f"{', '.join(BUILTIN)} (reweight is the default), or "
+                            f"MODULE:ATTRIBUTE / PATH.py:ATTRIBUTE naming your own Algorithm")
     train.add_argument("--trust-code", action="store_true",
                        help="with --resume: import the algorithm file the run names (only "
                             "if unchanged since training)")
@@ -259,6 +263,9 @@ def parser() -> argparse.ArgumentParser:
                        help="log scalars, config and curve to Weights & Biases (the track "
                             "extra; WANDB_MODE=offline writes DIR/wandb/ for `wandb sync`)")
     train.add_argument("--wandb-project", default="metagraph", metavar="NAME")
+    train.add_argument("--executor", choices=EXECUTORS, default="xla",
+                       help="how the learner's graph runs: compiled (xla), or op by op "
+                            "without jit for debugging (eager; slow)")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)

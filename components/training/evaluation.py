@@ -1,5 +1,7 @@
-"""`evaluate`: the policy of a run directory's checkpoint (`load`) over whole episodes of the
-environment it trained on (the native host pool, or Gymnasium's for the "gymnasium" door)."""
+"""`evaluate`: the policy of a run directory's checkpoint (`load`), acting through the
+algorithm's `evaluation_api` (`greedy` for the built-in ones; `act` when stochastic), over
+whole episodes of the environment it trained on (the native host pool, or Gymnasium's for the
+"gymnasium" door)."""
 
 from __future__ import annotations
 
@@ -8,34 +10,60 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
+import jax
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from components.envs import make
 from components.training.algorithm import Algorithm
+from components.training.executors import lower
 from components.training.loading import TrainedAgent, load
 
 
 def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12345,
              algo: str | Algorithm | None = None, trust_code: bool = False,
-             deterministic: bool = True) -> dict[str, Any]:
+             deterministic: bool = True, executor: str = "xla") -> dict[str, Any]:
     """Mean and standard deviation of the return of the saved policy over `episodes`
-    episodes: its greedy actions, or sampled ones with `deterministic=False`; with several
-    seeds, also each seed's mean. `algo`, `trust_code`: as for `load` (a run naming a user's
-    algorithm file imports it only when named again or trusted). Raises LoadError when `out`
-    is not a run directory with a checkpoint, AlgorithmError when its algorithm cannot be
-    found again, UntrustedCodeError when its code is not named again or changed. `out` may
-    also be an agent `load` gave."""
-    agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
+    episodes: its algorithm's `evaluation_api` (greedy) actions, or sampled ones (`act`)
+    with `deterministic=False`; with several seeds, also each seed's mean. `algo`,
+    `trust_code`: as for `load` (a run naming a user's algorithm file imports it only when
+    named again or trusted). `executor`: "xla", or "eager" (the whole agent op by op,
+    `executors.py`). Raises LoadError when `out` is not a run directory with a checkpoint,
+    AlgorithmError when its algorithm cannot be found again, UntrustedCodeError when its code
+    is not named again or changed. `out` may also be an agent `load` gave."""
+    agent = out if isinstance(out, TrainedAgent) else load(
+        out, algo, trust_code, eval_envs=episodes if executor != "xla" else 1,
+        executor=executor)
     env = vector_env(agent.env_id, agent.algorithm.door(agent.config), episodes, seed)
-    per_seed = [episode_returns(lambda obs, a=policy: a.predict(obs, deterministic), env,
-                                episodes, seed) for policy in agent.per_seed]
+    per_seed = [episode_returns(acting(policy, deterministic, executor), env, episodes, seed)
+                for policy in agent.per_seed]
     returns = np.concatenate(per_seed)
     result: dict[str, Any] = {"episodes": episodes, "return_mean": float(returns.mean()),
                               "return_std": float(returns.std())}
     if len(per_seed) > 1:
         result["return_mean_per_seed"] = [float(r.mean()) for r in per_seed]
     return result
+
+
+def acting(policy: TrainedAgent, deterministic: bool = True, executor: str = "xla"
+           ) -> Callable[[np.ndarray], Any]:
+    """`act(observations) -> actions` of one trained policy: `predict` (compiled, with only
+    the state acting needs) under "xla"; the acting API of the whole agent's executor of the
+    kind `executor` names otherwise (the eager one: op by op)."""
+    if executor == "xla":
+        return lambda obs: policy.predict(obs, deterministic)
+    exe = policy.executor if policy.executor_name == executor else lower(
+        policy.graph, executor, seed=policy.seed, state=policy.state)
+    api = getattr(exe, policy.acting_api(deterministic))
+    if deterministic:
+        return api
+    keys = [jax.random.PRNGKey(policy.seed)]
+
+    def sample(obs: np.ndarray) -> Any:
+        keys[0], key = jax.random.split(keys[0])
+        return api(obs, np.asarray(key))
+
+    return sample
 
 
 def vector_env(env_id: str, door: str, num_envs: int, seed: int = 0) -> Any:

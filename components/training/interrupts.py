@@ -8,6 +8,13 @@ last whole call; a second Ctrl-C during that save is held back too. When the blo
 previous handler is restored and a held-back SIGINT is delivered to it (normally: a
 `KeyboardInterrupt`).
 
+A call that never returns (a hung host callback, a user's `run` in an endless loop) would hold
+the run forever, and Python's own handler cannot run while the main thread is inside native
+code. So a watcher thread sees every SIGINT too (through `signal.set_wakeup_fd`): a second
+Ctrl-C while a call is under way (`calling`, which the training loop sets around each call;
+not while a checkpoint is written) ends the process at once with status 130, leaving the
+checkpoint on disk as the last save wrote it.
+
     with deferred_interrupts() as interrupts:
         while ...:
             one_call()
@@ -17,6 +24,7 @@ previous handler is restored and a held-back SIGINT is delivered to it (normally
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -30,6 +38,24 @@ class Interrupts:
 
     def __init__(self) -> None:
         self.received = 0
+        self.calling = False  # set while a call is under way: a second Ctrl-C ends the run
+        self.seen = 0  # SIGINTs the watcher saw
+
+    def _watch(self, read_fd: int) -> None:
+        """Count SIGINTs from the wakeup pipe; end the process on the second during a call."""
+        # never a target of SIGINT itself: the main thread's handler is the one that counts
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        with os.fdopen(read_fd, "rb", buffering=0) as wakeups:
+            while data := wakeups.read(64):
+                self.seen += data.count(signal.SIGINT)
+                if self.seen >= 2 and self.calling:
+                    self._exit()
+
+    @staticmethod
+    def _exit() -> None:
+        print("\nmetagraph train: interrupted twice during a call; stopping now, the "
+              "checkpoint on disk is the last one saved", file=sys.stderr, flush=True)
+        os._exit(130)
 
     def _handler(self, signum: int, frame: Any) -> None:
         self.received += 1
@@ -47,9 +73,19 @@ def deferred_interrupts() -> Iterator[Interrupts]:
         yield interrupts
         return
     previous = signal.signal(signal.SIGINT, interrupts._handler)
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    previous_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    threading.Thread(target=interrupts._watch, args=(read_fd,), daemon=True,
+                     name="metagraph-interrupts").start()
     try:
         yield interrupts
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, previous)  # first: nothing below may keep ours installed
+        try:
+            signal.set_wakeup_fd(previous_fd)
+        except (OSError, ValueError):  # the previous fd was closed meanwhile (a loop ended)
+            signal.set_wakeup_fd(-1)
+        os.close(write_fd)  # the watcher's read ends, then it closes its end
         if interrupts.received and sys.exc_info()[0] is None:
             signal.raise_signal(signal.SIGINT)  # the previous handler's turn

@@ -26,10 +26,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from backends import xla
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.training.algorithm import Algorithm
+from components.training.executors import lower
+from components.training.memory import check_state_fits
 from components.training.run_dir import RunDir
 from components.training.trusted_code import algorithm_of_run
 from metagraph import checkpoint as checkpoints
@@ -41,12 +42,14 @@ GREEDY, STOCHASTIC = "greedy", "act"
 FORMATS = ("mgx", "onnx")
 
 
-def acting_api(graph: MetaGraph, deterministic: bool = True) -> str:
-    """The root API that acts: `greedy`, or `act` for stochastic actions; ValueError naming
-    what the graph has when it lacks it."""
-    api = GREEDY if deterministic else STOCHASTIC
+def acting_api(graph: MetaGraph, deterministic: bool = True, greedy: str = GREEDY) -> str:
+    """The root API that acts: `greedy` (the deterministic one: the algorithm's
+    `Algorithm.evaluation_api`, "greedy" for the built-in ones), or `act` for stochastic
+    actions; ValueError naming what the graph has when it lacks it. Every acting API is
+    chosen here: `predict`, `export`, `evaluate` and the trainer's periodic evaluation."""
+    api = greedy if deterministic else STOCHASTIC
     if api not in graph.apis:
-        form = "greedy(observation)" if deterministic else "act(observation, key)"
+        form = f"{greedy}(observation)" if deterministic else "act(observation, key)"
         raise ValueError(f"{graph.root.name}: no root API {form} to act "
                          f"{'greedily' if deterministic else 'stochastically'} with "
                          f"(its root APIs: {sorted(graph.apis)})")
@@ -58,8 +61,9 @@ class TrainedAgent:
 
     def __init__(self, run: RunDir, algorithm: Algorithm, config: Any, graph: MetaGraph,
                  state: State, saved: dict[str, Any], seed: int, per_seed: list | None = None,
-                 programs: dict[str, Any] | None = None):
+                 programs: dict[str, Any] | None = None, executor: str = "xla"):
         self.run, self.algorithm, self.config, self.graph = run, algorithm, config, graph
+        self.executor_name = executor
         self.state, self.saved, self.seed = state, saved, seed
         self.env_id: str = saved["env_id"]
         self.per_seed: list[TrainedAgent] = per_seed if per_seed is not None else [self]
@@ -70,15 +74,21 @@ class TrainedAgent:
 
     @property
     def executor(self) -> Any:
-        """An XLA executor of the whole graph with this policy's state (made on first use)."""
+        """An executor of the whole graph with this policy's state (made on first use): an
+        XLA one, or the eager one when `load(..., executor="eager")`."""
         if self._executor is None:
-            self._executor = xla.lower(self.graph, seed=self.seed, state=self.state)
+            self._executor = lower(self.graph, self.executor_name, seed=self.seed,
+                                   state=self.state)
         return self._executor
+
+    def acting_api(self, deterministic: bool = True) -> str:
+        """The root API this agent acts with: its algorithm's `evaluation_api`, or `act`."""
+        return acting_api(self.graph, deterministic, self.algorithm.evaluation_api)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """The shape of one observation (the acting API's input without its batch axis)."""
-        return tuple(self.graph.apis[GREEDY].inputs["observation"].shape[1:])
+        return tuple(self.graph.apis[self.acting_api()].inputs["observation"].shape[1:])
 
     def _program(self, api: str) -> tuple[Any, Any]:
         """The compiled acting program (one for every seed of the run) and this policy's
@@ -103,7 +113,7 @@ class TrainedAgent:
             raise ValueError(f"{self.env_id}: predict takes an observation of shape "
                              f"{self.observation_shape} or a batch of them, got {obs.shape}")
         batch = obs[None] if single else obs
-        api = acting_api(self.graph, deterministic)
+        api = self.acting_api(deterministic)
         run, needed = self._program(api)
         if deterministic:
             actions = run(needed, batch)
@@ -128,7 +138,7 @@ class TrainedAgent:
             raise ValueError("a stochastic policy cannot be exported to ONNX with the same "
                              "samples (jax2onnx turns JAX's random streams into ONNX's "
                              "RandomUniformLike, which draws others); export it as .mgx")
-        api = acting_api(self.graph, deterministic)
+        api = self.acting_api(deterministic)
         spaces = self.graph.apis[api].inputs
         inputs = [jax.ShapeDtypeStruct((BATCH, *self.observation_shape), np.float32),
                   *(space.to_abstract(1, 1) for name, space in spaces.items()
@@ -149,7 +159,8 @@ class TrainedAgent:
 
 
 def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool = False,
-         eval_envs: int = 1, checkpoint: str = "checkpoint.npz") -> TrainedAgent:
+         eval_envs: int = 1, checkpoint: str = "checkpoint.npz", executor: str = "xla"
+         ) -> TrainedAgent:
     """The trained agent of run directory `out`: its last checkpoint, or another file of it
     (`checkpoint="best.npz"`: the best evaluated state, `train --save-best`).
 
@@ -158,6 +169,7 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     `algo` names it again (or is the `Algorithm` itself), or with `trust_code=True`, and only
     while its SHA-256 is the one recorded at training (`trusted_code.py`). `eval_envs`: the
     batch of the graph's own `greedy` (the executor's; `predict` takes any batch).
+    `executor`: the kind of `TrainedAgent.executor`, "xla" or "eager" (`executors.py`).
 
     Raises:
         LoadError: `out` is not a run directory with a checkpoint, or its checkpoint does
@@ -172,17 +184,19 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     if not path.is_file():
         raise LoadError(f"{run.path}: no checkpoint ({checkpoint}) to load")
     graph = alg.build(saved["env_id"], config, saved["steps"], eval_envs)
-    acting_api(graph)
+    acting_api(graph, greedy=alg.evaluation_api)
+    check_state_fits(graph, saved["algo"], saved.get("seeds") or 1)  # before allocating
     like = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), graph.state_spec)
     seeds = saved.get("seeds")
     if seeds is None:
         state, _ = checkpoints.load(path, like=like)
-        return TrainedAgent(run, alg, config, graph, state, saved, saved["seed"])
+        return TrainedAgent(run, alg, config, graph, state, saved, saved["seed"],
+                            executor=executor)
     stacked_like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), like)
     stacked, _ = checkpoints.load(path, like=stacked_like)
     agents: list[TrainedAgent] = []
     make = functools.partial(TrainedAgent, run, alg, config, graph, per_seed=agents,
-                             programs={})
+                             programs={}, executor=executor)
     agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), saved, saved["seed"] + k)
                   for k in range(seeds))
     return agents[0]

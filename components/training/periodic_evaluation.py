@@ -4,15 +4,16 @@
                     [--save-best]
 
 Each time the run passes a multiple of `every` environment steps, the deterministic policy
-(`greedy`, as the state stands after that call) plays `episodes` whole episodes on
-environments of its own (never the training ones, seeded apart from them, the same at every
-evaluation), and the last metrics row of the call gets `eval_return_mean` and
-`eval_return_std` (per seed too with `--seeds`): in `metrics.jsonl`, in TensorBoard, and on
-`curve.png` in their own colour. With `save_best`, a new best mean is saved to
-`DIR/best.npz` beside the last checkpoint (`load(DIR, checkpoint="best.npz")`,
-`metagraph evaluate DIR --best`). Evaluation reads the state and never changes it: a run
-trains the same with or without it. `--video-every N` renders an episode of the policy after
-each call that passes a multiple of N steps (`video.py`), beside training.
+(the algorithm's `evaluation_api`, `greedy` for the built-in ones, as the state stands after
+that call) plays `episodes` whole episodes on environments of its own (never the training
+ones, seeded apart from them, the same at every evaluation), and the last metrics row of the
+call gets `eval_return_mean` and `eval_return_std` (per seed too with `--seeds`): in
+`metrics.jsonl`, in TensorBoard, and on `curve.png` in their own colour. With `save_best`, a
+new best mean is saved to `DIR/best.npz` beside the last checkpoint (`load(DIR,
+checkpoint="best.npz")`, `metagraph evaluate DIR --best`). Evaluation reads the state and
+never changes it: a run trains the same with or without it. `--video-every N` renders an
+episode of the policy after each call that passes a multiple of N steps (`video.py`), beside
+training.
 """
 
 from __future__ import annotations
@@ -68,13 +69,15 @@ class EvaluationSettings:
 
 class Evaluator:
     """Evaluates a training run's executor after the calls that pass a multiple of
-    `settings.every` steps (see the module docstring)."""
+    `settings.every` steps (see the module docstring), acting with the root API `api` (the
+    algorithm's `evaluation_api`)."""
 
     def __init__(self, run_path: Path, graph: MetaGraph, env_id: str, door: str,
-                 settings: EvaluationSettings, seed: int, kept: list[dict[str, Any]]):
+                 settings: EvaluationSettings, seed: int, kept: list[dict[str, Any]],
+                 api: str = "greedy"):
         self.path, self.settings, self.seed = Path(run_path), settings, seed
-        self.graph, self.env_id, self.door = graph, env_id, door
-        program, self.select, _ = needed_state(graph, "greedy")
+        self.graph, self.env_id, self.door, self.api = graph, env_id, door, api
+        program, self.select, _ = needed_state(graph, api)
         self.act = jax.jit(lambda needed, obs: program(needed, obs)[1])
         self.env = None if settings.every is None else vector_env(
             env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET)
@@ -119,10 +122,10 @@ class Evaluator:
         videos = self.path / "videos"
         videos.mkdir(exist_ok=True)
         state = exe.state if exe.seeds is None else jax.tree.map(lambda x: x[0], exe.state)
-        obs = self.graph.apis["greedy"].inputs["observation"]
+        obs = self.graph.apis[self.api].inputs["observation"]
         inputs = [jax.ShapeDtypeStruct((BATCH, *obs.shape[1:]), np.float32)]
         policy = videos / f".steps_{steps}.mgx"
-        policy.write_bytes(export_api(self.graph, "greedy", state, inputs=inputs))
+        policy.write_bytes(export_api(self.graph, self.api, state, inputs=inputs))
         suffix = ".mp4" if shutil.which("ffmpeg") else ".gif"
         self.rendering.append(subprocess.Popen(
             [sys.executable, "-m", "components.training.video", str(policy), self.env_id,

@@ -8,8 +8,6 @@ directory keeps, from which `resolve` finds the same algorithm again (files by a
 
 from __future__ import annotations
 
-import inspect
-
 from components.training.algorithm import Algorithm
 from components.training.algorithms import DQN, PPO, SAC, Impala, Reweight
 from metagraph.targets import TargetError, canonical_target, load_target
@@ -40,9 +38,12 @@ def resolve(spec: str) -> Algorithm:
     except TargetError as error:
         raise AlgorithmError(f"algorithm {spec!r}: {error}") from None
     if isinstance(obj, type) and issubclass(obj, Algorithm):
-        if inspect.isabstract(obj):
+        missing = set(obj.__abstractmethods__)
+        if not obj.only_distributed and obj.run is Algorithm.run:
+            missing.add("run")
+        if missing:
             raise AlgorithmError(f"algorithm {spec!r}: {obj.__name__} does not implement "
-                                 f"{', '.join(sorted(obj.__abstractmethods__))}")
+                                 f"{', '.join(sorted(missing))}")
         obj = obj()
     if not isinstance(obj, Algorithm):
         kind = f"class {obj.__name__}" if isinstance(obj, type) else type(obj).__name__

@@ -1,40 +1,35 @@
 """`train`: any `Algorithm` into a run directory (`RunDir`).
 
-Call i of the training loop uses the key fold_in(PRNGKey(seed), i) (`keys.py`). A checkpoint
-is written every CHECKPOINT_SECONDS (less often when writing it takes more than
-CHECKPOINT_SHARE of that time, so that a 1M-step replay buffer is not rewritten every half
-minute) and when training stops (finished, or interrupted: Ctrl-C is held back until the
-executable call under way has returned, `interrupts.py`), so a run resumed from its
-checkpoint continues exactly as an uninterrupted one with the same seed. A call that fails,
-or whose loss is not finite, is never saved: the last good checkpoint stays.
+`train` checks the run's settings, records them, builds and lowers the algorithm's graph and
+hands the executor to a `TrainingLoop` (`loop.py`: the calls, their rows, the checkpoints).
+Call i of the loop uses the key fold_in(PRNGKey(seed), i) (`keys.py`), so a run resumed from
+its checkpoint continues exactly as an uninterrupted one with the same seed.
 The trainer knows the algorithm only through `Algorithm` and `Distributed` (`algorithm.py`).
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from backends import xla
 from components.envs import canonical_id
 from components.training.algorithm import Algorithm
 from components.training.background import Background
-from components.training.interrupts import deferred_interrupts
+from components.training.executors import EXECUTORS, lower
 from components.training.keys import START_INDEX, check_seed, keys_for
+from components.training.loop import Counters, NonFiniteError, TrainingLoop
+from components.training.memory import check_state_fits
 from components.training.periodic_evaluation import EvaluationSettings, Evaluator
 from components.training.registry import record, resolve
 from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
 from components.training.trusted_code import algorithm_of_run, code_record
 from metagraph.checks import positive_int
+from metagraph.graph import MetaGraph
 
-CHECKPOINT_SECONDS = 30.0  # 0: after every call
-CHECKPOINT_SHARE = 0.05
 IN_GRAPH_DOORS = ("native", "jax")
 
 
@@ -51,7 +46,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
           seed: int = 0, steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
           address: str | None = None, batches_per_request: int = 1, trust_code: bool = False,
-          evaluation: EvaluationSettings | None = None, track: str | None = None
+          evaluation: EvaluationSettings | None = None, track: str | None = None,
+          executor: str = "xla"
           ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
@@ -68,6 +64,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     (`trusted_code.py`). `evaluation`: evaluate the deterministic policy while training
     (`periodic_evaluation.py`; a resumed run keeps the settings it recorded). `track`: a
     Weights & Biases project to log the run to (`wandb_log.py`).
+    `executor="eager"` runs the learner's graph op by op without jit (`executors.py`): slow,
+    for stepping through a short run in pdb; its results equal the XLA executor's.
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
@@ -84,7 +82,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         batches_per_request = saved.get("batches_per_request", 1)
         evaluation = evaluation or EvaluationSettings.from_saved(saved)
     where = f"{run.config_path}: " if resume else ""
-    from components.training.distributed import check_batches_per_request
+    from components.training.distributed import check_batches_per_request, check_num_samplers
 
     try:
         positive_int(steps, "steps")
@@ -92,6 +90,10 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
             positive_int(seeds, "seeds")
         check_seed(seed, seeds)
         check_batches_per_request(batches_per_request, runner)
+        if executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {executor!r}; expected one of {EXECUTORS}")
+        if num_samplers is not None:
+            check_num_samplers(num_samplers, runner, address)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
     if resume:  # a run directory is data: its user code only when named again or trusted
@@ -128,7 +130,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
                seeds, runner, num_samplers if distributed else None, batches_per_request,
-               evaluation)
+               executor, evaluation)
     except BaseException:
         reporter.close()
         raise
@@ -139,163 +141,81 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
 def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_id: str,
            config: Any, seed: int, steps: int, resume: bool, progress: bool,
            seeds: int | None, runner: str, num_samplers: int | None,
-           batches_per_request: int, evaluation: EvaluationSettings | None = None) -> None:
+           batches_per_request: int, executor: str,
+           evaluation: EvaluationSettings | None = None) -> None:
+    """Build and lower the graph, then run the loop of calls (`TrainingLoop`)."""
     graph = alg.build(env_id, config, steps, 1)
-    if "greedy" not in graph.apis:
-        raise ValueError(f"{spec_text}: the graph its build() returns has no root API "
-                         f"'greedy(observation)', which evaluation needs (built: "
-                         f"{list(graph.apis)})")
+    evaluation_api(alg, spec_text, graph)
+    check_state_fits(graph, spec_text, seeds or 1)  # before anything is allocated
     parts = alg.distributed if num_samplers is not None else None
     # a distributed learner with several local devices splits its batches over all of them
     batch_axes = parts.batch_axes(graph) if parts is not None else None
     data_parallel = (xla.DataParallel(batch_axes=batch_axes)
-                     if batch_axes is not None and jax.local_device_count() > 1 else None)
+                     if batch_axes is not None and jax.local_device_count() > 1
+                     and executor == "xla" else None)
     # the APIs the loop calls first compile on a worker thread while the state initialises
-    exe = xla.lower(graph, seed=seed, seeds=seeds, data_parallel=data_parallel,
-                    precompile=() if parts is not None else alg.precompile)
+    exe = lower(graph, executor, seed=seed, seeds=seeds, data_parallel=data_parallel,
+                precompile=() if parts is not None else alg.precompile)
     # after the tracing (which needs Python's lock), while XLA compiles
     background = Background(lambda: graph.render(run.path / "graph.svg"),
                             lambda: graph.render(run.path / "graph.html"))
-    meta = {"call": 0, "iteration": 0, "env_steps": 0, "wall": 0.0, "streams": 0}
+    counters = Counters()
     if resume:
-        meta.update(exe.load_checkpoint(run.checkpoint_path))
+        counters = Counters.from_meta(exe.load_checkpoint(run.checkpoint_path))
     elif parts is None:
         alg.start(exe, keys_for(seed, seeds, START_INDEX))
     per_iteration = alg.steps_per_iteration(config)
     # algorithms of whole iterations do exactly the ones `steps` asks for; others (reweighting:
     # episodes of any length) go on until they have taken `steps` steps
     total = None if per_iteration is None else max(1, steps // per_iteration)
-    call, iteration, env_steps = meta["call"], meta["iteration"], meta["env_steps"]
-    if parts is not None:
-        from components.training.distributed import open_learner
+    evaluator = None if evaluation is None else Evaluator(  # on environments of its own
+        run.path, graph, env_id, alg.door(config), evaluation, seed,
+        run.keep_metrics(counters.iteration), api=alg.evaluation_api)
 
-        # every sampler ever started gets its own stream of keys, after a resume too
-        learner = open_learner(spec_text, parts, exe, config, env_id, seed, runner,
-                               num_samplers, meta["streams"], call,
-                               lambda version: keys_for(seed, None, version),
-                               batches_per_request)
+    def close() -> None:
+        try:
+            if evaluator is not None:
+                evaluator.close()
+        finally:
+            background.join()
 
-        def next_rows(call: int) -> list[dict[str, Any]]:
-            return learner.step(call)
-    else:
-        learner = None
-
-        def next_rows(call: int) -> list[dict[str, Any]]:
-            left = None if total is None else total - iteration
+    loop = TrainingLoop(spec_text, exe, run, reporter, None, counters,
+                        goal_steps=steps if total is None else total * per_iteration,
+                        goal_iterations=total, progress=progress, on_close=close,
+                        shown=("episode_return_mean", *alg.progress_metrics),
+                        after_call=None if evaluator is None else
+                        lambda rows: evaluator.after_call(exe, rows))
+    if parts is None:
+        def run_call(call: int) -> Any:  # the iterations the run has left, when they count
+            left = None if total is None else total - counters.iteration
             return alg.run(exe, config, keys_for(seed, seeds, call), left)
 
-    kept = run.keep_metrics(iteration)
-    evaluator = None if evaluation is None else Evaluator(  # on environments of its own
-        run.path, graph, env_id, alg.door(config), evaluation, seed, kept)
-    reporter.restart(kept)  # the TensorBoard events become the kept rows, whatever was lost
-    start = time.perf_counter()
-    goal = steps if total is None else total * per_iteration
-    bar = _progress(goal, env_steps, progress)
-    # the last mean return carries over a resume to rows where no episode ended
-    last_return = kept[-1].get("episode_return_mean") if kept else None
-    saved_call, last_save, save_every = call, start, CHECKPOINT_SECONDS
-    whole = True  # whether exe.state is the state after `call` whole, good calls
-    before = exe.state
+        loop.next_rows = run_call
+        loop.run()
+        return
+    from components.training.distributed import open_learner
 
-    def save() -> None:
-        nonlocal whole
-        if bad := non_finite_state(exe.state):
-            whole = False
-            raise NonFiniteError(f"{spec_text}: training diverged: {bad} after call {call}; "
-                                 f"not saved, {saved_text()}")
-        exe.save_checkpoint(run.checkpoint_path, meta={
-            "call": call, "iteration": iteration, "env_steps": env_steps,
-            "wall": meta["wall"] + time.perf_counter() - start,
-            "streams": learner.streams if learner is not None else 0})
-
-    def saved_text() -> str:
-        return (f"{run.checkpoint_path} keeps the state after call {saved_call}"
-                if run.checkpoint_path.exists() else "no checkpoint was written")
-
-    with deferred_interrupts() as interrupts:  # Ctrl-C: stop between two calls, then save
-        try:
-            while (iteration < total) if total is not None else (env_steps < steps):
-                whole, before = False, exe.state  # until the call returned good rows
-                rows = next_rows(call)
-                if not rows:
-                    raise ValueError(f"{spec_text}: run() returned no metrics rows; it must "
-                                     f"return one per iteration done (at least one)")
-                if bad := non_finite_loss(rows, iteration):
-                    raise NonFiniteError(f"{spec_text}: training diverged: {bad}; the state "
-                                         f"of call {call + 1} is not saved, {saved_text()}")
-                call += 1
-                whole = True
-                wall = meta["wall"] + time.perf_counter() - start
-                written = []
-                for row in rows:
-                    env_steps += row.pop("steps")
-                    if row["episode_return_mean"] is None:  # no episode ended this iteration
-                        row["episode_return_mean"] = last_return
-                    last_return = row["episode_return_mean"]
-                    written.append({"iteration": iteration, "env_steps": env_steps,
-                                    "wall_time": round(wall, 3), **row})
-                    iteration += 1
-                if evaluator is not None:
-                    evaluator.after_call(exe, written)
-                run.append_metrics(written)
-                reporter.add(written)
-                if time.perf_counter() - last_save >= save_every:
-                    before_save = time.perf_counter()
-                    save()
-                    saved_call, last_save = call, time.perf_counter()
-                    save_every = (max(CHECKPOINT_SECONDS, (last_save - before_save)
-                                      / CHECKPOINT_SHARE) if CHECKPOINT_SECONDS else 0.0)
-                if bar is not None:
-                    bar.update(min(env_steps, goal) - bar.n)
-                    bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
-                                     if k in ("episode_return_mean", "bits", "policy_lag")
-                                     and v is not None})
-                if interrupts.received:
-                    raise KeyboardInterrupt
-        finally:  # also on Ctrl-C (held back until the call returned) and on errors
-            # a call that failed before it replaced the state left the state whole
-            whole = whole or (exe.state is before and exe.state_lost is None)
-            try:
-                if call != saved_call and whole:
-                    save()
-            finally:
-                if learner is not None:
-                    learner.close()
-                if evaluator is not None:
-                    evaluator.close()
-                if bar is not None:
-                    bar.close()
-                background.join()
+    # every sampler ever started gets its own stream of keys, after a resume too
+    learner = open_learner(spec_text, parts, exe, config, env_id, seed, runner, num_samplers,
+                           counters.streams, counters.call,
+                           lambda version: keys_for(seed, None, version), batches_per_request)
+    loop.next_rows, loop.source = learner.step, "Distributed.update()"
+    loop.streams, loop.shown = lambda: learner.streams, (*loop.shown, "policy_lag")
+    try:
+        loop.run()
+    finally:
+        learner.close()
 
 
-class NonFiniteError(ValueError):
-    """Training produced a NaN or infinite loss, or NaN in its state: the run stops and the
-    last good checkpoint is kept."""
+def evaluation_api(alg: Algorithm, spec_text: str, graph: MetaGraph) -> str:
+    """The root API `evaluate` acts with (`Algorithm.evaluation_api`), checked to be one of
+    `graph`'s; ValueError naming what the graph has otherwise."""
+    name = alg.evaluation_api
+    if name not in graph.apis:
+        raise ValueError(f"{spec_text}: the graph its build() returns has no root API "
+                         f"{name!r} (its Algorithm.evaluation_api), which evaluation calls "
+                         f"with a batch of observations (built: {list(graph.apis)})")
+    return name
 
 
-def non_finite_loss(rows: list[dict[str, Any]], iteration: int) -> str | None:
-    """A description of the first row (counted from `iteration`) whose `loss` is not a finite
-    number (per seed too), or None."""
-    for i, row in enumerate(rows):
-        loss = row.get("loss")
-        if loss is not None and not np.isfinite(np.asarray(loss, np.float64)).all():
-            return f"iteration {iteration + i} has loss {loss}"
-    return None
-
-
-def non_finite_state(state: Any) -> str | None:
-    """A description of the state entries holding NaN (an infinity can be legitimate, e.g.
-    an empty min-tree), or None."""
-    bad = [jax.tree_util.keystr(path) for path, leaf in jax.tree_util.tree_leaves_with_path(state)
-           if jnp.issubdtype(leaf.dtype, jnp.inexact) and bool(jnp.isnan(leaf).any())]
-    return None if not bad else f"NaN in the state ({', '.join(bad[:3])}" \
-        f"{f' and {len(bad) - 3} more' if len(bad) > 3 else ''})"
-
-
-def _progress(total: int, done: int, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=min(done, total), unit="step", unit_scale=True,
-                dynamic_ncols=True)
+__all__ = ["NonFiniteError", "algorithm_spec", "evaluation_api", "train"]

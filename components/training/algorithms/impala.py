@@ -1,5 +1,5 @@
 """IMPALA (`--algo impala`): only distributed. The learner's graph has `learn` and `greedy`;
-each sampler's has `start` and `rollout`. One V-trace update per batch, in the order batches
+each sampler's has `start` and `sample`. One V-trace update per batch, in the order batches
 arrive, each maybe a few weight versions old."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
 from components.training.algorithm import Algorithm, Distributed
 from components.training.inputs import inputs_for
+from components.training.metrics import Row
 from metagraph.spaces import Box, PRNGKey
 
 
@@ -22,32 +23,31 @@ class ImpalaSamplers(Distributed):
     """Asynchronous samplers running fused rollouts of the agents `make_agent(env_id,
     config)` makes; the learner's V-trace corrects for the policy lag."""
 
-    sample_api = "rollout"
+    sample_api = "sample"
 
     def __init__(self, make_agent: Callable[[str, ImpalaConfig], ImpalaAgent] = ImpalaAgent):
         self.make_agent = make_agent
 
     def build_sampler(self, env_id: str, config: ImpalaConfig, num_samplers: int
                       ) -> mg.MetaGraph:
-        """A sampler's graph: the agent's `start` and `rollout` APIs."""
+        """A sampler's graph: the agent's `start` and `sample` APIs."""
         return mg.build(self.make_agent(env_id, config), {"key": PRNGKey()},
-                        apis=["start", "rollout"])
+                        apis=["start", "sample"])
 
     def start_sampler(self, exe: Any, key: jax.Array) -> None:
         """Reset the sampler's environments with `key`."""
         exe.start(np.asarray(key))
 
     def update(self, exe: Any, config: ImpalaConfig, batches: list[dict[str, Any]],
-               key: jax.Array) -> list[dict[str, Any]]:
+               key: jax.Array) -> list[Row]:
         """One `learn` call per gathered batch; a metrics row for each."""
         rows = []
         for batch in batches:
             stats = exe.learn(*inputs_for(exe.graph, "learn", batch))
             episodes = int(batch["episodes"])
-            rows.append({"steps": int(batch["reward"].size),
-                         "episode_return_mean": (float(batch["episode_return_sum"]) / episodes
-                                                 if episodes else None),
-                         "episodes": episodes, "loss": float(stats["loss"])})
+            rows.append(Row(int(batch["reward"].size),
+                            float(batch["episode_return_sum"]) / episodes if episodes else None,
+                            {"episodes": episodes, "loss": float(stats["loss"])}))
         return rows
 
     def batch_axes(self, graph: mg.MetaGraph) -> dict[str, dict[str, int]]:
@@ -79,17 +79,8 @@ class Impala(Algorithm):
         """The learner's graph: `learn` on the agent's trajectory spaces and `greedy` for
         evaluation."""
         agent = self.agent(env_id, config, total_steps)
-        obs_shape = agent.env.observation_space.shape
+        obs_shape = agent.rollout.env.observation_space.shape
         return mg.build(agent, {**agent.trajectory_spaces(), "key": PRNGKey(),
                                 "observation": Box((eval_envs, *obs_shape))},
                         apis=["learn", "greedy", "act"])
 
-    def run(self, exe: Any, config: ImpalaConfig, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
-        """Refused: IMPALA runs only as samplers and a learner.
-
-        Raises:
-            ValueError: Always.
-        """
-        raise ValueError("impala runs only as samplers and a learner (components.training."
-                         "distributed); the trainer never calls its run")

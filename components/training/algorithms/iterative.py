@@ -1,6 +1,6 @@
 """PPO and DQN (`--algo ppo`, `--algo dqn`): agents whose `train(key, iterations)` runs up to
-`iterations_per_call` whole iterations in one executable (`IterativeAgent`); `start(key)`
-resets their environments first."""
+`iterations_per_call` whole iterations in one executable (`components.agents.iterations`);
+`start(key)` resets their environments first."""
 
 from __future__ import annotations
 
@@ -12,20 +12,21 @@ import numpy as np
 import metagraph as mg
 from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
-from components.agents.iterative_agent import IterativeAgent
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm
 from components.training.algorithms.rows import per_seed, summarise
+from components.training.metrics import Row
 from metagraph.spaces import Box, Discrete, PRNGKey
 
-# what every IterativeAgent iteration returns; further statistics (SAC's alpha) become columns
+# what every iteration of these agents returns; further statistics (SAC's alpha) become columns
 ITERATION_KEYS = ("steps", "episode_return_sum", "episodes", "loss")
 
 
 class IterativeAlgorithm(Algorithm):
-    """An `IterativeAgent` subclass (`agent_class`) trained a call of up to
-    `iterations_per_call` iterations at a time."""
+    """An agent class (`agent_class`) with the APIs `start(key)`, `train(key, iterations)` and
+    `greedy(observation)`, a `rollout` part and a static `steps_per_iteration(config)`,
+    trained a call of up to `iterations_per_call` iterations at a time."""
 
     agent_class: ClassVar[type]
     precompile = ("start", "train")  # in calling order: the worker compiles in turn
@@ -33,7 +34,7 @@ class IterativeAlgorithm(Algorithm):
     """The agent's acting APIs built into the graph: `greedy(observation)`, and
     `act(observation, key)` (stochastic) where the agent has one."""
 
-    def agent(self, env_id: str, config: Any, total_steps: int) -> IterativeAgent:
+    def agent(self, env_id: str, config: Any, total_steps: int) -> mg.Component:
         """The agent `build` builds: `agent_class(env_id, config, total_steps)`. Override it
         to give the agent other parts (`policy=`, `preprocessor=`, `loss=`, `optimizer=`)."""
         return self.agent_class(env_id, config, total_steps)
@@ -42,7 +43,7 @@ class IterativeAlgorithm(Algorithm):
               ) -> mg.MetaGraph:
         """The agent's graph with its `start`, `train` and acting (`acting_apis`) APIs."""
         agent = self.agent(env_id, config, total_steps)
-        obs_shape = agent.env.observation_space.shape
+        obs_shape = agent.rollout.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
                                 "iterations": Discrete(config.iterations_per_call + 1)},
                         apis=["start", "train", *self.acting_apis])
@@ -56,7 +57,7 @@ class IterativeAlgorithm(Algorithm):
         exe.start(np.asarray(key))
 
     def run(self, exe: Any, config: Any, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
+            ) -> list[Row]:
         """Rows of the next `iterations` iterations (at most `iterations_per_call`)."""
         count = min(iterations, config.iterations_per_call)
         counts = count if exe.seeds is None else np.full(exe.seeds, count)

@@ -1,4 +1,4 @@
-"""Path reweighting (`--algo reweight`): locally, `rollout` samples and reweights all N paths
+"""Path reweighting (`--algo reweight`): locally, `sample` samples and reweights all N paths
 in one executable; distributed, each of K samplers runs `sample_paths` on its N / K share and
 the learner's `select` reweights all N together before fitting."""
 
@@ -17,6 +17,7 @@ from components.agents.reweight_config import ReweightConfig
 from components.training.algorithm import Algorithm, Distributed
 from components.training.algorithms.rows import per_seed, summarise
 from components.training.inputs import inputs_for
+from components.training.metrics import Row
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 
@@ -48,7 +49,7 @@ class ReweightSamplers(Distributed):
                         apis=["sample_paths"])
 
     def update(self, exe: Any, config: ReweightConfig, batches: list[dict[str, Any]],
-               key: jax.Array) -> list[dict[str, Any]]:
+               key: jax.Array) -> list[Row]:
         """Select paths from all samplers' quality scores and fit the policy to them; one
         metrics row."""
         paths = {name: np.concatenate([batch[name] for batch in batches])
@@ -59,11 +60,10 @@ class ReweightSamplers(Distributed):
         fit["weight"] = np.full((len(chosen),), 1.0 / len(chosen), np.float32)
         for _ in range(config.fit_steps):
             fitted = exe.fit(*inputs_for(exe.graph, "fit", fit))
-        return [{"steps": int(paths["mask"].sum()),
-                 "episode_return_mean": float(paths["return"].mean()),
-                 "episode_return_max": float(paths["return"].max()),
-                 "bits": float(selected["bits"]), "ess": float(selected["ess"]),
-                 "loss": float(fitted["loss"])}]
+        return [Row(int(paths["mask"].sum()), float(paths["return"].mean()),
+                    {"episode_return_max": float(paths["return"].max()),
+                     "bits": float(selected["bits"]), "ess": float(selected["ess"]),
+                     "loss": float(fitted["loss"])})]
 
 
 class Reweight(Algorithm):
@@ -71,7 +71,8 @@ class Reweight(Algorithm):
     distribution by weighted maximum likelihood (`ReweightAgent`)."""
 
     config_class = ReweightConfig
-    precompile = ("rollout",)
+    precompile = ("sample",)
+    progress_metrics = ("bits",)
 
     def agent(self, env_id: str, config: ReweightConfig) -> ReweightAgent:
         """The agent `build` builds (and every sampler, distributed): `ReweightAgent(env_id,
@@ -85,26 +86,26 @@ class Reweight(Algorithm):
 
     def build(self, env_id: str, config: ReweightConfig, total_steps: int, eval_envs: int
               ) -> mg.MetaGraph:
-        """The agent's graph: `rollout`, `fit`, `select` and `greedy` over its path spaces."""
+        """The agent's graph: `sample`, `fit`, `select` and `greedy` over its path spaces."""
         agent = self.agent(env_id, config)
         m, t = config.fit_paths, agent.horizon
-        obs_shape = agent.env.observation_space.shape
-        action_space = agent.env.action_space
+        obs_shape = agent.rollout.env.observation_space.shape
+        action_space = agent.rollout.env.action_space
         actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
                    else Box((m, t, *action_space.shape)))
         spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
                   "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
                   "observation": Box((eval_envs, *obs_shape))}
-        return mg.build(agent, spaces, apis=["rollout", "fit", "greedy", "act", "select"])
+        return mg.build(agent, spaces, apis=["sample", "fit", "greedy", "act", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None
-            ) -> list[dict[str, Any]]:
+            ) -> list[Row]:
         """One iteration: sample paths, fit `fit_steps` times; one metrics row."""
-        out = exe.rollout(np.asarray(key))
+        out = exe.sample(np.asarray(key))
         for _ in range(config.fit_steps):
             fitted = exe.fit(out["obs"], out["action"], out["mask"], out["weight"])
         seeds = per_seed(exe, {"steps": out["steps"], "episode_return_mean": out["return_mean"],
                                "episode_return_max": out["return_max"], "bits": out["bits"],
                                "ess": out["ess"], "loss": fitted["loss"]})
         # every path is one whole episode: the curve's rolling mean counts them
-        return [{**summarise(seeds), "episodes": config.num_paths * (exe.seeds or 1)}]
+        return [summarise(seeds).with_extra(episodes=config.num_paths * (exe.seeds or 1))]

@@ -1,5 +1,5 @@
 """Metrics rows from an executor's outputs: per-seed arrays (a leading seed axis, added for a
-single-seed executor) summarised into one row of plain numbers."""
+single-seed executor) summarised into one `Row` of plain numbers."""
 
 from __future__ import annotations
 
@@ -7,28 +7,31 @@ from typing import Any
 
 import numpy as np
 
+from components.training.metrics import Row
+
 
 def per_seed(exe: Any, out: dict[str, Any]) -> dict[str, np.ndarray]:
     """Outputs with a leading seed axis (added for a single-seed executor)."""
-    seeded = exe.seeds is not None
+    seeded = getattr(exe, "seeds", None) is not None
     return {k: np.asarray(v) if seeded else np.asarray(v)[None] for k, v in out.items()}
 
 
-def summarise(values: dict[str, np.ndarray]) -> dict[str, Any]:
-    """One metrics row from per-seed values: means over seeds (steps per seed), and the
-    per-seed returns when there are several seeds. A return is None when no episode ended."""
-    row: dict[str, Any] = {"steps": int(round(float(np.mean(values["steps"]))))}
+def summarise(values: dict[str, np.ndarray]) -> Row:
+    """One metrics row from per-seed values (`steps`, `episode_return_mean` and any others):
+    means over seeds (steps per seed), and the per-seed returns when there are several seeds.
+    A return is None when no episode ended."""
+    extra: dict[str, Any] = {}
     for name, value in values.items():
-        if name == "steps":
-            continue
         finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
-        row[name] = float(np.mean(finite)) if finite.size else None
+        extra[name] = float(np.mean(finite)) if finite.size else None
         if name == "episodes":
-            row[name] = int(np.sum(value))
+            extra[name] = int(np.sum(value))
     returns = values["episode_return_mean"]
     if returns.shape[0] > 1:
-        row["episode_return_mean_per_seed"] = [None if not np.isfinite(r) else float(r)
-                                               for r in returns]
+        extra["episode_return_mean_per_seed"] = [None if not np.isfinite(r) else float(r)
+                                                 for r in returns]
         if "episodes" in values:  # each seed's rolling mean on the curve counts its own
-            row["episodes_per_seed"] = [int(n) for n in values["episodes"]]
-    return row
+            extra["episodes_per_seed"] = [int(n) for n in values["episodes"]]
+    del extra["steps"]
+    return Row(int(round(float(np.mean(values["steps"])))), extra.pop("episode_return_mean"),
+               extra)

@@ -16,6 +16,7 @@ with a `Distributed` part (`components.training.algorithm`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -53,19 +54,50 @@ def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: s
     else:
         pool = LocalSamplers(algo, env_id, config.to_dict(), seed, num_samplers,
                              first_stream=first_stream)
-    return Learner(parts, exe, config, pool, version, key_for)
+    return Learner(parts, exe, config, pool, version, key_for, name=algo)
+
+
+MAX_BATCHES_PER_REQUEST = 1024
 
 
 def check_batches_per_request(batches_per_request: int, runner: str) -> None:
-    """ValueError unless `batches_per_request` is a positive int, and 1 unless `runner` is
-    "ray" (in-process samplers run each batch when it is asked for)."""
+    """ValueError unless `batches_per_request` is an int in [1, MAX_BATCHES_PER_REQUEST] (a
+    sampler actor holds that many batches in its queue and again in the reply it packs), and
+    1 unless `runner` is "ray" (in-process samplers run each batch when it is asked for)."""
     positive_int(batches_per_request, "batches_per_request")
+    if batches_per_request > MAX_BATCHES_PER_REQUEST:
+        raise ValueError(f"batches_per_request={batches_per_request}: at most "
+                         f"{MAX_BATCHES_PER_REQUEST} (each sampler holds that many batches "
+                         f"in its queue and again in one reply)")
     if batches_per_request != 1 and runner != "ray":
         raise ValueError(f"batches_per_request={batches_per_request} needs runner 'ray' "
                          f"(in-process samplers sample each batch when it is asked for); "
                          f"got runner {runner!r}")
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def check_num_samplers(num_samplers: int, runner: str, address: str | None) -> None:
+    """ValueError unless `num_samplers` is a positive int and, for samplers on this machine
+    (in process, or on a Ray instance started here: no `address`), at most its cores (at least
+    2): more samplers than cores only wait for each other, and each holds its own executable,
+    environments and threads."""
+    positive_int(num_samplers, "num_samplers")
+    if runner == "ray" and address is not None:
+        return  # a cluster's size is the cluster's
+    limit = max(2, usable_cores())
+    if num_samplers > limit:
+        raise ValueError(f"num_samplers={num_samplers}: this machine has {usable_cores()} "
+                         f"cores; run at most {limit} samplers here (join a Ray cluster with "
+                         f"--address for more)")
+
+
 __all__ = ["RUNNERS", "Learner", "LearnerGroup", "LocalSamplers", "RaySamplers", "Sampler",
-           "check_batches_per_request", "connect", "inputs_for", "open_learner",
-           "shared_scope"]
+           "check_batches_per_request", "check_num_samplers", "connect", "inputs_for",
+           "open_learner", "shared_scope"]

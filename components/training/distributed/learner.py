@@ -12,6 +12,7 @@ from typing import Any
 import jax
 
 from components.training.algorithm import Distributed
+from components.training.metrics import Row, check_rows
 from metagraph.errors import MetaGraphError
 
 
@@ -34,8 +35,9 @@ class Learner:
     """Publishes the shared weights to a pool of samplers, gathers their batches and calls the
     algorithm's `update`."""
     def __init__(self, parts: Distributed, exe: Any, config: Any, pool: Any, version: int,
-                 key_for: Callable[[int], jax.Array]):
+                 key_for: Callable[[int], jax.Array], name: str = "algorithm"):
         self.parts, self.exe, self.config, self.pool = parts, exe, config, pool
+        self.name = name  # the algorithm's, for the errors about its rows
         self.key_for = key_for
         self.scope = shared_scope(exe.graph, parts.shared)
         if not parts.synchronous:  # keep every sampler busy from the start
@@ -44,8 +46,9 @@ class Learner:
                 for _ in range(pool.depth * pool.rollouts):
                     pool.request(index)
 
-    def step(self, version: int) -> list[dict[str, Any]]:
-        """One update; `version` is the number of updates so far (the weights' version)."""
+    def step(self, version: int) -> list[Row]:
+        """One update's metrics rows, checked (`metrics.check_rows`), with the runner's
+        numbers added; `version` is the number of updates so far (the weights' version)."""
         if self.parts.synchronous:
             self.pool.publish(self.exe.get_states(self.scope), version)
             for index in range(self.pool.count):
@@ -55,16 +58,15 @@ class Learner:
         else:
             index, result = self.pool.next()
             results = [result]
-        rows = self.parts.update(self.exe, self.config, [r["batch"] for r in results],
-                                 self.key_for(version))
+        rows = check_rows(self.name, self.parts.update(
+            self.exe, self.config, [r["batch"] for r in results], self.key_for(version)),
+            "Distributed.update()")
         if not self.parts.synchronous:
             self.pool.publish(self.exe.get_states(self.scope), version + 1)
             self.pool.request(index)
-        for row in rows:
-            row["policy_lag"] = max(version - r["version"] for r in results)
-            row["sample_seconds"] = round(max(r["sample_seconds"] for r in results), 5)
-            row["samplers_replaced"] = self.pool.replaced
-        return rows
+        return [row.with_extra(policy_lag=max(version - r["version"] for r in results),
+                               sample_seconds=round(max(r["sample_seconds"] for r in results), 5),
+                               samplers_replaced=self.pool.replaced) for row in rows]
 
     @property
     def streams(self) -> int:

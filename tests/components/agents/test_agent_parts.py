@@ -146,10 +146,10 @@ def test_impala_takes_a_users_optimizer():
     config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(16,), max_grad_norm=1e9)
     agent = ImpalaAgent("CartPole-v1", config, optimizer=optax.sgd(lr))
     graph = mg.build(agent, {"key": PRNGKey(), **agent.trajectory_spaces()},
-                     apis=["start", "rollout", "learn"])
+                     apis=["start", "sample", "learn"])
     exe = xla.lower(graph)
     exe.start(np.asarray(jax.random.PRNGKey(0)))
-    batch = exe.rollout(np.asarray(jax.random.PRNGKey(1)))
+    batch = exe.sample(np.asarray(jax.random.PRNGKey(1)))
     before = ravel_pytree(exe.get_states("impala_agent/policy"))[0]
     stats = exe.learn(**{name: batch[name] for name in agent.trajectory_spaces()})
     moved = ravel_pytree(exe.get_states("impala_agent/policy"))[0] - before

@@ -35,7 +35,7 @@ def dqn(door):
 
 def impala(door):
     return ImpalaAgent("CartPole-v1", ImpalaConfig(num_envs=N, num_steps=4, hidden=(8,),
-                                                   door=door)), "rollout", {"key": PRNGKey()}
+                                                   door=door)), "sample", {"key": PRNGKey()}
 
 
 def reweight(door):
@@ -49,13 +49,13 @@ def test_every_agent_calls_env_step_on_every_door(make, door):
     agent, api, spaces = make(door)
     apis = [api, "start"] if "start" in api_specs(type(agent)) else [api]
     graph = mg.build(agent, spaces, apis=apis)
-    caller, step = f"{agent.name}.{api}", f"{agent.name}/env.step"
+    caller, step = f"{agent.name}.{api}", f"{agent.name}/rollout/env.step"
     assert (caller, step) in graph.nx.edges, sorted(graph.nx.edges)
     edge = graph.nx.edges[caller, step]
     assert edge["kind"] == "call"
     assert str(edge["args"]["action"]) == "int32[2]"  # one action per environment
     assert str(edge["returns"]["obs"]) == "float32[2,4]"
-    assert f"{agent.name}/env.step" in graph.summary()
+    assert f"{agent.name}/rollout/env.step" in graph.summary()
 
 
 @pytest.mark.parametrize("make", [ppo, dqn, impala, reweight])
@@ -65,7 +65,7 @@ def test_the_observations_env_step_makes_flow_into_the_next_steps_action(make):
     agent, api, spaces = make("native")
     apis = [api, "start"] if "start" in api_specs(type(agent)) else [api]
     graph = mg.build(agent, spaces, apis=apis)
-    step = f"{agent.name}/env.step"
+    step = f"{agent.name}/rollout/env.step"
     consumers = {b: data for a, b, data in graph.nx.out_edges(step, data=True)
                  if data["kind"] == "data"}
     assert consumers, f"no data edge leaves {step}"

@@ -33,7 +33,7 @@ SMALL = SACConfig(hidden=(8,), batch_size=8, buffer_size=512, learning_starts=64
 
 def spaces(agent, eval_envs=2):
     return {"key": PRNGKey(), "iterations": Discrete(agent.config.iterations_per_call + 1),
-            "observation": Box((eval_envs, *agent.env.observation_space.shape))}
+            "observation": Box((eval_envs, *agent.rollout.env.observation_space.shape))}
 
 
 def lowered(agent):
@@ -55,7 +55,7 @@ def hopper():
 def test_the_graph_steps_the_environment_and_learns_from_the_replay(hopper):
     _, graph, _, _ = hopper
     edges = graph.nx.edges
-    for callee in ("env.step", "replay.insert", "replay.sample", "optimizer.step",
+    for callee in ("rollout/env.step", "replay.insert", "replay.sample", "optimizer.step",
                    "model/actor.sample_action"):
         assert ("sac_agent.train", f"sac_agent/{callee}") in edges, callee
     assert ("sac_agent/loss.loss", "sac_agent/model.log_alpha") in edges
@@ -66,7 +66,7 @@ def test_the_graph_steps_the_environment_and_learns_from_the_replay(hopper):
 def test_every_door_is_stepped_from_the_graph(door):
     agent = SACAgent("Pendulum-v1", dataclasses.replace(SMALL, door=door))
     graph = mg.build(agent, spaces(agent), apis=["start", "train"])  # a build, no compile
-    edge = graph.nx.edges["sac_agent.train", "sac_agent/env.step"]
+    edge = graph.nx.edges["sac_agent.train", "sac_agent/rollout/env.step"]
     assert str(edge["args"]["action"]) == "float32[1,1]"
     assert str(edge["returns"]["final_obs"]) == "float32[1,3]"
 

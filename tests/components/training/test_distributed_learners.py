@@ -56,7 +56,9 @@ def test_impala_learns_cartpole_in_one_process(tmp_path):
     ("impala", {"num_samplers": 0}, "num_samplers must be a positive int"),
     ("impala", {"runner": "spark"}, "unknown runner 'spark'"),
     ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
-    ("reweight", {"num_samplers": 3}, "num_paths=128 must divide evenly among 3 samplers"),
+    # on a cluster (an address) the samplers are not bound by this machine's cores
+    ("reweight", {"num_samplers": 3, "runner": "ray", "address": "auto"},
+     "num_paths=128 must divide evenly among 3 samplers"),
 ])
 def test_bad_distributed_settings_are_clear_errors(tmp_path, algo, options, message):
     config = resolve(algo).config_class()

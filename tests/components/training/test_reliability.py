@@ -19,7 +19,7 @@ from tensorboard_events import scalars
 
 import metagraph as mg
 from components.agents import PPOConfig
-from components.training import train, trainer
+from components.training import loop, train
 from components.training.algorithms import PPO
 from components.training.interrupts import deferred_interrupts
 from components.training.run_dir import RunDir
@@ -157,7 +157,7 @@ def test_a_stale_temporary_checkpoint_is_removed_by_the_next_save_and_load(tmp_p
 # ---- item 9: a diverging run ----------------------------------------------------------------
 def test_a_non_finite_loss_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_path,
                                                                             monkeypatch):
-    monkeypatch.setattr(trainer, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint after every call
+    monkeypatch.setattr(loop, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint after every call
     run = PPO.run
     calls = []
 
@@ -167,7 +167,7 @@ def test_a_non_finite_loss_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_
         return [{**row, "loss": float("nan")} for row in out] if len(calls) == 3 else out
 
     monkeypatch.setattr(PPO, "run", diverging)
-    with pytest.raises(trainer.NonFiniteError, match=r"iteration 2 has loss nan; the state of "
+    with pytest.raises(loop.NonFiniteError, match=r"iteration 2 has loss nan; the state of "
                                                      r"call 3 is not saved, .* after call 2"):
         train("CartPole-v1", tmp_path, "ppo", SMALL, steps=5 * STEPS_PER_CALL, progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
@@ -175,7 +175,7 @@ def test_a_non_finite_loss_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_
 
 
 def test_nan_in_the_state_is_never_saved(tmp_path, monkeypatch):
-    monkeypatch.setattr(trainer, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(loop, "CHECKPOINT_SECONDS", 0.0)
     run = PPO.run
     calls = []
 
@@ -189,7 +189,7 @@ def test_nan_in_the_state_is_never_saved(tmp_path, monkeypatch):
         return out
 
     monkeypatch.setattr(PPO, "run", poisoned)
-    with pytest.raises(trainer.NonFiniteError, match=r"NaN in the state"):
+    with pytest.raises(loop.NonFiniteError, match=r"NaN in the state"):
         train("CartPole-v1", tmp_path, "ppo", SMALL, steps=5 * STEPS_PER_CALL, progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
     assert meta["call"] == 1
@@ -200,8 +200,8 @@ def test_a_slow_checkpoint_is_written_less_often(tmp_path, monkeypatch):
     replay buffer) stretches the interval, so writing keeps to that share of the run."""
     from backends.xla import XlaExecutor
 
-    monkeypatch.setattr(trainer, "CHECKPOINT_SECONDS", 1e-6)  # else: after every call
-    monkeypatch.setattr(trainer, "CHECKPOINT_SHARE", 1e-6)    # one slow save: none again
+    monkeypatch.setattr(loop, "CHECKPOINT_SECONDS", 1e-6)  # else: after every call
+    monkeypatch.setattr(loop, "CHECKPOINT_SHARE", 1e-6)    # one slow save: none again
     saves = []
     save = XlaExecutor.save_checkpoint
 

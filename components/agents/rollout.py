@@ -1,0 +1,126 @@
+"""`Rollout`: the component that steps an agent's environments (RLgraph's `EnvironmentStepper`),
+and `Trajectory`, the typed record it returns (PureJaxRL's `Transition`, stacked over time).
+
+A rollout owns the environments (an `Environment` component, `rollout.env`) and what runs
+between two calls: the current observations and the return of every running episode, as
+component state. `run(act, key, steps)` steps every environment `steps` times inside one
+`mg.scan`, each step an `env.step` call (so the environment is a node of every agent's graph,
+whatever its door), with actions from `act(observations, key) -> (actions, extras)`; `extras`
+is whatever the policy wants back (log-probabilities, values), stacked like the rest.
+
+An episode counts as finished at the step that terminated or truncated it, whatever its return
+(0 and negative returns included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+import metagraph as mg
+
+Act = Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
+
+
+class Trajectory(NamedTuple):
+    """`steps` steps of `N` environments, time-major: every field but `last_observations` is
+    [steps, N, ...].
+
+    Attributes:
+        observations: what the environments showed before each step (as they returned it, not
+            preprocessed).
+        actions: the actions each step took (what `act` returned).
+        rewards: float32 rewards.
+        terminated: the episode ended in a terminal state at this step.
+        truncated: the episode was cut (time limit) at this step.
+        final_observations: the observation each step reached, before any auto-reset (the
+            next observation of the transition).
+        extras: the second output of `act` at each step (a pytree), e.g. log-probabilities.
+        episode_returns: the return of the episode that ended at this step, 0 where none did
+            (read it with `done`, never by comparing with 0).
+        last_observations: [N, ...] the observations after the last step (the next call's
+            first).
+    """
+
+    observations: jax.Array
+    actions: jax.Array
+    rewards: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    final_observations: jax.Array
+    extras: Any
+    episode_returns: jax.Array
+    last_observations: jax.Array
+
+    @property
+    def done(self) -> jax.Array:
+        """[steps, N] bool: an episode ended at this step (terminated or truncated)."""
+        return self.terminated | self.truncated
+
+    def episode_statistics(self) -> dict[str, jax.Array]:
+        """The finished episodes' statistics, as every agent reports them:
+        `episode_return_sum` and `episodes` (how many ended, whatever their returns)."""
+        return {"episode_return_sum": self.episode_returns.sum(),
+                "episodes": self.done.sum().astype(jnp.int32)}
+
+
+class Rollout(mg.Component):
+    """Steps `env` (an `Environment` component, or any component with its `reset(key)` and
+    `step(action)` APIs, `num_envs` and `observation_space`) and keeps its running episodes
+    (see the module docstring).
+
+    Args:
+        env: the environments.
+        name: the scope name (default "rollout").
+    """
+
+    def __init__(self, env: mg.Component, name: str | None = None):
+        super().__init__(name)
+        self.env = env
+
+    @property
+    def num_envs(self) -> int:
+        """How many environments each step drives."""
+        return self.env.num_envs
+
+    def _running(self) -> tuple[jax.Array, jax.Array]:
+        """The current observations and the returns of the running episodes (state)."""
+        n, shape = self.num_envs, self.env.observation_space.shape
+        return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
+                self.get_state("episode_return", jnp.zeros((n,), jnp.float32)))
+
+    @mg.api
+    def reset(self, key):
+        """Reset every environment (from `key`) and forget the running episodes; returns the
+        first observations."""
+        self._running()
+        obs = self.env.reset(key)
+        self.set_state("obs", obs)
+        self.set_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32))
+        return obs
+
+    def run(self, act: Act, key: jax.Array, steps: int) -> Trajectory:
+        """`steps` steps of every environment, continuing their episodes, with actions from
+        `act(observations, key) -> (actions, extras)` (one key per step, split from `key`).
+        A method, not an API (it takes a function); the `env.step` calls it makes are
+        recorded in the graph under the caller's API."""
+        obs, episode_return = self._running()
+
+        def step(carry, step_key):
+            obs, episode_return = carry
+            action, extras = act(obs, step_key)
+            out = self.env.step(action)
+            done = out["terminated"] | out["truncated"]
+            episode_return = episode_return + out["reward"]
+            record = (obs, action, out["reward"], out["terminated"], out["truncated"],
+                      out["final_obs"], extras, jnp.where(done, episode_return, 0.0))
+            return (out["obs"], jnp.where(done, 0.0, episode_return)), record
+
+        (last, episode_return), record = mg.scan(step, (obs, episode_return),
+                                                 jax.random.split(key, steps))
+        self.set_state("obs", last)
+        self.set_state("episode_return", episode_return)
+        return Trajectory(*record, last_observations=last)

@@ -1,0 +1,126 @@
+"""`Rollout` alone: it steps its environments through their `step` API, continues episodes
+across calls, returns a typed `Trajectory`, and counts every finished episode whatever its
+return, 0 and negative ones included (the old count, `finished != 0`, lost episodes whose
+return was exactly 0). Compared with a plain Python loop over the same environments."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import metagraph as mg
+from components.agents import Rollout, Trajectory
+from metagraph.spaces import Box, PRNGKey
+from metagraph.testing import ComponentTest
+
+# environment i's episodes last LENGTHS[i] steps; step t of an episode pays REWARDS[i][t]
+LENGTHS = np.array([2, 3, 2, 1])
+REWARDS = np.array([[0.0, 0.0, 0.0],     # return 0
+                    [-1.0, -1.0, -1.0],  # return -3
+                    [1.0, -1.0, 0.0],    # return 0, not 0 on the way
+                    [-0.5, 0.0, 0.0]],   # return -0.5, one step
+                   np.float32)
+N = len(LENGTHS)
+
+
+class Countdown(mg.Component):
+    """N scripted environments (see LENGTHS, REWARDS): the observation is the step count; the
+    last step of an episode terminates it (environment 1's is truncated instead)."""
+
+    num_envs = N
+    observation_space = Box((1,))
+
+    def _t(self):
+        return self.get_state("t", jnp.zeros((N,), jnp.int32))
+
+    @mg.api
+    def reset(self, key):
+        self._t()
+        self.set_state("t", jnp.zeros((N,), jnp.int32))
+        return jnp.zeros((N, 1), jnp.float32)
+
+    @mg.api
+    def step(self, action):
+        t = self._t()
+        reward = jnp.asarray(REWARDS)[jnp.arange(N), t]
+        done = t + 1 >= jnp.asarray(LENGTHS)
+        truncated = done & (jnp.arange(N) == 1)
+        following = jnp.where(done, 0, t + 1)
+        self.set_state("t", following)
+        return {"obs": following[:, None].astype(jnp.float32), "reward": reward,
+                "terminated": done & ~truncated, "truncated": truncated,
+                "final_obs": (t + 1)[:, None].astype(jnp.float32)}
+
+
+class Stepper(mg.Component):
+    """A root over a rollout: `collect(key)` runs STEPS steps with the action 7 everywhere."""
+
+    def __init__(self, steps):
+        super().__init__()
+        self.rollout = Rollout(Countdown())
+        self.steps = steps
+
+    @mg.api
+    def start(self, key):
+        return self.rollout.reset(key)
+
+    @mg.api
+    def collect(self, key):
+        trajectory = self.rollout.run(
+            lambda obs, k: (jnp.full((N,), 7, jnp.int32), {"seen": obs * 2.0}), key,
+            self.steps)
+        return {**trajectory._asdict(), **trajectory.episode_statistics(),
+                "done": trajectory.done}
+
+
+def reference(steps, calls):
+    """A plain loop: per call, the finished episodes' count and return sum."""
+    t, running, stats = np.zeros(N, int), np.zeros(N), []
+    for _ in range(calls):
+        count, total = 0, 0.0
+        for _ in range(steps):
+            running += REWARDS[np.arange(N), t]
+            t += 1
+            done = t >= LENGTHS
+            count += int(done.sum())
+            total += float(running[done].sum())
+            running[done], t[done] = 0.0, 0
+        stats.append((count, total))
+    return stats
+
+
+def test_every_finished_episode_counts_whatever_its_return():
+    test = ComponentTest(Stepper(steps=5), {"key": PRNGKey()})
+    key = np.asarray(jax.random.PRNGKey(0))
+    test.start(key)
+    expected = reference(5, 3)
+    for count, total in expected:  # episodes continue across calls
+        out = test.collect(key)
+        assert int(out["episodes"]) == count
+        np.testing.assert_allclose(out["episode_return_sum"], total, atol=1e-6)
+    # in 15 steps environments 0, 1, 2, 3 end 7, 5, 7, 15 episodes; the 14 of environments 0
+    # and 2 have return 0, and were the ones `finished != 0` lost
+    assert sum(count for count, _ in expected) == 7 + 5 + 7 + 15
+
+
+def test_the_trajectory_is_typed_and_time_major():
+    test = ComponentTest(Stepper(steps=4), {"key": PRNGKey()})
+    test.start(np.asarray(jax.random.PRNGKey(0)))
+    out = test.collect(np.asarray(jax.random.PRNGKey(1)))
+    assert set(Trajectory._fields) <= set(out)
+    assert out["observations"].shape == (4, N, 1) and out["rewards"].shape == (4, N)
+    assert out["last_observations"].shape == (N, 1)
+    np.testing.assert_array_equal(out["actions"], np.full((4, N), 7))
+    np.testing.assert_array_equal(out["extras"]["seen"], 2.0 * out["observations"])
+    # environment 1 is truncated at its third step, never terminated
+    assert out["truncated"][2, 1] and not out["terminated"][:, 1].any()
+    np.testing.assert_array_equal(out["done"], out["terminated"] | out["truncated"])
+    # the step that ends an episode records its final observation and its return
+    np.testing.assert_array_equal(out["final_observations"][1, :, 0], [2, 2, 2, 1])
+    np.testing.assert_allclose(out["episode_returns"][:, 1], [0.0, 0.0, -3.0, 0.0])
+    np.testing.assert_allclose(out["episode_returns"][:, 3], [-0.5] * 4)
+
+
+def test_the_environment_is_a_node_under_the_rollout():
+    graph = mg.build(Stepper(steps=2), {"key": PRNGKey()})
+    assert ("stepper.collect", "stepper/rollout/env.step") in graph.nx.edges
+    assert ("stepper.start", "stepper/rollout.reset") in graph.nx.edges
