@@ -261,6 +261,7 @@ def test_the_ctrl_c_handler_is_restored_when_the_previous_wakeup_fd_closed_meanw
 
     from components.training.interrupts import deferred_interrupts
 
+    before = signal.getsignal(signal.SIGINT)
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
     signal.set_wakeup_fd(write_fd)
@@ -268,6 +269,6 @@ def test_the_ctrl_c_handler_is_restored_when_the_previous_wakeup_fd_closed_meanw
         with deferred_interrupts():
             os.close(write_fd)
             os.close(read_fd)
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is before
     finally:
         signal.set_wakeup_fd(-1)
