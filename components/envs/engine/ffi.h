@@ -26,6 +26,19 @@ using ActionBuffer = std::conditional_t<Traits<Task>::kDiscrete, ffi::Buffer<ffi
 
 inline bool aligned8(const void* p) { return reinterpret_cast<uintptr_t>(p) % 8 == 0; }
 
+// The n of a state uint32[..., w, n, 2], or 0 when the buffer is not of that shape.
+inline int64_t block_envs(const ffi::Buffer<ffi::U32>& state, int64_t w) {
+  const auto dims = state.dimensions();
+  const size_t rank = dims.size();
+  if (rank < 3 || dims[rank - 1] != 2 || dims[rank - 3] != w || dims[rank - 2] < 1) return 0;
+  return dims[rank - 2];
+}
+
+inline ffi::Error not_a_state(const std::string& where, int64_t w) {
+  return ffi::Error::InvalidArgument(where + ": the state is not uint32[..., " +
+                                     std::to_string(w) + ", n, 2]");
+}
+
 // key: uint32[G, 2] (G >= 1); state: uint32[G, W, n, 2]; obs: float32[G, n, O]. Environment j
 // of block g draws from the stream of (key g, j), as environment j of a host pool seeded with
 // that key's 64 bits.
@@ -80,13 +93,9 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   const int64_t o = task.obs_dim();
   const int64_t dim = T::action_dim(task);
   const int64_t e = T::extras_dim(task);
-  const auto dims = state_in.dimensions();
-  const size_t rank = dims.size();
   const size_t words = state_in.element_count();
-  if (rank < 3 || dims[rank - 1] != 2 || dims[rank - 3] != w || dims[rank - 2] < 1)
-    return ffi::Error::InvalidArgument(task.id() + " step: the state is not uint32[..., " +
-                                       std::to_string(w) + ", n, 2]");
-  const int64_t n = dims[rank - 2];
+  const int64_t n = block_envs(state_in, w);
+  if (n == 0) return not_a_state(task.id() + " step", w);
   const int64_t total = static_cast<int64_t>(words / (w * 2));
   if (words != static_cast<size_t>(total * w * 2) || state_out->element_count() != words ||
       action.element_count() != static_cast<size_t>(total * dim) ||
@@ -163,12 +172,8 @@ ffi::Error ffi_legal(ffi::Buffer<ffi::U32> state, ffi::ResultBuffer<ffi::PRED> m
   } else {
     const int64_t w = Batch<Task>::rows(task);
     const int64_t a = task.num_actions();
-    const auto dims = state.dimensions();
-    const size_t rank = dims.size();
-    if (rank < 3 || dims[rank - 1] != 2 || dims[rank - 3] != w || dims[rank - 2] < 1)
-      return ffi::Error::InvalidArgument(task.id() + " legal: the state is not uint32[..., " +
-                                         std::to_string(w) + ", n, 2]");
-    const int64_t n = dims[rank - 2];
+    const int64_t n = block_envs(state, w);
+    if (n == 0) return not_a_state(task.id() + " legal", w);
     const int64_t total = static_cast<int64_t>(state.element_count() / (w * 2));
     if (mask->element_count() != static_cast<size_t>(total * a))
       return ffi::Error::InvalidArgument(task.id() + " legal: inconsistent buffer sizes");
