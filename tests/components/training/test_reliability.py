@@ -31,7 +31,16 @@ STEPS_PER_CALL = SMALL.num_envs * SMALL.num_steps
 
 
 # ---- item 4: Ctrl-C ----------------------------------------------------------------------------
-def test_ctrl_c_is_held_back_until_the_block_ends_then_raised_once():
+@pytest.fixture
+def ctrl_c_reaches_python():
+    """Python's own SIGINT handler for the test, as in an interactive run: a shell's
+    background job (CI launched with `&`) starts with Ctrl-C ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_is_held_back_until_the_block_ends_then_raised_once(ctrl_c_reaches_python):
     done = []
     with pytest.raises(KeyboardInterrupt), deferred_interrupts() as interrupts:
         os.kill(os.getpid(), signal.SIGINT)
