@@ -98,7 +98,7 @@ def test_every_component_and_api_offline_without_errors(browser, ppo):
     for node in apis + ["input"]:
         assert page.count(api(node)) == 1, node
     # calls solid, data dashed: env.step's observation goes into policy.value
-    data = ('.mg-edge.mg-data[data-source="ppo_agent/env.step"]'
+    data = ('.mg-edge.mg-data[data-source="ppo_agent/rollout/env.step"]'
             '[data-target="ppo_agent/policy.value"]')
     assert page.count(data) == 1
     dashes = page.page.eval_on_selector(data, "e => getComputedStyle(e).strokeDasharray")
@@ -153,7 +153,7 @@ def test_an_api_shows_source_and_highlights_its_reach(browser, ppo):
     lit = set(page.page.eval_on_selector_all(
         ".mg-api.mg-reach", "els => els.map(e => e.dataset.id)"))
     assert lit == reached
-    assert page.count(api("ppo_agent/env.step") + ".mg-dim") == 1
+    assert page.count(api("ppo_agent/rollout/env.step") + ".mg-dim") == 1
     page.page.fill("#mg-search", "value_net")
     assert page.count(component("ppo_agent/policy/value_network") + ".mg-match") == 1
     assert page.page.inner_text("#mg-count") == "2 found"  # the component and its API
