@@ -258,7 +258,7 @@
       var fill = FILLS[Math.min(c.depth, FILLS.length - 1)];
       parts.push('<g class="mg-component' + (closed ? " mg-collapsed" : "") + '" data-id="' + esc(c.id) + '">' +
         '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="8" fill="' + fill + '"/></g>');
-      toggles.push('<g class="mg-title" data-id="' + esc(c.id) + '"><rect x="' + (h.x + 1.5) + '" y="' + (h.y + 1.5) + '" width="' + (h.w - 3) + '" height="' + (HEAD - 3) + '" rx="7" fill="' + fill + '"/>' +
+      toggles.push('<g class="mg-heading" data-id="' + esc(c.id) + '"><rect x="' + (h.x + 1.5) + '" y="' + (h.y + 1.5) + '" width="' + (h.w - 3) + '" height="' + (HEAD - 3) + '" rx="7" fill="' + fill + '"/>' +
         '<text class="mg-name" x="' + (h.x + 30) + '" y="' + (h.y + 17) + '">' + esc(c.name) + '</text>' +
         '<text class="mg-meta" x="' + (h.x + PAD) + '" y="' + (h.y + 32) + '">' + esc(meta(c)) + '</text></g>' +
         '<rect class="mg-head" x="' + h.x + '" y="' + h.y + '" width="' + h.w + '" height="' + HEAD + '" rx="8" data-id="' + esc(c.id) + '"/>');
@@ -308,10 +308,9 @@
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
   }
   function placeLabels() {  // a label that would cover another, an API or a title is thinned
-    if (!show.labels) return [];
-    var taken = [];
+    var taken = [];  // with labels off, the faulty edge's still shows
     Object.keys(boxes).forEach(function (id) { taken.push(apis[id] ? boxes[id] : title(id)); });
-    var placed = drawnEdges.filter(function (e) { return labelLines(e).length; }).map(function (e) {
+    var placed = drawnEdges.filter(function (e) { return (show.labels || e.error) && labelLines(e).length; }).map(function (e) {
       var lines = labelLines(e), font = e.error ? LABEL_ERROR : LABEL, step = e.error ? 15 : 13;
       var w = lines.reduce(function (m, l) { return Math.max(m, textW(l, font)); }, 0) + 4, h = lines.length * step;
       return { edge: e, lines: lines, box: { x: e.mid.x - w / 2, y: e.mid.y - h / 2, w: w, h: h } };
