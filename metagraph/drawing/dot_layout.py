@@ -21,8 +21,8 @@ from typing import Any
 import graphviz
 
 from metagraph.drawing import views
+from metagraph.drawing.dot import have_graphviz
 from metagraph.drawing.model import Drawing
-from metagraph.drawing.render import have_graphviz
 from metagraph.state_info import bytes_text
 
 DPI = 72.0
