@@ -14,6 +14,7 @@ points with y up; the explorer's are pixels with y down (12 px text is 12 pt her
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,7 +31,7 @@ API_HEIGHT = 22  # px, the explorer's API box (PILL_H)
 HEAD = 38  # px, the explorer's component title (HEAD)
 MOST_ITEMS = 400  # boxes and edges in one view; past this the explorer packs rows itself
 TIMEOUT = 30  # seconds for one view
-WORKERS = 4
+WORKERS = min(4, os.cpu_count() or 1)
 SCREEN = (1000, 700)  # px: the explorer's drawing area on a laptop, beside its panel
 
 
