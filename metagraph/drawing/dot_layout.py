@@ -49,9 +49,8 @@ def _title(drawing: Drawing, scope: str) -> str:
     return f"{scope.rsplit('/', 1)[-1]}\n{' · '.join(meta)}"
 
 
-def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> tuple[str, int]:
-    """The DOT text of one view, ranks running `rankdir` ("LR" or "TB"), and how many boxes and
-    edges it has."""
+def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> str:
+    """The DOT text of one view, ranks running `rankdir` ("LR" or "TB")."""
     open_scopes, closed, apis = views.boxes(drawing, opened)
     dot = graphviz.Digraph("view", graph_attr={
         "rankdir": rankdir, "fontname": "Helvetica", "fontsize": "12",
@@ -77,17 +76,21 @@ def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> tuple[str, 
                     add_cluster(child.scope, sub)
 
     add_cluster(None, dot)
-    drawn = views.edges(drawing, opened)
-    for edge in drawn:
+    for edge in views.edges(drawing, opened):
         # a little larger than the explorer draws them, for room around the curves
         dot.edge(edge.source, edge.target, label="\n".join(edge.label()), id=edge.key,
                  fontsize="14" if edge.error else "11")
-    return dot.source, len(apis) + len(open_scopes) + len(closed) + len(drawn)
+    return dot.source
 
 
-def _points(pos: str, height: float) -> tuple[str, list[float] | None]:
+def _items(drawing: Drawing, opened: set[str]) -> int:
+    """How many boxes and edges a view draws."""
+    return sum(map(len, views.boxes(drawing, opened))) + len(views.edges(drawing, opened))
+
+
+def _path(pos: str, height: float) -> str:
     """An edge's `pos` (`e,x,y x0,y0 x1,y1 ...`, a cubic B-spline) as an SVG path in the
-    explorer's coordinates, ending at the arrow's tip; and the tip."""
+    explorer's coordinates (`height` flips y), ending at the arrow's tip."""
     tip = None
     points = []
     for item in pos.split():
@@ -102,7 +105,7 @@ def _points(pos: str, height: float) -> tuple[str, list[float] | None]:
         path += f" C{x1:.1f},{y1:.1f} {x2:.1f},{y2:.1f} {x3:.1f},{y3:.1f}"
     if tip is not None:
         path += f" L{tip[0]:.1f},{tip[1]:.1f}"
-    return path, tip
+    return path
 
 
 def _layout(result: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +115,6 @@ def _layout(result: dict[str, Any]) -> dict[str, Any]:
     x0, y0, x1, y1 = (float(v) for v in result["bb"].split(","))
     height = y1
     boxes: dict[str, list[float]] = {}
-    names: dict[int, str] = {}
     for obj in result.get("objects", []):
         if "bb" in obj and obj["name"].startswith("cluster_"):
             a, b, c, d = (float(v) for v in obj["bb"].split(","))
@@ -121,10 +123,11 @@ def _layout(result: dict[str, Any]) -> dict[str, Any]:
             x, y = (float(v) for v in obj["pos"].split(","))
             w, h = float(obj["width"]) * DPI, float(obj["height"]) * DPI
             boxes[obj["name"]] = [x - w / 2, height - y - h / 2, w, h]
-            names[obj["_gvid"]] = obj["name"]
     edges = {}
     for edge in result.get("edges", []):
-        path, _ = _points(edge["pos"], height)
+        if "id" not in edge or "pos" not in edge:
+            continue  # not routed: the explorer draws its own curve
+        path = _path(edge["pos"], height)
         label = None
         if "lp" in edge:
             x, y = (float(v) for v in edge["lp"].split(","))
@@ -141,16 +144,15 @@ def layouts(drawing: Drawing, opened: list[set[str]]) -> dict[str, dict[str, Any
     on a screen (`SCREEN`)."""
     if not have_graphviz():
         return {}
-    sized = [(view, view_source(drawing, view, "LR")[1]) for view in opened]
-    wanted = [view for view, items in sized if items <= MOST_ITEMS]
+    wanted = [view for view in opened if _items(drawing, view) <= MOST_ITEMS]
     if not wanted:
         return {}
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         first = dict(zip(("LR", "TB"), pool.map(
-            lambda rankdir: _run_dot(view_source(drawing, wanted[0], rankdir)[0]),
+            lambda rankdir: _run_dot(view_source(drawing, wanted[0], rankdir)),
             ("LR", "TB")), strict=True))
         rankdir = max(first, key=lambda r: _screen_scale(first[r]))
-        rest = list(pool.map(lambda view: _run_dot(view_source(drawing, view, rankdir)[0]),
+        rest = list(pool.map(lambda view: _run_dot(view_source(drawing, view, rankdir)),
                              wanted[1:]))
     results = [first[rankdir], *rest]
     return {views.key(view): _layout(result)

@@ -63,7 +63,7 @@ def explorer_data(drawing: Drawing) -> dict[str, Any]:
               "color": e.color, "error": e.error, "details": e.details}
              for e in drawing.edges]
     opened = views.initial_open(drawing)
-    return {"title": drawing.title, "depth": drawing.depth, "components": components,
+    return {"title": drawing.title, "components": components,
             "apis": apis, "edges": edges, "open": sorted(opened),
             "layouts": dot_layout.layouts(drawing, views.candidates(drawing, opened))}
 
