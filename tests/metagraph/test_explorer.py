@@ -308,6 +308,10 @@ def test_the_faulty_call_and_its_spaces_are_never_hidden(browser, error_page):
         assert overlapping(labels) == []
         for node in ("misfit_agent.act", "misfit_agent/head.score"):
             assert page.page.is_visible(api(node))
+        assert page.page.evaluate("""() => {  // drawn last: no title or toggle covers it
+            const label = document.querySelector('.mg-label.mg-error');
+            return [...document.querySelectorAll('.mg-heading, .mg-toggle, .mg-api')].every(
+                e => e.compareDocumentPosition(label) & Node.DOCUMENT_POSITION_FOLLOWING); }""")
         page.page.click("#mg-collapse")
         page.page.click("#mg-expand")
     page.page.uncheck("#mg-show-labels")  # the faulty edge's label stays even then

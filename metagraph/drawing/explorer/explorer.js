@@ -284,13 +284,14 @@
         '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="' + (id === "input" ? 11 : 5) + '"/>' +
         '<text x="' + (b.x + PILL_PAD) + '" y="' + (b.y + 15.5) + '">' + esc(a.name) + '</text></g>');
     });
+    var faulty = [];  // the faulty edge's label goes above everything, titles included
     placeLabels().forEach(function (p) {
       var e = p.edge, step = e.error ? 15 : 13, y0 = e.mid.y - (p.lines.length - 1) * step / 2 + 4;
-      parts.push('<text class="mg-label' + (e.error ? " mg-error" : "") + (p.shown ? "" : " mg-thinned") +
+      (e.error ? faulty : parts).push('<text class="mg-label' + (e.error ? " mg-error" : "") + (p.shown ? "" : " mg-thinned") +
         '" data-key="' + esc(e.key) + '" text-anchor="middle" fill="' + e.color + '">' +
         p.lines.map(function (l, i) { return '<tspan x="' + e.mid.x.toFixed(1) + '" y="' + (y0 + i * step).toFixed(1) + '">' + esc(l) + '</tspan>'; }).join("") + '</text>');
     });
-    viewG.innerHTML = parts.join("") + toggles.join("");
+    viewG.innerHTML = parts.join("") + toggles.join("") + faulty.join("");
     paintClasses();
     applyView();
   }
