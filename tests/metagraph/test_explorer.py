@@ -292,6 +292,14 @@ def test_positions_come_from_dot(browser, ppo):
     for node, cx, cy in drawn:
         x, y, w, h = placed[node]
         assert abs(cx - (x + w / 2)) < 0.5 and abs(cy - (y + h / 2)) < 0.5, node
+    # dot kept room for every title: no API lies under one
+    assert page.page.evaluate("""() => {
+        const box = e => e.getBoundingClientRect();
+        const cross = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 &&
+                                a.top < b.bottom - 1 && b.top < a.bottom - 1;
+        const titles = [...document.querySelectorAll('.mg-heading rect')].map(box);
+        return [...document.querySelectorAll('.mg-api rect')].map(box)
+            .every(a => titles.every(t => !cross(a, t))); }""")
     # folding a component shows dot's layout of that view too; the edges follow dot's curves
     page.page.click('.mg-toggle[data-id="ppo_agent/policy"]')
     assert drawn_layout(page) == "dot"
