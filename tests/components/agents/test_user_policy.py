@@ -5,6 +5,7 @@ PPO with a user's `Policy(space)` starts from the very parameters of PPO's defau
 torso keeps the rest of them, and a setting the user gave is kept. `set_defaults` refuses
 unknown settings and a policy already built."""
 
+import jax
 import numpy as np
 import pytest
 from jax.flatten_util import ravel_pytree
@@ -51,6 +52,7 @@ def test_a_users_policy_takes_the_configs_settings():
     log_std = default["ppo_agent/policy"]["log_std"]
     np.testing.assert_array_equal(log_std, np.full(1, -0.7, np.float32))
     assert not given.policy.distribution.squash  # PPO's Gaussian, not Policy's tanh default
+    assert given.policy.torso.activation is jax.nn.relu  # the config's activation
 
 
 def test_a_custom_torso_keeps_the_rest_of_the_configs_settings():
@@ -63,7 +65,7 @@ def test_a_custom_torso_keeps_the_rest_of_the_configs_settings():
     assert "ppo_agent/policy/torso" in got
     for scope in ("ppo_agent/policy", "ppo_agent/policy/value_network"):
         assert_same_state({scope: got[scope]}, {scope: default[scope]})
-    assert agent.policy.value_network.activation is not MLP([1]).activation  # relu, not tanh
+    assert agent.policy.value_network.activation is jax.nn.relu  # the config's, not tanh
 
 
 def test_a_setting_the_user_gives_is_kept():
