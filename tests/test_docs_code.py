@@ -86,11 +86,11 @@ def test_writing_an_algorithm_commands_run(tmp_path):
         subprocess.run([sys.executable, "-m", "components.training.cli",
                         *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
                        capture_output=True, timeout=600)
-    rows = [json.loads(line)
-            for line in (tmp_path / "runs" / "a2c-wide" / "metrics.jsonl").read_text().splitlines()]
+    relu = tmp_path / "runs" / "relu"
+    rows = [json.loads(line) for line in (relu / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["env_steps"] == 4096
-    saved = json.loads((tmp_path / "runs" / "a2c-wide" / "config.json").read_text())
-    assert saved["config"]["hidden"] == [64, 64]
+    saved = json.loads((relu / "config.json").read_text())
+    assert saved["algo"].endswith("my_a2c.py:ReluA2C") and saved["config"]["hidden"] == [64, 64]
 
 
 def after_training_section() -> str:
