@@ -14,7 +14,7 @@ loop and `environment.step` is a node of its graph:
 - "native": the C++ core through the XLA FFI; the environments' state is component state, so
   policy and environment lower into one executable; `num_threads` C++ threads step inside it;
 - "jax": the pure-JAX twin, same, on any device (MJX for the MuJoCo tasks:
-  `pip install 'metagraph-rl[mjx]'`);
+  `pip install -e ".[mjx]"`);
 - "host": the threaded native pool (`components.envs.make`, `num_threads` C++ threads),
   reached from the program through ordered `io_callback`s; its state lives in the pool;
 - "gymnasium": any Gymnasium environment id (`gymnasium.make_vec`, same-step auto-reset),

@@ -31,7 +31,7 @@ from examples.draw_graphs import (  # noqa: E402
 )
 
 playwright = pytest.importorskip(
-    "playwright.sync_api", reason="the browser tests need Playwright: pip install -e '.[test]'")
+    "playwright.sync_api", reason="the browser tests need Playwright: pip install -e \".[test]\"")
 BROWSER = chromium()
 pytestmark = pytest.mark.skipif(
     BROWSER is None, reason="no Chromium found (apt-get install chromium, or set "
