@@ -11,6 +11,7 @@ environment step is `frame_skip` MuJoCo steps; compile time is not counted.
     python bench/mujoco_throughput.py                       # HalfCheetah-v5, threads 1 and 2
     python bench/mujoco_throughput.py --env Hopper-v5 --seconds 2
     python bench/mujoco_throughput.py --only policy         # contenders whose name has "policy"
+    python bench/mujoco_throughput.py --sizes 64 --only "host pool, 1" bare --repeats 5  # per core
 """
 
 from __future__ import annotations
@@ -307,7 +308,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
     parser.add_argument("--repeats", type=int, default=3,
                         help="round-robin runs of every contender; the best is kept")
-    parser.add_argument("--only", default="", help="run the contenders whose name has this")
+    parser.add_argument("--only", nargs="+", default=[""],
+                        help="run the contenders whose name has any of these")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # run one contender in this process
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -317,7 +319,7 @@ def main() -> None:
         except Unavailable as error:
             print(json.dumps(str(error)))
         return
-    names = [name for name in CONTENDERS if args.only in name]
+    names = [name for name in CONTENDERS if any(part in name for part in args.only)]
     best: dict[tuple[str, int], float | str] = {}
     # Round-robin repeats, each contender in a fresh process every time, the best kept: load
     # on a shared machine only ever slows a run down, and interleaving spreads it over everyone.
