@@ -71,19 +71,24 @@ class Seeds(Transform):
         self.count = positive_int(count, "backends.xla.Seeds: count")
 
     def pure(self, fn: Callable) -> Callable:
+        """`fn` vmapped over the leading seed axis of the state and of every input."""
         return jax.vmap(fn)
 
     def state_spec(self, graph: MetaGraph) -> State:
+        """The graph's abstract state stacked on a leading axis of `count`."""
         return graph.state_spec_for(self.count)
 
     def initial_state(self, graph: MetaGraph, seed: int) -> State:
+        """`count` initial states, copy k from seed `seed + k`, stacked."""
         return graph.init_state(seed, seeds=self.count)
 
     def abstract_inputs(self, inputs: tuple) -> tuple:
+        """Every input with a leading axis of `count`."""
         return jax.tree.map(lambda s: jax.ShapeDtypeStruct((self.count, *s.shape), s.dtype),
                             inputs)
 
     def input_checker(self, checker: Any) -> Any:
+        """Checks that every input has the seed axis, then each seed's slice as one call's."""
         return SeededInputChecker(checker, self.count)
 
     def __repr__(self) -> str:
@@ -98,6 +103,8 @@ class SeededInputChecker:
         self.checker, self.seeds = checker, seeds
 
     def __call__(self, args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, tuple]:
+        """The bound inputs and their signature, as `InputChecker` returns them; SpaceError
+        for an input without the seed axis."""
         leaves = jax.tree.leaves((args, kwargs))
         for leaf in leaves:
             if np.shape(leaf)[:1] != (self.seeds,):
