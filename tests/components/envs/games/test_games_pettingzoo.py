@@ -1,7 +1,8 @@
 """The games as PettingZoo AEC environments (`pettingzoo_env.GameEnv`): PettingZoo's own
-`api_test` passes for each, Connect Four plays as PettingZoo's `connect_four_v3` does (the same
+`api_test` passes for each; Connect Four plays as PettingZoo's `connect_four_v3` does (the same
 observations for both agents, action masks, rewards and terminations at every step of random
-games; once a game is over it lists no legal action, as OpenSpiel), and an illegal action raises the engine's error with nothing changed."""
+games; once a game is over it lists no legal action, as OpenSpiel); an illegal action raises
+the engine's error with nothing changed."""
 
 import numpy as np
 import pytest
