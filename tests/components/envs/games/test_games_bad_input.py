@@ -1,0 +1,99 @@
+"""Bad input to the board games: an illegal move (a full column, an occupied cell, a stone that
+turns nothing over, a pass while a move exists) is refused on the host pool, the in-graph door
+and the self-play interface with the engine's message and every state intact; a physical
+state that is no position of the game (a floating stone, stone counts that do not match the
+player to move, a cell value that is no player) or whose game is over has no legal action and
+its step is refused."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import components.envs as envs
+from components.envs.games.self_play import SelfPlay
+
+N = 4
+
+
+def connect_four_board(columns: dict[int, list[int]], to_move: float) -> np.ndarray:
+    """A physical state: each column's stones from the bottom, by owner."""
+    cells = -np.ones((6, 7))
+    for col, stones in columns.items():
+        for height, owner in enumerate(stones):
+            cells[5 - height, col] = owner
+    return np.append(cells.reshape(-1), to_move)
+
+
+FULL_COLUMN_0 = connect_four_board({0: [0, 1, 0, 1, 0, 1]}, 0)
+
+
+def with_cell(physics: np.ndarray, row: int, col: int, value: float) -> np.ndarray:
+    out = physics.copy()
+    out[row * 7 + col] = value
+    return out
+
+
+@pytest.mark.parametrize("env_id, physics, action, legal", [
+    ("ConnectFour-v0", FULL_COLUMN_0, 0, 3),
+    ("Othello-v0", None, 64, 19),  # a pass at the start, where black has four moves
+    ("Othello-v0", None, 0, 19),   # a corner that outflanks nothing
+    ("Hex-v0", None, 60, 3),       # the centre, taken below by player 0's first move
+])
+def test_an_illegal_move_is_refused_on_every_door_with_every_state_intact(env_id, physics,
+                                                                           action, legal):
+    pool = envs.make(env_id, N, seed=0, num_threads=2)
+    if physics is not None:
+        pool.reset(options={"state": physics})
+    elif env_id == "Hex-v0":
+        pool.step(np.full(N, 60, np.int32))
+    before = pool.records()
+    message = rf"^{env_id}: action {action} at index 2 is not legal in its state$"
+    actions = np.full(N, legal, np.int32)
+    actions[2] = action
+    with pytest.raises(ValueError, match=message):
+        pool.step(actions)
+    np.testing.assert_array_equal(pool.records(), before)
+    assert not pool.legal_mask()[2, action]
+
+    door = envs.make_functional(env_id, num_threads=1)
+    state = jnp.asarray(door.state_from_physical(pool.physical_state()))
+    with pytest.raises(Exception, match=message[1:-1]):
+        jax.block_until_ready(jax.jit(door.step)(state, jnp.asarray(actions)))
+    np.testing.assert_array_equal(door.physical_state(state), pool.physical_state())
+
+    games = SelfPlay(env_id, num_threads=1)
+    game_state = games.init(jax.random.PRNGKey(0), N)._replace(env_state=state)
+    with pytest.raises(Exception, match=message[1:-1]):
+        jax.block_until_ready(games.step(game_state, jnp.asarray(actions)))
+
+
+@pytest.mark.parametrize("what, physics", [
+    ("a floating stone", with_cell(connect_four_board({}, 1), 3, 2, 0)),
+    ("stone counts that do not match the player to move", connect_four_board({0: [0, 1]}, 1)),
+    ("a cell value that is no player", with_cell(connect_four_board({0: [0]}, 1), 5, 3, 2)),
+    ("a player to move that is no player", connect_four_board({}, 0.5)),
+    ("a game already won", connect_four_board({0: [0, 0, 0, 0], 1: [1, 1, 1]}, 1)),
+])
+def test_a_position_that_cannot_be_played_has_no_legal_move_and_is_refused(what, physics):
+    pool = envs.make("ConnectFour-v0", N, seed=0, num_threads=1)
+    rows = np.tile(connect_four_board({}, 0), (N, 1))
+    rows[1] = physics
+    pool.reset(options={"state": rows})
+    mask = pool.legal_mask()
+    assert not mask[1].any(), what
+    assert mask[[0, 2, 3]].all()
+    with pytest.raises(ValueError, match=r"^ConnectFour-v0 step: environment 1 has a non-finite "
+                                         r"or invalid state"):
+        pool.step(np.zeros(N, np.int32))
+    door = envs.make_functional("ConnectFour-v0", num_threads=1)
+    state = jnp.asarray(door.state_from_physical(rows))
+    assert not np.asarray(door.legal_mask(state))[1].any()
+    with pytest.raises(Exception, match="environment 1 has a non-finite or invalid state"):
+        jax.block_until_ready(door.step(state, jnp.zeros(N, jnp.int32)))
+
+
+def test_self_play_refuses_what_is_no_two_player_game():
+    with pytest.raises(ValueError, match=r"^SelfPlay: 'CartPole-v1' is not a two-player game; "
+                                         r"games: \['ConnectFour-v0', 'Othello-v0', 'Hex-v0'\]"):
+        SelfPlay("CartPole-v1")
