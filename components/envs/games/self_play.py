@@ -63,7 +63,9 @@ class SelfPlay:
 
     env_id: str
     num_threads: int | None = None
-    door: InGraphEnv = dataclasses.field(init=False, repr=False)  # steps the games
+    # The in-graph door that steps the games (a SelfPlay hashes by its id and threads: a static
+    # argument of jax.jit).
+    door: InGraphEnv = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not is_game(self.env_id):
