@@ -85,6 +85,15 @@ class BoardGame {
            Rules::legal(p.stones[p.to_move], p.stones[1 - p.to_move], action, p.to_move);
   }
 
+  void legal_mask(const double* s, bool* mask) const {
+    const Position p = load(s);
+    if (p.status != kPlaying) {
+      for (int k = 0; k < Rules::kNumActions; ++k) mask[k] = false;
+      return;
+    }
+    Rules::legal_mask(p.stones[p.to_move], p.stones[1 - p.to_move], p.to_move, mask);
+  }
+
   void step(double* s, const Action* action, engine::Step& out) const {
     Position p = load(s);
     const int mover = p.to_move;

@@ -37,6 +37,10 @@ struct ConnectFour {
     return (((own | opponent) >> (col * kHeight + kRows - 1)) & 1) == 0;
   }
 
+  static void legal_mask(Bits own, Bits opponent, int player, bool* mask) {
+    for (int col = 0; col < kCols; ++col) mask[col] = legal(own, opponent, col, player);
+  }
+
   static Result play(Bits& own, Bits& opponent, int col, int /*player*/) {
     const Bits column = ((own | opponent) >> (col * kHeight)) & kColumn;
     own |= (column + 1) << (col * kHeight);  // the column's lowest empty cell

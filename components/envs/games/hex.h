@@ -61,6 +61,11 @@ struct Hex {
     return (((own | opponent) >> action) & 1) == 0;
   }
 
+  static void legal_mask(Bits own, Bits opponent, int /*player*/, bool* mask) {
+    const Bits empty = ~(own | opponent);
+    for (int k = 0; k < kNumActions; ++k) mask[k] = (empty >> k) & 1;
+  }
+
   static Result play(Bits& own, Bits& /*opponent*/, int action, int player) {
     const Bits stone = Bits{1} << action;
     own |= stone;

@@ -78,6 +78,12 @@ struct Othello {
     return (((own | opponent) >> action) & 1) == 0 && flips(own, opponent, action) != 0;
   }
 
+  static void legal_mask(Bits own, Bits opponent, int /*player*/, bool* mask) {
+    const Bits m = moves(own, opponent);
+    for (int k = 0; k < kPass; ++k) mask[k] = (m >> k) & 1;
+    mask[kPass] = m == 0;
+  }
+
   static Result play(Bits& own, Bits& opponent, int action, int /*player*/) {
     if (action == kPass) return Result::kOngoing;  // the other player has a move
     const Bits turned = flips(own, opponent, action);
