@@ -167,3 +167,31 @@ def test_thousands_of_random_playouts_follow_openspiel(env_id):
                                       seed=3)
     if env_id != "Hex-v0":
         assert outcomes[0.0] > 0, outcomes  # draws happen too
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_positions_set_from_openspiel_boards_have_its_legal_actions(env_id):
+    """Positions of random OpenSpiel games, the final ones included, set as physical states:
+    the same legal actions (none once the game is over) and observations."""
+    game = pyspiel.load_game(OPENSPIEL_NAMES[env_id])
+    rng = np.random.default_rng(4)
+    positions = []
+    for _ in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if rng.random() < 0.1:
+                positions.append(state.clone())
+            state.apply_action(rng.choice(state.legal_actions()))
+        positions.append(state)
+    boards = np.stack([openspiel_board(s, env_id) for s in positions])
+    # the players alternate (an Othello pass is a move): at a game's end, where OpenSpiel has no
+    # player to move, the next would have been the last mover's opponent
+    players = np.array([len(s.history()) % 2 for s in positions])
+    assert all(p == s.current_player() for p, s in zip(players, positions, strict=True)
+               if not s.is_terminal())
+    pool = envs.make(env_id, len(positions), seed=0, num_threads=1)
+    obs, _ = pool.reset(options={"state": np.c_[boards, players]})
+    expected = np.stack([openspiel_mask(s, game.num_distinct_actions()) for s in positions])
+    np.testing.assert_array_equal(pool.legal_mask(), expected)
+    np.testing.assert_array_equal(obs, [expected_planes(b, p, env_id)
+                                        for b, p in zip(boards, players, strict=True)])
