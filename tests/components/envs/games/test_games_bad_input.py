@@ -9,8 +9,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import components.envs as envs
+from components.envs.games import GAME_IDS
 from components.envs.games.self_play import SelfPlay
 
 N = 4
@@ -91,6 +95,28 @@ def test_a_position_that_cannot_be_played_has_no_legal_move_and_is_refused(what,
     assert not np.asarray(door.legal_mask(state))[1].any()
     with pytest.raises(Exception, match="environment 1 has a non-finite or invalid state"):
         jax.block_until_ready(door.step(state, jnp.zeros(N, jnp.int32)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(env_id=st.sampled_from(GAME_IDS), data=st.data())
+def test_any_finite_physical_state_is_played_or_refused_alike_on_both_doors(env_id, data):
+    """Whatever numbers a physical state holds, the doors agree on its legal actions, a legal
+    one steps and any action in a state without one is refused."""
+    dim = envs.spec(env_id).physical_dim
+    cells = st.sampled_from([-1.0, -1.0, -1.0, 0.0, 1.0, 2.0, 0.5, -1e300])
+    physics = data.draw(arrays(np.float64, dim, elements=cells))
+    pool = envs.make(env_id, 1, seed=0, num_threads=1)
+    pool.reset(options={"state": physics})
+    mask = pool.legal_mask()[0]
+    door = envs.make_functional(env_id, num_threads=1)
+    state = jnp.asarray(door.state_from_physical(physics[None]))
+    np.testing.assert_array_equal(np.asarray(door.legal_mask(state))[0], mask)
+    if mask.any():
+        pool.step(np.flatnonzero(mask)[:1].astype(np.int32))
+    else:
+        with pytest.raises(ValueError, match=f"^{env_id} step: environment 0 has a non-finite "
+                                             f"or invalid state"):
+            pool.step(np.zeros(1, np.int32))
 
 
 def test_self_play_refuses_what_is_no_two_player_game():
