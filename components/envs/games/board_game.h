@@ -23,6 +23,19 @@
 //
 // State words: word 0 the header (a double: player to move + 2 * status), then player 0's
 // stones, then player 1's (a bitboard each, Rules::Bits as integer bits in 1 or 2 words).
+//
+// A game's rules are a struct of static members, on bitboards (`own` the stones of the player
+// to move, `opponent` the other's; `player` that player's index where the rules tell the
+// sides apart):
+//   using Bits (uint64_t or uint128); kRows, kCols, kPlanes (2, or 3 with the colour plane),
+//   kNumActions, kMaxSteps; kBoard (the bits that are cells);
+//   int bit(row, col)                       the cell's bit, row 0 the top row;
+//   void initial(Bits& first, Bits& second) the first position (player 0 to move);
+//   bool legal(own, opponent, action, player), void legal_mask(own, opponent, player, mask);
+//   Result play(Bits& own, Bits& opponent, action, player)   a legal move, for the mover;
+//   bool consistent(first, second, to_move)  cheap checks of a position (every step runs them);
+//   Result outcome(first, second)           how a position set from outside stands for
+//                                           player 0 (kOngoing while the game goes on).
 #pragma once
 #include <cstdint>
 #include <cstring>
