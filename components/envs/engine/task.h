@@ -44,6 +44,8 @@
 //   void legal_mask(const double* state, bool* mask) const;  with `legal`: every action's
 //       legality at once (num_actions bools), where that is cheaper than asking per action
 //       (Othello's moves come from one pass over the board); it must agree with `legal`.
+//   std::string invalid_reason(const double* state) const;  why `valid` refused a state, in
+//       the words of the task ("is no position of the game"), for the refusal's message.
 //   int extras_dim() const; void extras(const double* state, float* out) const;  more numbers
 //       a step reports per environment (a game: the player to move, both players' rewards),
 //       read from the state the step ended in (before any auto-reset), like final_obs.
@@ -102,6 +104,12 @@ template <class Task>
 struct HasLegalMask<Task, std::void_t<decltype(std::declval<const Task&>().legal_mask(
                               static_cast<const double*>(nullptr), static_cast<bool*>(nullptr)))>>
     : std::true_type {};
+
+template <class Task, class = void>
+struct HasInvalidReason : std::false_type {};
+template <class Task>
+struct HasInvalidReason<Task, std::void_t<decltype(std::declval<const Task&>().invalid_reason(
+                                  static_cast<const double*>(nullptr)))>> : std::true_type {};
 
 template <class Task, class = void>
 struct HasExtras : std::false_type {};

@@ -152,6 +152,20 @@ class BoardGame {
            Rules::consistent(p.stones[0], p.stones[1], p.to_move);
   }
 
+  // Why `valid` refused a state (the engine's message names the environment first).
+  std::string invalid_reason(const double* s) const {
+    const Position p = load(s);
+    const bool exact = s[0] == static_cast<double>(p.to_move + 2 * p.status);
+    if (exact && p.status != kPlaying && p.status != kMalformed)
+      return "holds a game that is over (reset it, or start it from a game going on)";
+    if (exact && p.status == kMalformed)
+      return "holds no position of " + id_ + ": the physical state it was started from breaks "
+             "the rules (each cell 0 or 1 for a player's stone or -1 for none, then the player "
+             "to move, 0 or 1; stones where play can put them, as many as the turns played)";
+    return "holds words that are no position of " + id_ + " (they did not come from reset or "
+           "step)";
+  }
+
   void physical(const double* s, double* physics) const {
     const Position p = load(s);
     for (int r = 0; r < Rules::kRows; ++r) {

@@ -3,7 +3,7 @@ turns nothing over, a pass while a move exists) is refused on the host pool, the
 and the self-play interface with the engine's message and every state intact; a physical
 state that is no position of the game (a floating stone, stone counts that do not match the
 player to move, a cell value that is no player) or whose game is over has no legal action and
-its step is refused."""
+its step is refused, saying which; records whose words are no position are refused as such."""
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import components.envs as envs
+from components.envs.engine.in_graph import state_of
 from components.envs.games import GAME_IDS
 from components.envs.games.self_play import SelfPlay
 
@@ -72,14 +73,20 @@ def test_an_illegal_move_is_refused_on_every_door_with_every_state_intact(env_id
         jax.block_until_ready(games.step(game_state, jnp.asarray(actions)))
 
 
-@pytest.mark.parametrize("what, physics", [
-    ("a floating stone", with_cell(connect_four_board({}, 1), 3, 2, 0)),
-    ("stone counts that do not match the player to move", connect_four_board({0: [0, 1]}, 1)),
-    ("a cell value that is no player", with_cell(connect_four_board({0: [0]}, 1), 5, 3, 2)),
-    ("a player to move that is no player", connect_four_board({}, 0.5)),
-    ("a game already won", connect_four_board({0: [0, 0, 0, 0], 1: [1, 1, 1]}, 1)),
+BROKEN = "holds no position of ConnectFour-v0: the physical state it was started from breaks"
+
+
+@pytest.mark.parametrize("what, physics, why", [
+    ("a floating stone", with_cell(connect_four_board({}, 1), 3, 2, 0), BROKEN),
+    ("stone counts that do not match the player to move", connect_four_board({0: [0, 1]}, 1),
+     BROKEN),
+    ("a cell value that is no player", with_cell(connect_four_board({0: [0]}, 1), 5, 3, 2),
+     BROKEN),
+    ("a player to move that is no player", connect_four_board({}, 0.5), BROKEN),
+    ("a game already won", connect_four_board({0: [0, 0, 0, 0], 1: [1, 1, 1]}, 1),
+     "holds a game that is over"),
 ])
-def test_a_position_that_cannot_be_played_has_no_legal_move_and_is_refused(what, physics):
+def test_a_position_that_cannot_be_played_has_no_legal_move_and_is_refused(what, physics, why):
     pool = envs.make("ConnectFour-v0", N, seed=0, num_threads=1)
     rows = np.tile(connect_four_board({}, 0), (N, 1))
     rows[1] = physics
@@ -87,13 +94,12 @@ def test_a_position_that_cannot_be_played_has_no_legal_move_and_is_refused(what,
     mask = pool.legal_mask()
     assert not mask[1].any(), what
     assert mask[[0, 2, 3]].all()
-    with pytest.raises(ValueError, match=r"^ConnectFour-v0 step: environment 1 has a non-finite "
-                                         r"or invalid state"):
+    with pytest.raises(ValueError, match=f"^ConnectFour-v0 step: environment 1 {why}"):
         pool.step(np.zeros(N, np.int32))
     door = envs.make_functional("ConnectFour-v0", num_threads=1)
     state = jnp.asarray(door.state_from_physical(rows))
     assert not np.asarray(door.legal_mask(state))[1].any()
-    with pytest.raises(Exception, match="environment 1 has a non-finite or invalid state"):
+    with pytest.raises(Exception, match=f"ConnectFour-v0 step: environment 1 {why}"):
         jax.block_until_ready(door.step(state, jnp.zeros(N, jnp.int32)))
 
 
@@ -114,9 +120,29 @@ def test_any_finite_physical_state_is_played_or_refused_alike_on_both_doors(env_
     if mask.any():
         pool.step(np.flatnonzero(mask)[:1].astype(np.int32))
     else:
-        with pytest.raises(ValueError, match=f"^{env_id} step: environment 0 has a non-finite "
-                                             f"or invalid state"):
+        with pytest.raises(ValueError, match=f"^{env_id} step: environment 0 holds (no position "
+                                             f"of {env_id}|a game that is over)"):
             pool.step(np.zeros(1, np.int32))
+
+
+@pytest.mark.parametrize("words", [
+    {1: 1 << 6},               # a stone on the guard bit above column 0: off the board
+    {1: 1, 2: 1},              # the bottom-left cell held by both players
+    {0: np.float64(0.5).view(np.uint64)},  # a header that is no player to move
+])
+def test_forged_records_are_refused_as_no_position(words):
+    pool = envs.make("ConnectFour-v0", N, seed=0, num_threads=1)
+    records = pool.records()
+    for word, value in words.items():
+        records[3, word] = value
+    message = (r"^ConnectFour-v0 step: environment 3 holds words that are no position of "
+               r"ConnectFour-v0 \(they did not come from reset or step\)$")
+    with pytest.raises(ValueError, match=message):
+        pool.set_records(records)
+    door = envs.make_functional("ConnectFour-v0", num_threads=1)
+    with pytest.raises(Exception, match=message[1:-1]):
+        jax.block_until_ready(door.step(jnp.asarray(state_of(records)),
+                                        jnp.zeros(N, jnp.int32)))
 
 
 def test_self_play_refuses_what_is_no_two_player_game():

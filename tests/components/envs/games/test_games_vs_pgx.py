@@ -33,8 +33,8 @@ def play_against_pgx(env_id: str, num_games: int, num_envs: int, seed: int) -> i
     """Random playouts compared with pgx at every step; returns the games finished."""
     game = pgx.make(PGX_NAMES[env_id])
     init, step = jax.jit(jax.vmap(game.init)), jax.jit(jax.vmap(game.step))
-    keys = iter(jax.random.split(jax.random.PRNGKey(seed), 10_000))
-    theirs = init(jnp.stack([next(keys) for _ in range(num_envs)]))
+    key = jax.random.PRNGKey(seed)
+    theirs = init(jax.random.split(key, num_envs))
     first = np.asarray(theirs.current_player)  # pgx's id of the player who moves first
     pool = envs.make(env_id, num_envs, seed=seed, num_threads=1)
     obs, _ = pool.reset(seed=seed)
@@ -66,7 +66,7 @@ def play_against_pgx(env_id: str, num_games: int, num_envs: int, seed: int) -> i
         np.testing.assert_array_equal(info["extras"][terminated, 1:], by_player[terminated],
                                       err_msg=f"{where}: rewards")
         if terminated.any():
-            fresh = init(jnp.stack([next(keys) for _ in range(num_envs)]))
+            fresh = init(jax.random.split(jax.random.fold_in(key, move), num_envs))
             theirs = select(jnp.asarray(terminated), fresh, theirs)
             first = np.where(terminated, np.asarray(theirs.current_player), first)
             finished += int(terminated.sum())
