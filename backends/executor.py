@@ -15,6 +15,7 @@ import numpy as np
 
 from backends.inputs import InputChecker
 from metagraph import checkpoint, runtime_checks
+from metagraph.component import Component
 from metagraph.errors import MetaGraphError, SpaceError, StateError
 from metagraph.graph import MetaGraph, State
 from metagraph.spaces import abstract_of, same_signature, space_of
@@ -163,11 +164,25 @@ class Executor:
             raise SpaceError(f"{where}.set_state: expected {space_of(abstract_of(current))}, "
                              f"got {space_of(value)}", component=where, api="set_state",
                              expected=space_of(abstract_of(current)), actual=space_of(value))
+        for part, entries in (value.items() if scope is None else [(scope, value)]):
+            self._check_component_state(part, entries)
         value = jax.tree.map(lambda old, new: jax.numpy.asarray(new, old.dtype), current, value)
         if scope is None:
             self.state, self._lost = value, None
         else:
             self.state = {**self.state, scope: value}
+
+    def _check_component_state(self, scope: str, entries: dict[str, Any]) -> None:
+        """The component's own check of state set from outside a call
+        (`Component.check_state`), its ValueError as a SpaceError naming it."""
+        component = self.graph.components.get(scope)
+        if component is None or type(component).check_state is Component.check_state:
+            return  # takes any value of the right shapes: nothing to convert
+        try:
+            component.check_state(jax.tree.map(np.asarray, dict(entries)))
+        except ValueError as error:
+            raise SpaceError(f"{scope}.set_state: {error}", component=scope,
+                             api="set_state") from None
 
     def get_states(self, path: Any) -> dict[str, Any]:
         """NumPy copies of the state of component `path` (a scope path or a component of the

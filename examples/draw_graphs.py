@@ -193,9 +193,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             ppo = ppo_graph().render(Path(tmp) / "ppo.html")
             bad = error.draw(Path(tmp) / "error.html")
-            print(screenshot(ppo, IMAGES / "explorer_ppo.png",
-                             click='.mg-api[data-id="ppo_agent.train"]'))
-            print(screenshot(bad, IMAGES / "explorer_shape_error.png", width=1200, height=420))
+            print(screenshot(ppo, IMAGES / "explorer_ppo.png", width=1600, height=1000))
+            print(screenshot(bad, IMAGES / "explorer_shape_error.png", width=1200, height=600))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from metagraph.component import Component
 from metagraph.errors import MetaGraphError, SpaceError
 from metagraph.graph import ApiSignature, MetaGraph
 from metagraph.recorder import INPUT, Recorder
+from metagraph.schema import ApiNode, ComponentNode
 from metagraph.scopes import Scopes
 from metagraph.spaces import BATCH, TIME, Dict, Space, Tuple
 
@@ -81,7 +82,7 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
             error.graph = recorder.nx
         raise error.with_traceback(None) from error.__cause__
     for name, sig in signatures.items():
-        sig.outputs = recorder.nx.nodes[f"{root.name}.{name}"]["outputs"]
+        sig.outputs = ApiNode(recorder.nx.nodes[f"{root.name}.{name}"]).outputs
     state_spec = jax.tree.map(lambda s: jax.ShapeDtypeStruct(s.shape, s.dtype),
                               traced.out_info)
     _check_static_state(state_spec)
@@ -92,7 +93,7 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
                       {k for k, v in trainable.items() if v}, batch_size, time_size,
                       init_trace=traced if concrete else None)
     for path, component in scopes.components.items():
-        recorder.nx.nodes[path]["params"] = graph.param_count(path, recursive=False)
+        ComponentNode(recorder.nx.nodes[path]).params = graph.param_count(path, recursive=False)
         component.__dict__["_mg_last_scope"] = path  # `component.scope` outside any graph
     return graph
 

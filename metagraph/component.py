@@ -120,6 +120,15 @@ class Component:
         from `init(key)` (or the value `init`) on first use."""
         return self._variable(name, init, trainable=False)
 
+    def check_state(self, state: dict[str, Any]) -> None:
+        """Refuse state set from outside a call. Executors call it with this component's own
+        entries `{name: value}` (NumPy arrays, with a leading axis per seed under `seeds=K`)
+        before they take them from outside a call (`set_state`, `set_states`,
+        `load_checkpoint`): raise ValueError saying what is wrong (an entry no API could have
+        written: a checkpoint edited by hand, a forged environment state); the executor's
+        state is unchanged then. By default any value of the right shapes and dtypes is
+        taken."""
+
     def set_state(self, name: str, value: Any) -> None:
         """Replace state `name`; the new value must have the same structure, shapes and dtypes."""
         frame = self._frame("set_state")

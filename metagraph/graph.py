@@ -11,8 +11,9 @@ import jax
 import jax.numpy as jnp
 import networkx as nx
 
-from metagraph import context
+from metagraph import context, schema
 from metagraph.errors import StateError
+from metagraph.schema import INPUT, CallEdge, ComponentNode, DataEdge
 from metagraph.scopes import Scopes
 from metagraph.spaces import Space, abstract_of, same_signature
 from metagraph.state_info import StateEntry, bytes_text, state_entries
@@ -43,7 +44,8 @@ class ApiSignature:
 class MetaGraph:
     """A built, checked meta-graph.
 
-    - `nx`: the networkx DiGraph (see `metagraph.recorder` for its nodes and edges);
+    - `nx`: the networkx DiGraph; its nodes' and edges' attributes are the records of
+      `metagraph.schema` (`schema.node(graph.nx, "agent.act")` reads one typed);
     - `apis`: root API name -> `ApiSignature`;
     - `components`: scope path -> component; `scope_of(component)` the other way. The paths
       belong to this graph: a component built into another graph too keeps its path here;
@@ -70,8 +72,10 @@ class MetaGraph:
         self._state = state_entries(state_spec, trainable)
         for path in self.components:
             rows = self._state.get(path, [])
-            graph.nodes[path].update(state=rows, state_bytes=sum(r.nbytes for r in rows),
-                                     state_size=sum(r.size for r in rows))
+            component = ComponentNode(graph.nodes[path])
+            component.state = rows
+            component.state_bytes = sum(r.nbytes for r in rows)
+            component.state_size = sum(r.size for r in rows)
 
     def scope_of(self, component: Any) -> str:
         """The path of `component` in this graph (MetaGraphError if it is not part of it)."""
@@ -215,16 +219,17 @@ class MetaGraph:
         lines.append("APIs:")
         for sig in self.apis.values():
             lines.append(f"  {sig}")
-        calls = [(u, v) for u, v, k in self.nx.edges(data="kind") if k == "call"]
+        calls = list(schema.edges_of(self.nx, CallEdge))
         lines.append(f"Calls: {len(calls)}")
-        for caller, callee in calls:  # one line per distinct (input, output) of one call
-            for flowed, returned in self.nx.edges[caller, callee]["signatures"]:
+        for caller, callee, call in calls:  # one line per distinct (input, output) of one call
+            for flowed, returned in call.signatures:
                 args = ", ".join(f"{k}: {v}" for k, v in flowed.items())
                 lines.append(f"  {caller} -> {callee}({args}) -> {returned}")
-        flows = [(u, v, f) for u, v, fs in self.nx.edges(data="flows") if fs for f in fs]
+        flows = [(u, v, f) for u, v, e in schema.edges_of(self.nx, CallEdge, DataEdge)
+                 for f in e.flows]
         lines.append(f"Data flow: {len(flows)}")
         for producer, consumer, flow in flows:  # from a part of an output: `step['obs']`
-            source = f"input:{flow.output}" if producer == "input" else producer + flow.output
+            source = f"input:{flow.output}" if producer == INPUT else producer + flow.output
             lines.append(f"  {consumer}({flow.argument}: {flow.space}) <- {source}")
         lines.append("State:")
         for row in self.state_table():

@@ -1,76 +1,45 @@
 """Records the meta-graph during the one abstract trace of `mg.build`, and checks spaces.
 
-Nodes: one per component (`kind="component"`), one per API (`kind="api"`, named
-`path.api`, with the `inputs` and `outputs` of its first call), and `"input"` for the graph's
-inputs. Edges: `kind="contains"` from a component to its sub-components and APIs,
-`kind="call"` from caller API to callee API carrying `args` (argument name -> space that
-flowed) and `returns` (the space of the result) of the first call along it, `calls` (how many
-calls), and `signatures`: every distinct `(args, returns)` pair of those calls, each the
-input and output of one and the same call (a polymorphic API called twice from one caller
-with two batch sizes has two).
+What the nodes and edges carry is declared in `metagraph.schema`: one `ComponentNode` per
+component, one `ApiNode` per API (`path.api`, with the spaces of its first call and its
+`SourceLocation`), the `InputNode`; `ContainsEdge`s from a component to its sub-components and
+APIs, a `CallEdge` from caller to callee API (the spaces of its first call, how many calls,
+every distinct signature: a polymorphic API called twice from one caller with two batch sizes
+has two).
 
-Data flow: an edge with `flows` (a list of `Flow`) from the API whose output (or from
-`"input"`, the root API argument) an API call consumed, to that API: `kind="data"`, or a
-`"call"` edge that also carries data. Values are followed by identity: the very traced array
+Data flow: `flows` (a list of `Flow`) on an edge from the API whose output (or from
+`"input"`, the root API argument) an API call consumed, to that API: a `DataEdge`, or a
+`CallEdge` that also carries data. Values are followed by identity: the very traced array
 a call returned (or a root API received) passed on as an argument, whole or as a part of a
 dict or tuple, is an edge; a value computed from it is not (it was made by the caller). A
 value an API received as an argument and passes down to its callees travels on those call
 edges and makes no data edge (except a root API's: `"input"` -> the API that consumed it).
-
-API nodes also carry `source`: where the API is defined (`SourceLocation`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 from typing import Any
 
 import jax
 import networkx as nx
 
+from metagraph import schema
 from metagraph.api import ApiSpec
 from metagraph.errors import SpaceError
+from metagraph.schema import (
+    INPUT,
+    ApiNode,
+    CallEdge,
+    ComponentNode,
+    ContainsEdge,
+    DataEdge,
+    Flow,
+    InputNode,
+    SourceLocation,
+)
 from metagraph.spaces import abstract_of, same_signature, space_of
 
-INPUT = "input"
-
-
-@dataclasses.dataclass(frozen=True)
-class Flow:
-    """One value that went from a producer to an API call.
-
-    `output` is where it was in the producer's output (`""` the whole output, `"['obs']"`,
-    `"[0]"`; for the graph's input, the root argument's name, `"obs"`), `argument` where it
-    went in the call (`"obs"`, `"batch['obs']"`) and `space` its space.
-    """
-
-    output: str
-    argument: str
-    space: Any
-
-    def __str__(self) -> str:
-        return f"{self.output or 'output'} -> {self.argument}: {self.space}"
-
-
-@dataclasses.dataclass(frozen=True)
-class SourceLocation:
-    """Where an API is defined: `file`, first `line`, and `qualname` (`module.Class.method`)."""
-
-    file: str
-    line: int
-    qualname: str
-
-    @classmethod
-    def of(cls, fn: Any) -> SourceLocation:
-        """The location of function `fn` (unwrapped)."""
-        fn = inspect.unwrap(fn)
-        code = getattr(fn, "__code__", None)
-        return cls(code.co_filename if code else "?", code.co_firstlineno if code else 0,
-                   f"{fn.__module__}.{fn.__qualname__}")
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+__all__ = ["INPUT", "Flow", "Recorder", "SourceLocation"]
 
 
 class Recorder:
@@ -79,7 +48,7 @@ class Recorder:
     def __init__(self, components: dict[str, Any], batch_size: Any, time_size: Any):
         self.batch_size, self.time_size = batch_size, time_size
         self.nx = nx.DiGraph()
-        self.nx.add_node(INPUT, kind="input")
+        InputNode.add(self.nx, INPUT)
         self._first_call: dict[str, tuple[Any, str]] = {}
         # id(traced leaf) -> (the leaf, kept alive so its id is not reused; producer node;
         # path in its output): the values of the root API being traced, for data edges
@@ -91,10 +60,10 @@ class Recorder:
         self._received: list[set[int]] = []  # per open call: ids of the arrays passed to it
         for path, component in components.items():
             parent = path.rpartition("/")[0] or None
-            self.nx.add_node(path, kind="component", cls=type(component).__name__,
-                             depth=path.count("/"), parent=parent, params=0)
+            ComponentNode.add(self.nx, path, cls=type(component).__name__,
+                              depth=path.count("/"), parent=parent)
             if parent is not None:
-                self.nx.add_edge(parent, path, kind="contains")
+                ContainsEdge.add(self.nx, parent, path)
 
     def space(self, value: Any):
         """The space of a traced value, with this trace's batch and time dimensions recognised."""
@@ -115,9 +84,9 @@ class Recorder:
                                  actual=type(value).__name__, caller=caller) from None
         first_of_node = node not in self.nx
         if first_of_node:
-            self.nx.add_node(node, kind="api", component=path, api=spec.name, inputs=flowed,
-                             outputs=None, source=SourceLocation.of(spec.fn))
-            self.nx.add_edge(path, node, kind="contains")
+            ApiNode.add(self.nx, node, component=path, api=spec.name, inputs=flowed,
+                        source=SourceLocation.of(spec.fn))
+            ContainsEdge.add(self.nx, path, node)
         if caller == INPUT:  # a root API: its arguments are the graph's input
             for arg, value in arguments.items():
                 self._produced(INPUT, value, (jax.tree_util.GetAttrKey(arg),))
@@ -125,13 +94,11 @@ class Recorder:
             self._record_flows(node, arguments, flowed)
         self._received.append(set() if caller == INPUT else {
             id(leaf) for leaf in jax.tree.leaves(arguments) if isinstance(leaf, jax.Array)})
-        edge = self.nx.get_edge_data(caller, node)
-        first_of_edge = edge is None
+        first_of_edge = not self.nx.has_edge(caller, node)
         if first_of_edge:
-            self.nx.add_edge(caller, node, kind="call", args=flowed, returns=None, calls=1,
-                             signatures=[])
+            CallEdge.add(self.nx, caller, node, args=flowed)
         else:
-            edge["calls"] += 1
+            self._call(caller, node).calls += 1
         self._open_calls.append((caller, node, flowed, first_of_edge, first_of_node))
         for arg, value in arguments.items():
             expected = spec.declared_input(component, arg)
@@ -141,7 +108,7 @@ class Recorder:
         signature = abstract_of(arguments)
         first = self._first_call.setdefault(node, (signature, caller))
         if not spec.polymorphic and not same_signature(first[0], signature):
-            first_spaces = self.nx.nodes[node]["inputs"]
+            first_spaces = ApiNode(self.nx.nodes[node]).inputs
             for arg in arguments:
                 if first_spaces.get(arg) != flowed[arg]:
                     self._fail(SpaceError.mismatch(
@@ -160,13 +127,13 @@ class Recorder:
         except TypeError as e:
             raise SpaceError(f"{node} -> output: {e}", component=path, api=spec.name,
                              caller=caller) from None
-        edge = self.nx.edges[caller, node]
+        edge = self._call(caller, node)
         if first_of_edge:
-            edge["returns"] = returned
+            edge.returns = returned
         if first_of_node:
-            self.nx.nodes[node]["outputs"] = returned
-        if (flowed, returned) not in edge["signatures"]:
-            edge["signatures"].append((flowed, returned))
+            ApiNode(self.nx.nodes[node]).outputs = returned
+        if (flowed, returned) not in edge.signatures:
+            edge.signatures.append((flowed, returned))
         self._produced(node, result, ())
         if not self._open_calls:  # the root API returned: let its traced values go
             self._values.clear()
@@ -195,17 +162,16 @@ class Recorder:
         to draw: the root API called from the input with the spaces given, `argument` red."""
         node = f"{root}.{spec.name}"
         flowed = {**given, argument: None}
-        self.nx.add_node(node, kind="api", component=root, api=spec.name, inputs=flowed,
-                         outputs=None)
-        self.nx.add_edge(root, node, kind="contains")
-        self.nx.add_edge(INPUT, node, kind="call", args=flowed, returns=None, calls=0,
-                         signatures=[])
+        ApiNode.add(self.nx, node, component=root, api=spec.name, inputs=flowed,
+                    source=SourceLocation.of(spec.fn))
+        ContainsEdge.add(self.nx, root, node)
+        call = CallEdge.add(self.nx, INPUT, node, args=flowed, calls=0)
         error = SpaceError(
             f"{node}({argument}): no input space given; pass input_spaces={{{argument!r}: "
             f"<Space>, ...}} to mg.build (or build only some APIs with apis=[...])",
             component=root, api=spec.name, argument=argument, expected="an input space",
             actual="none given", caller=INPUT)
-        self.nx.edges[INPUT, node]["error"] = error
+        call.error = error
         error.graph = self.nx
         return error
 
@@ -262,16 +228,16 @@ class Recorder:
                 self._add_flow(made[1], node, Flow(_keys(made[2]), argument, self.space(out)))
 
     def _add_flow(self, producer: str, node: str, flow: Flow) -> None:
-        data = self.nx.get_edge_data(producer, node)
-        if data is None:
-            self.nx.add_edge(producer, node, kind="data", flows=[])
-            data = self.nx.edges[producer, node]
-        flows = data.setdefault("flows", [])
-        if flow not in flows:
-            flows.append(flow)
+        record = (schema.edge(self.nx, producer, node) if self.nx.has_edge(producer, node)
+                  else DataEdge.add(self.nx, producer, node))
+        if flow not in record.flows:
+            record.flows.append(flow)
+
+    def _call(self, caller: str, node: str) -> CallEdge:
+        return CallEdge(self.nx.edges[caller, node])
 
     def _fail(self, error: SpaceError, caller: str, node: str) -> None:
-        self.nx.edges[caller, node]["error"] = error
+        self._call(caller, node).error = error
         error.graph = self.nx
         raise error
 

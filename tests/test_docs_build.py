@@ -25,3 +25,15 @@ def test_docs_build_strict(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "site" / "reference" / "metagraph" / "index.html").exists()
+
+
+def test_every_install_command_has_one_spelling():
+    """README and the docs install the package one way each, from the clone: `pip install .`,
+    `pip install -e .`, and an extra as `pip install -e ".[EXTRA]"`; never by name from an
+    index (`metagraph-rl[...]`), which this project does not publish to."""
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = page.read_text()
+        assert "metagraph-rl[" not in text, page
+        for command in re.findall(r"pip install (?:-e )?[\"']?\.[^\s`]*", text):
+            assert command in ("pip install .", "pip install -e .") or re.fullmatch(
+                r'pip install -e "\.\[\w+\]"', command), f"{page.name}: {command}"

@@ -1,7 +1,8 @@
 """The code in the docs runs: the complete component of docs/writing-components.md and the
 test of docs/testing-components.md are executed as written, and so are the examples of
-docs/components.md and docs/customising-agents.md, in order, in one namespace; the commands
-of customising-agents.md run in a fresh process on the module that page writes."""
+docs/components.md, docs/customising-agents.md and docs/writing-an-algorithm.md, in order,
+in one namespace; the commands of customising-agents.md (and, marked slow, those of
+writing-an-algorithm.md) run in a fresh process on the module that page writes."""
 
 import json
 import os
@@ -56,6 +57,40 @@ def test_customising_an_agent_runs_from_python_and_from_the_command_line(tmp_pat
         f"{tmp_path / 'my_ppo.py'}:NormalisedPPO"
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["env_steps"] == 2048
+
+
+def test_writing_an_algorithm_runs_and_learns():
+    """docs/writing-an-algorithm.md: its A2C, written from the library's parts, trains on
+    CartPole from Python and its greedy policy balances the pole (the page asserts it), and
+    a policy built before its agent keeps the settings the page says."""
+    namespace: dict = {}
+    for block in python_blocks("writing-an-algorithm.md"):
+        exec(block, namespace)
+    rows, result = namespace["rows"], namespace["result"]
+    assert rows[-1]["env_steps"] == 12_288
+    assert result["return_mean"] > 50  # random actions: about 22; untrained greedy: about 9
+
+
+@pytest.mark.slow
+def test_writing_an_algorithm_commands_run(tmp_path):
+    """The page's module, saved as my_a2c.py, through its commands, each in a fresh process."""
+    blocks = python_blocks("writing-an-algorithm.md")
+    (tmp_path / "my_a2c.py").write_text(
+        "\n".join(block for block in blocks if block.startswith("# my_a2c.py")))
+    bash = re.findall(r"```bash\n(.*?)```", (DOCS / "writing-an-algorithm.md").read_text(), re.S)
+    commands = [line for block in bash for line in block.splitlines()
+                if line.startswith("metagraph ")]
+    assert len(commands) == 3
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    for command in commands:
+        subprocess.run([sys.executable, "-m", "components.training.cli",
+                        *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
+                       capture_output=True, timeout=600)
+    relu = tmp_path / "runs" / "relu"
+    rows = [json.loads(line) for line in (relu / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["env_steps"] == 4096
+    saved = json.loads((relu / "config.json").read_text())
+    assert saved["algo"].endswith("my_a2c.py:ReluA2C") and saved["config"]["hidden"] == [64, 64]
 
 
 def after_training_section() -> str:

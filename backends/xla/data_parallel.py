@@ -29,15 +29,17 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from backends.xla.transforms import Transform
 from metagraph.errors import SpaceError
-from metagraph.graph import MetaGraph
+from metagraph.graph import MetaGraph, State
 
 AXIS = "batch"
 
 
-class DataParallel:
+class DataParallel(Transform):
     """Run every API over a mesh of devices (local ones, or those of several processes):
-    inputs split along their batch axes, state replicated."""
+    inputs split along their batch axes, state replicated (a transformation applied before
+    lowering: `backends.xla.transforms`)."""
     def __init__(self, devices: Sequence[Any] | None = None,
                  batch_axes: Mapping[str, int | Mapping[str, int]] | None = None):
         """`devices`: the mesh (default: all local devices; `jax.devices()`, or
@@ -73,6 +75,18 @@ class DataParallel:
     def multi_process(self) -> bool:
         """Whether the mesh spans devices of more than one process."""
         return self.processes > 1
+
+    def place(self, state: State) -> State:
+        """`state` replicated on every device of the mesh."""
+        return jax.device_put(state, self.replicated)
+
+    def jit_options(self, graph: MetaGraph, api: str, abstract_inputs: tuple
+                    ) -> dict[str, Any]:
+        """The state replicated in and out, each input split along its batch axis."""
+        shardings = self.input_shardings(graph.root.name, api, list(graph.apis[api].inputs),
+                                         abstract_inputs)
+        return {"in_shardings": (self.replicated, *shardings),
+                "out_shardings": self.replicated}
 
     def input_shardings(self, component: str, api: str, names: Sequence[str],
                         inputs: tuple) -> tuple:

@@ -1,5 +1,7 @@
-"""One root API lowered to XLA: compiled once per input signature, inspectable like JAX's own
-stages (`as_text()` for StableHLO, `cost_analysis()`, `memory_analysis()`)."""
+"""One root API lowered to XLA: the graph's pure function, transformed (`transforms.py`: seeds,
+data parallelism), lowered and compiled once per input signature, inspectable like JAX's own
+stages: `lower(...)` returns JAX's `Lowered` (it compiles), `compile(...)` its `Compiled` (it
+runs), and `as_text()`, `cost_analysis()`, `memory_analysis()` read them."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 import jax
 
 from backends.inputs import signature_key
-from backends.xla.data_parallel import DataParallel
+from backends.xla.transforms import Transform
 from metagraph import runtime_checks
 from metagraph.graph import MetaGraph, State
 
@@ -21,20 +23,19 @@ _COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="metagraph-xla-
 class ApiExecutable:
     """The XLA executables of one root API, keyed by input signature.
 
-    The lowered function is `(state, *inputs) -> (state', outputs)` with the state buffers
-    donated, so XLA updates parameters and buffers in place.
+    The lowered function is `transform.pure(f)` of the graph's `f: (state, *inputs) ->
+    (state', outputs)`, with the state buffers donated, so XLA updates parameters and buffers
+    in place.
     """
 
     def __init__(self, graph: MetaGraph, api: str, compiler_options: dict[str, Any] | None,
-                 donate_state: bool = True, seeds: int | None = None,
-                 data_parallel: DataParallel | None = None):
-        self.graph, self.api, self.seeds = graph, api, seeds
+                 donate_state: bool = True, transform: Transform | None = None):
+        self.graph, self.api = graph, api
+        self.transform = transform or Transform()
         self.compiler_options = dict(compiler_options or {})
-        self.data_parallel = data_parallel
-        pure = runtime_checks.reporting(graph.pure(api))  # checks inside loops, reported
-        self.pure = pure if seeds is None else jax.vmap(pure)
+        # checks inside loops, reported
+        self.pure = self.transform.pure(runtime_checks.reporting(graph.pure(api)))
         self.donate = (0,) if donate_state else ()
-        self.jitted = jax.jit(self.pure, donate_argnums=self.donate)
         self._stages: dict[tuple, tuple[jax.stages.Lowered, jax.stages.Compiled]] = {}
         self._reports: set[tuple] = set()  # signatures whose program holds runtime checks
         self._pending: dict[tuple, tuple[jax.stages.Lowered, Future]] = {}
@@ -82,16 +83,10 @@ class ApiExecutable:
 
     def _lowered(self, inputs: tuple, key: tuple | None = None) -> jax.stages.Lowered:
         abstract = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), inputs)
-        jitted = self.jitted
-        if self.data_parallel is not None:  # inputs split over the devices, state replicated
-            dp = self.data_parallel
-            shardings = dp.input_shardings(self.graph.root.name, self.api,
-                                           list(self.graph.apis[self.api].inputs), abstract)
-            jitted = jax.jit(self.pure, donate_argnums=self.donate,
-                             in_shardings=(dp.replicated, *shardings),
-                             out_shardings=dp.replicated)
+        jitted = jax.jit(self.pure, donate_argnums=self.donate,
+                         **self.transform.jit_options(self.graph, self.api, abstract))
         traced = runtime_checks.checks_traced()
-        lowered = jitted.lower(self.graph.state_spec_for(self.seeds), *abstract)
+        lowered = jitted.lower(self.transform.state_spec(self.graph), *abstract)
         if key is not None and runtime_checks.checks_traced() > traced:
             self._reports.add(key)
         return lowered
@@ -102,9 +97,21 @@ class ApiExecutable:
         """The input signatures compiled so far (or compiling), as ((shape, dtype), ...)."""
         return list(self._stages) + list(self._pending)
 
-    def lower(self, batch_size: int = 1, time_size: int = 1) -> tuple:
-        """Lower and compile for the graph's input spaces at the given batch and time sizes,
-        without running; returns (Lowered, Compiled)."""
+    def lower(self, batch_size: int = 1, time_size: int = 1) -> jax.stages.Lowered:
+        """JAX's lowered stage for the graph's input spaces at the given batch and time sizes
+        (its `compile()` gives a `Compiled`; `as_text()` its StableHLO). The executable that
+        calls of this signature run is `compile(...)`'s."""
+        inputs = self._abstract_inputs(batch_size, time_size)
+        key = signature_key(inputs)
+        return self._stages[key][0] if key in self._stages else self._lowered(inputs, key)
+
+    def compile(self, batch_size: int = 1, time_size: int = 1) -> jax.stages.Compiled:
+        """The compiled stage for the graph's input spaces at the given batch and time sizes,
+        without running it (compiled now unless it was): the executable that calls with that
+        signature run."""
+        return self._staged(batch_size, time_size)[1]
+
+    def _staged(self, batch_size: int, time_size: int) -> tuple:
         inputs = self._abstract_inputs(batch_size, time_size)
         key = signature_key(inputs)
         if key not in self._stages:
@@ -113,15 +120,12 @@ class ApiExecutable:
         return self._stages[key]
 
     def _abstract_inputs(self, batch_size: int, time_size: int) -> tuple:
-        inputs = tuple(space.to_abstract(batch_size, time_size)
-                       for space in self.graph.apis[self.api].inputs.values())
-        if self.seeds is not None:
-            inputs = jax.tree.map(lambda s: jax.ShapeDtypeStruct((self.seeds, *s.shape),
-                                                                 s.dtype), inputs)
-        return inputs
+        return self.transform.abstract_inputs(tuple(
+            space.to_abstract(batch_size, time_size)
+            for space in self.graph.apis[self.api].inputs.values()))
 
     def _current(self) -> tuple:
-        return self._stages[self._last] if self._last is not None else self.lower()
+        return self._stages[self._last] if self._last is not None else self._staged(1, 1)
 
     def as_text(self, dialect: str = "stablehlo") -> str:
         """The StableHLO (or `dialect="hlo"`) text of the last executable used (or, before any

@@ -14,9 +14,8 @@ from backends.executor import Executor
 from backends.xla.data_parallel import DataParallel
 from backends.xla.executable import ApiExecutable
 from backends.xla.export import export_api
+from backends.xla.transforms import Seeds, Transform
 from metagraph import runtime_checks
-from metagraph.checks import positive_int
-from metagraph.errors import SpaceError
 from metagraph.graph import MetaGraph, State
 
 try:
@@ -47,10 +46,19 @@ def _jax_array_type() -> type:
     return type(jax.numpy.zeros((), np.float32))
 
 
-def _dispatch(compiled: Any) -> Any:
-    """What calling `compiled` runs: after its first call a `jax.stages.Compiled` holds its
-    C++ dispatch as `_call` and its `__call__` only forwards to it (jax 0.7 to 0.10); that
-    saves a Python frame per call. Anything else: `compiled` itself."""
+# The JAX versions whose `jax.stages.Compiled` keeps its C++ dispatch in the private attribute
+# `_call` after its first call, and whose `__call__` only forwards to it (checked by
+# tests/backends/test_stages.py on the installed JAX).
+PRIVATE_DISPATCH_VERSIONS = ((0, 7), (0, 11))
+
+
+def _dispatch(compiled: Any, version: tuple[int, ...] = jax.__version_info__) -> Any:
+    """What calling `compiled` runs: within PRIVATE_DISPATCH_VERSIONS its C++ dispatch
+    (`_call`), which saves a Python frame per call; on any other JAX version, or where the
+    attribute is missing, `compiled` itself (public, a frame slower)."""
+    low, high = PRIVATE_DISPATCH_VERSIONS
+    if not low <= tuple(version[:2]) < high:
+        return compiled
     call = getattr(compiled, "_call", None)
     return call if callable(call) else compiled
 
@@ -64,75 +72,58 @@ def _waiting(call: Any) -> Any:
 
     return run
 
-class SeededInputChecker:
-    """Inputs of K independent seeds: every array has a leading axis of K; each slice is
-    checked like a single seed's input."""
-
-    def __init__(self, checker: Any, seeds: int):
-        self.checker, self.seeds = checker, seeds
-
-    def __call__(self, args: tuple, kwargs: dict) -> tuple[tuple, tuple]:
-        leaves = jax.tree.leaves((args, kwargs))
-        for leaf in leaves:
-            if np.shape(leaf)[:1] != (self.seeds,):
-                raise SpaceError(f"{self.checker.root}.{self.checker.sig.name}: with seeds="
-                                 f"{self.seeds} every input needs a leading axis of "
-                                 f"{self.seeds}, got shape {np.shape(leaf)}",
-                                 component=self.checker.root, api=self.checker.sig.name)
-        first = jax.tree.map(lambda x: x[0], (args, kwargs))
-        self.checker(*first)
-        inputs = self.checker._bind(args, kwargs)
-        return inputs, tuple((np.shape(x), np.asarray(x).dtype) for x in jax.tree.leaves(inputs))
-
-
 class XlaExecutor(Executor):
-    """Runs each root API through its `ApiExecutable` (in `.executables[api]`)."""
+    """Runs each root API through its `ApiExecutable` (in `.executables[api]`): the graph's
+    pure functions transformed by `transform` (seeds, data parallelism: `transforms.py`),
+    lowered, compiled once per input signature, and called."""
 
     executables: dict[str, ApiExecutable]
     compiler_options: dict[str, Any]
-    seeds: int | None
-    data_parallel: DataParallel | None
+    transform: Transform
 
     def __init__(self, graph: MetaGraph, compiler_options: dict[str, Any] | None = None,
                  seed: int = 0, state: State | None = None, donate_state: bool = True,
-                 seeds: int | None = None, data_parallel: DataParallel | None = None,
-                 precompile: tuple[str, ...] = ()):
+                 transform: Transform | None = None, precompile: tuple[str, ...] = ()):
         self._check_api_names(graph)  # before anything compiles
         check_compiler_options(compiler_options or {})
-        if data_parallel is not None and seeds is not None:
-            raise ValueError("backends.xla.lower: seeds and data_parallel cannot be combined")
-        if seeds is not None:
-            seeds = positive_int(seeds, "backends.xla.lower: seeds")
+        if transform is not None and not isinstance(transform, Transform):
+            raise TypeError(f"backends.xla.lower: transform must be a backends.xla.Transform "
+                            f"(Seeds, DataParallel), got {type(transform).__name__}")
         self.compiler_options = dict(compiler_options or {})
-        self.seeds, self.data_parallel = seeds, data_parallel
+        self.transform = transform or Transform()
         self.executables = {name: ApiExecutable(graph, name, compiler_options, donate_state,
-                                                seeds, data_parallel) for name in graph.apis}
+                                                self.transform) for name in graph.apis}
         for name in precompile:  # compiling while the state initialises below
             if name not in self.executables:
                 raise ValueError(f"backends.xla.lower: precompile names {name!r}, which is not "
                                  f"a root API of {graph.root.name} ({sorted(graph.apis)})")
             self.executables[name].compile_in_background()
         super().__init__(graph, seed, state)
-        if seeds is not None:
-            self._checkers = {name: SeededInputChecker(checker, seeds)
-                              for name, checker in self._checkers.items()}
+        checkers = {name: self.transform.input_checker(checker)
+                    for name, checker in self._checkers.items()}
+        if any(checkers[name] is not self._checkers[name] for name in checkers):
+            self._checkers = checkers
             for name in graph.apis:
                 self.__dict__[name] = self._bound(name)
 
-    def _initial_state(self, seed: int) -> State:
-        return self._placed(self.graph.init_state(seed, seeds=self.seeds))
+    @property
+    def seeds(self) -> int | None:
+        """The number of independent seeds the executables run (`Seeds`), or None for one."""
+        return self.transform.count if isinstance(self.transform, Seeds) else None
 
-    def _placed(self, state: State) -> State:
-        """The state replicated on every device of a data-parallel mesh (else as it is)."""
-        if self.data_parallel is None:
-            return state
-        return jax.device_put(state, self.data_parallel.replicated)
+    @property
+    def data_parallel(self) -> DataParallel | None:
+        """The mesh the executables run over (`DataParallel`), or None for one device."""
+        return self.transform if isinstance(self.transform, DataParallel) else None
+
+    def _initial_state(self, seed: int) -> State:
+        return self.transform.place(self.transform.initial_state(self.graph, seed))
 
     def set_state(self, value: Any, path: str | None = None) -> None:
         """Replace the state (or the scope `path`'s part of it), placed on the executor's
         devices."""
         super().set_state(value, path)
-        self.state = self._placed(self.state)
+        self.state = self.transform.place(self.state)
 
     def _bound(self, name: str) -> Any:
         """`exe.<name>`: the checked call of `Executor`, plus a fast path while the signature
@@ -189,11 +180,11 @@ class XlaExecutor(Executor):
         for name, executable in self.executables.items():
             before = len(executable.signatures)
             start = time.perf_counter()
-            lowered, compiled = executable.lower(batch_size, time_size)
+            compiled = executable.compile(batch_size, time_size)
             seconds = time.perf_counter() - start
             if len(executable.signatures) == before:  # compiled earlier: time a compile
                 start = time.perf_counter()
-                lowered.compile(self.compiler_options or None)
+                executable.lower(batch_size, time_size).compile(self.compiler_options or None)
                 seconds = time.perf_counter() - start
             found[name] = {**_xla_costs(compiled), "compile seconds": seconds}
         return found

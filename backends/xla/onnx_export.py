@@ -5,7 +5,7 @@ Runtime Web, TensorRT): the API's pure function over only the state it needs
     data = export_onnx(graph, "greedy", state, [jax.ShapeDtypeStruct((BATCH, 4), np.float32)])
     session = onnxruntime.InferenceSession(data)
 
-Needs the `onnx` extra (`pip install "metagraph-rl[onnx]"`). An operation jax2onnx cannot
+Needs the `onnx` extra (`pip install -e ".[onnx]"`). An operation jax2onnx cannot
 convert is one `OnnxExportError` naming it.
 """
 
@@ -32,8 +32,8 @@ def export_onnx(graph: MetaGraph, api: str, state: State, inputs: list[Any]) -> 
     try:
         import jax2onnx
     except ImportError:
-        raise OnnxExportError("ONNX export needs jax2onnx and onnxruntime: pip install "
-                              "\"metagraph-rl[onnx]\"") from None
+        raise OnnxExportError("ONNX export needs jax2onnx and onnxruntime: pip install -e "
+                              "\".[onnx]\"") from None
     program, select, _ = needed_state(graph, api, inputs)
     needed = select(state)
     specs: list[Any] = []

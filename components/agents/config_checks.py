@@ -6,6 +6,11 @@ int or float (no `inf`, no NaN), an `int` field an int, a `bool` field only true
 (not the string "False", not 1), `tuple[int, ...]` a sequence of ints; a bool is never taken
 as a number. Then the field's own rule (a range, a set of names) is checked.
 
+Checking is automatic: `AgentConfig.__post_init__` runs `check_fields` with the class's
+`rules()`, so a user's config dataclass deriving from `AgentConfig` has its fields' types
+checked when it is made (from Python, `--config` or `--set`) and adds its own rules by
+overriding `rules()`.
+
 A config class with a `defaults_file` (a TOML file shipped with the package) has
 per-environment defaults: `for_env(env_id, values)` starts from them."""
 
@@ -65,9 +70,12 @@ ENV_DOOR: Rule = (lambda v: v in DOORS, f"one of {DOORS}")
 def check_fields(config: Any, rules: dict[str, Rule]) -> None:
     """A ValueError naming the first field of `config` that breaks its annotation's rule
     (`TYPES`) or its own rule in `rules`."""
-    hints = typing.get_type_hints(type(config))
+    try:
+        hints = typing.get_type_hints(type(config))
+    except (NameError, TypeError):  # annotations not resolvable here: only the rules
+        hints = {}
     typed = {f.name: TYPES[hints[f.name]] for f in dataclasses.fields(config)
-             if hints[f.name] in TYPES}
+             if hints.get(f.name) in TYPES}
     for field, (ok, expected) in [*typed.items(), *rules.items()]:
         value = getattr(config, field)
         try:
@@ -96,12 +104,38 @@ def from_dict(cls: type, values: dict[str, Any]) -> Any:
 
 
 class AgentConfig:
-    """Base of the agents' config dataclasses: from a dict (unknown keys refused) and back,
-    and for an environment from the defaults shipped in `defaults_file` (when set)."""
+    """Base of the agents' config dataclasses: every field checked when a config is made
+    (`check_fields`: its annotation's type, then its rule in `rules()`), from a dict (unknown
+    keys refused) and back, and for an environment from the defaults shipped in
+    `defaults_file` (when set).
+
+    A subclass is a frozen dataclass; it adds rules by overriding `rules()`, not
+    `__post_init__` (one that does must call `super().__post_init__()`)::
+
+        @dataclasses.dataclass(frozen=True)
+        class MyConfig(AgentConfig):
+            num_envs: int = 4
+            gamma: float = 0.99
+
+            def rules(self):
+                return {"num_envs": POSITIVE_INT, "gamma": UNIT}
+    """
 
     defaults_file: ClassVar[Path | None] = None
     """A TOML file of per-environment defaults: `[defaults."<id>"]` tables, each optionally
     naming a `group` whose `[groups.<name>]` table it overrides."""
+
+    def __post_init__(self) -> None:
+        """Check every field (`check_fields` with `rules()`): a ValueError names the first
+        field that breaks its type or its rule."""
+        check_fields(self, self.rules())
+
+    def rules(self) -> dict[str, Rule]:
+        """Each field's own rule beyond its type, by field name: `(check, expected)`, where
+        `check(value)` is true for a good value and `expected` says what a good one is (the
+        shared ones: `POSITIVE_INT`, `POSITIVE`, `NON_NEGATIVE`, `UNIT`, `HIDDEN`, `NUM_ENVS`,
+        `ENV_DOOR`, ...). Default: none."""
+        return {}
 
     @classmethod
     def env_defaults(cls, env_id: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from components.agents.config_checks import (
     POSITIVE_INT,
     UNIT,
     AgentConfig,
-    check_fields,
+    Rule,
 )
 
 
@@ -43,8 +43,9 @@ class DQNConfig(AgentConfig):
     iterations_per_call: int = 64
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
-    def __post_init__(self) -> None:
-        check_fields(self, {
+    def rules(self) -> dict[str, Rule]:
+        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        return {
             "num_envs": NUM_ENVS, "rollout": POSITIVE_INT, "n_step": POSITIVE_INT,
             "buffer_size": BUFFER_SIZE, "batch_size": POSITIVE_INT,
             "updates_per_iteration": POSITIVE_INT, "target_every": POSITIVE_INT,
@@ -58,4 +59,4 @@ class DQNConfig(AgentConfig):
             "double": (lambda v: isinstance(v, bool), "a bool"),
             "hidden": HIDDEN,
             "door": ENV_DOOR,
-        })
+        }

@@ -19,13 +19,12 @@ import optax
 
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
-from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
 from components.agents.ppo_agent import bootstrap_truncated, truncated_values
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.envs import Environment
 from components.losses import VTraceLoss
-from components.policy import Policy
 from metagraph.spaces import Bool, Box, Discrete
 
 
@@ -41,7 +40,8 @@ class ImpalaAgent(mg.Component):
             `num_envs x num_steps` steps.
         name: the scope name (default "impala_agent").
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
-            value="separate", squash=False)`). It needs `sample_action(obs, key)`,
+            value="separate", squash=False)`; a `Policy` given here takes those settings for
+            the ones its constructor was not given). It needs `sample_action(obs, key)`,
             `greedy_action(obs)` and what the loss calls.
         preprocessor: a component applied to observations before the policy
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
@@ -65,8 +65,8 @@ class ImpalaAgent(mg.Component):
         self.config = config
         self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
         self.preprocessor = check_preprocessor("ImpalaAgent", preprocessor)
-        self.policy = policy if policy is not None else Policy(
-            self.rollout.env.action_space, hidden=config.hidden, value="separate", squash=False)
+        self.policy = make_policy(policy, self.rollout.env.action_space, "separate",
+                                  hidden=config.hidden, squash=False)
         self.loss = make_loss("ImpalaAgent", loss, self.policy, policy is not None,
                               lambda p: VTraceLoss(
                                   p, gamma=config.gamma, value_coef=config.value_coef,

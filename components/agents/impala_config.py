@@ -13,7 +13,7 @@ from components.agents.config_checks import (
     POSITIVE_INT,
     UNIT,
     AgentConfig,
-    check_fields,
+    Rule,
 )
 
 
@@ -37,8 +37,9 @@ class ImpalaConfig(AgentConfig):
     hidden: tuple[int, ...] = (64, 64)
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
-    def __post_init__(self) -> None:
-        check_fields(self, {
+    def rules(self) -> dict[str, Rule]:
+        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        return {
             "num_envs": NUM_ENVS,
             "num_steps": POSITIVE_INT,
             "learning_rate": POSITIVE,
@@ -52,4 +53,4 @@ class ImpalaConfig(AgentConfig):
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
             "door": ENV_DOOR,
-        })
+        }

@@ -1,6 +1,10 @@
-"""The swappable parts of a built-in agent: its loss and its optimizer, given by the user or
-made from the agent's defaults.
+"""The swappable parts of a built-in agent: its policy, its loss and its optimizer, given by
+the user or made from the agent's defaults.
 
+- `policy`: any component with the APIs the agent calls. A `Policy` given by the user keeps
+  its constructor's settings and takes the agent's (its config's) for the others
+  (`Policy.set_defaults`): `policy=Policy(space, torso=MyTorso())` has the config's hidden
+  widths, activation, initialisation and log std.
 - `loss`: a component with a `loss(...)` API returning `(total, stats)`, or a function of the
   agent's model (policy or Q-network) returning one: `loss=lambda policy: PPOLoss(policy,
   clip=0.1)`. A loss component given as such must be over the model the agent trains, so it
@@ -12,14 +16,29 @@ made from the agent's defaults.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import optax
 
 import metagraph as mg
 from components.optimizer import Optimizer
+from components.policy import Policy
 from metagraph.api import api_specs
+from metagraph.spaces import Space
 
 LossPart = mg.Component | Callable[[mg.Component], mg.Component] | None
+
+
+def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,
+                **settings: Any) -> mg.Component:
+    """The agent's policy: `Policy(action_space, value=value, **settings)` by default; a
+    user's `Policy` takes `settings` for those its constructor was not given
+    (`Policy.set_defaults`); any other component is the agent's as it is."""
+    if policy is None:
+        return Policy(action_space, value=value, **settings)
+    if isinstance(policy, Policy):
+        policy.set_defaults(**settings)
+    return policy
 
 
 def make_loss(agent: str, loss: LossPart, model: mg.Component, model_given: bool,

@@ -32,13 +32,12 @@ import optax
 
 import metagraph as mg
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.envs import Environment
 from components.losses import PPOLoss, gae
-from components.policy import Policy
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from metagraph.spaces import Box
 
@@ -75,7 +74,9 @@ class PPOAgent(mg.Component):
         name: the scope name (default "ppo_agent").
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value="separate", squash=False)` with the config's `activation`, `log_std`,
-            `log_std_init` and `orthogonal_init`). It needs the APIs `sample_action(obs, key)`,
+            `log_std_init` and `orthogonal_init`; a `Policy` given here takes those settings
+            for the ones its constructor was not given). It needs the APIs
+            `sample_action(obs, key)`,
             `value(obs)`, `greedy_action(obs)` and what the loss calls (the default loss:
             `evaluate(obs, action)`).
         preprocessor: a component applied to observations before the policy
@@ -109,8 +110,8 @@ class PPOAgent(mg.Component):
         self.config = config
         self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
-        self.policy = policy if policy is not None else Policy(
-            self.rollout.env.action_space, hidden=config.hidden, value="separate",
+        self.policy = make_policy(
+            policy, self.rollout.env.action_space, "separate", hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
             log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
         self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)

@@ -18,7 +18,7 @@ from components.agents.config_checks import (
     POSITIVE_INT,
     UNIT,
     AgentConfig,
-    check_fields,
+    Rule,
 )
 
 ENV_DEFAULTS = Path(__file__).with_name("configs") / "ppo.toml"
@@ -60,8 +60,9 @@ class PPOConfig(AgentConfig):
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
     defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
 
-    def __post_init__(self) -> None:
-        check_fields(self, {
+    def rules(self) -> dict[str, Rule]:
+        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        return {
             "num_envs": NUM_ENVS,
             "num_steps": POSITIVE_INT,
             "epochs": POSITIVE_INT,
@@ -83,4 +84,4 @@ class PPOConfig(AgentConfig):
             "clip_rewards": POSITIVE,
             "iterations_per_call": POSITIVE_INT,
             "door": ENV_DOOR,
-        })
+        }

@@ -18,13 +18,12 @@ import jax.numpy as jnp
 import optax
 
 import metagraph as mg
-from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.envs import Environment
 from components.losses import WeightedNLLLoss
-from components.policy import Policy
 from components.reweighting import PathReweighting, quality
 
 
@@ -37,8 +36,10 @@ class ReweightAgent(mg.Component):
         config: the hyperparameters (`ReweightConfig`).
         name: the scope name (default "reweight_agent").
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
-            value=None)`). It needs `sample_action(obs, key)`, `greedy_action(obs)` and what
-            the loss calls (the default loss: `log_prob(obs, action)`).
+            value=None)`; a `Policy` given here takes the config's `hidden` unless its
+            constructor was given one). It needs `sample_action(obs, key)`,
+            `greedy_action(obs)` and what the loss calls (the default loss:
+            `log_prob(obs, action)`).
         preprocessor: a component applied to observations before the policy
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
             `components.agents.preprocessing`). Qualities see the environments' own
@@ -57,8 +58,8 @@ class ReweightAgent(mg.Component):
         self.config = config
         self.rollout = Rollout(Environment(env_id, config.num_paths, door=config.door))
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
-        self.policy = policy if policy is not None else Policy(
-            self.rollout.env.action_space, hidden=config.hidden, value=None)
+        self.policy = make_policy(policy, self.rollout.env.action_space, None,
+                                  hidden=config.hidden)
         self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
                                            fraction=config.fraction, strict=False)
         self.loss = make_loss("ReweightAgent", loss, self.policy, policy is not None,

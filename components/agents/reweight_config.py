@@ -11,7 +11,7 @@ from components.agents.config_checks import (
     POSITIVE,
     POSITIVE_INT,
     AgentConfig,
-    check_fields,
+    Rule,
     is_int,
 )
 from components.reweighting import SCHEMES
@@ -37,8 +37,9 @@ class ReweightConfig(AgentConfig):
     max_grad_norm: float = 1.0
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
 
-    def __post_init__(self) -> None:
-        check_fields(self, {
+    def rules(self) -> dict[str, Rule]:
+        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        return {
             "num_paths": (lambda v: is_int(v) and 2 <= v <= MAX_ENVS,
                           f"an int in [2, {MAX_ENVS}]"),
             "scheme": (lambda v: v in SCHEMES, f"one of {SCHEMES}"),
@@ -52,4 +53,4 @@ class ReweightConfig(AgentConfig):
                           f"an int in [1, num_paths={self.num_paths}]"),
             "max_grad_norm": POSITIVE,
             "door": ENV_DOOR,
-        })
+        }

@@ -27,14 +27,13 @@ import optax
 
 import metagraph as mg
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.sac_config import SACConfig
 from components.envs import Environment
 from components.losses.sac_loss import SACLoss, polyak_average
 from components.networks import QEnsemble
-from components.policy import Policy
 from components.replay import ReplayBuffer
 from metagraph.spaces import Box, Dict
 
@@ -78,8 +77,9 @@ class SACAgent(mg.Component):
         name: the scope name (default "sac_agent").
         actor: the policy (default `Policy(action_space, hidden=config.hidden, value=None,
             squash=True, activation=relu)`: a tanh-squashed Gaussian whose mean and log std
-            come from one network). It needs `sample_action(obs, key) -> (action, log_prob)`,
-            reparameterised, with actions in the action space, and `greedy_action(obs)`.
+            come from one network; a `Policy` given here takes those settings for the ones
+            its constructor was not given). It needs `sample_action(obs, key) -> (action,
+            log_prob)`, reparameterised, with actions in the action space, and `greedy_action(obs)`.
         critic: the Q-networks (default `QEnsemble(config.hidden, config.critics)`), see
             `SACModel`.
         preprocessor: a component applied to observations before the actor and the critic
@@ -113,8 +113,8 @@ class SACAgent(mg.Component):
                              f"{env_id} has {space!r}")
         self.low, self.high = (np.broadcast_to(bound, space.shape).astype(np.float32)
                                for bound in (space.low, space.high))
-        actor = actor if actor is not None else Policy(
-            space, hidden=config.hidden, value=None, squash=True, activation=jax.nn.relu)
+        actor = make_policy(actor, space, None, hidden=config.hidden, squash=True,
+                            activation=jax.nn.relu)
         critic = critic if critic is not None else QEnsemble(config.hidden, config.critics)
         self.model = SACModel(actor, critic, config.alpha_init)
         obs = Box(self.rollout.env.observation_space.shape)

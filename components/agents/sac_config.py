@@ -20,7 +20,7 @@ from components.agents.config_checks import (
     POSITIVE_INT,
     UNIT,
     AgentConfig,
-    check_fields,
+    Rule,
     is_int,
 )
 
@@ -51,8 +51,9 @@ class SACConfig(AgentConfig):
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
     defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
 
-    def __post_init__(self) -> None:
-        check_fields(self, {
+    def rules(self) -> dict[str, Rule]:
+        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        return {
             "num_envs": NUM_ENVS,
             "rollout": POSITIVE_INT,
             "updates_per_iteration": POSITIVE_INT,
@@ -71,4 +72,4 @@ class SACConfig(AgentConfig):
             "target_entropy_scale": NON_NEGATIVE,
             "iterations_per_call": POSITIVE_INT,
             "door": ENV_DOOR,
-        })
+        }

@@ -14,7 +14,7 @@ loop and `environment.step` is a node of its graph:
 - "native": the C++ core through the XLA FFI; the environments' state is component state, so
   policy and environment lower into one executable; `num_threads` C++ threads step inside it;
 - "jax": the pure-JAX twin, same, on any device (MJX for the MuJoCo tasks:
-  `pip install 'metagraph-rl[mjx]'`);
+  `pip install -e ".[mjx]"`);
 - "host": the threaded native pool (`components.envs.make`, `num_threads` C++ threads),
   reached from the program through ordered `io_callback`s; its state lives in the pool;
 - "gymnasium": any Gymnasium environment id (`gymnasium.make_vec`, same-step auto-reset),
@@ -176,6 +176,14 @@ class Environment(mg.Component):
         return state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done, obs
 
     # ---- in-graph state ----------------------------------------------------------------------
+    def check_state(self, state: dict[str, Any]) -> None:
+        """The native door's environments' state set from outside a call (a checkpoint, a
+        `set_state`) must be one reset and step could produce: a forged one is refused here,
+        naming the environment, instead of failing inside the compiled step after the
+        executor's state was donated."""
+        if self.door == "native" and "env_state" in state:
+            self.functional.check_state(state["env_state"])
+
     def _env_state(self) -> Any:
         """The environments' state: created at build from the component's own key."""
         return self.get_state("env_state",

@@ -4,7 +4,7 @@ functions, usable under `jax.jit`, `lax.scan` and `jax.vmap`:
 - door "native": the C++ task through the XLA FFI (`InGraphEnv`; CPU;
   vmap_method="broadcast_all": every leading dimension is just more environments);
 - door "jax": the family's pure-JAX twin (classic control's `TwinFunctionalEnv`; the MuJoCo
-  tasks' `MjxFunctionalEnv` on MJX, the extra `metagraph-rl[mjx]`), for accelerators where a
+  tasks' `MjxFunctionalEnv` on MJX, the extra `mjx`), for accelerators where a
   host round trip would dominate.
 
 A rollout of T steps over N environments is one compiled program with no Python in the loop.

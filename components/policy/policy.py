@@ -24,12 +24,24 @@ from metagraph.spaces import Space
 VALUE_MODES = ("separate", "shared", None)
 LOG_STD_MODES = ("network", "parameter")
 SQRT2 = float(np.sqrt(2.0))
+DEFAULTS = {"hidden": (64, 64), "squash": True, "activation": jax.nn.tanh,
+            "log_std": "network", "log_std_init": 0.0, "orthogonal": False}
+"""A `Policy`'s settings where neither its constructor nor an agent gives them."""
 
 
 class Policy(mg.Component):
     """A torso, an action distribution chosen from the action space, and a value estimate.
 
     Every API is polymorphic: the same policy acts on [B, ...] and learns on [T, B, ...].
+
+    A setting of `DEFAULTS` (hidden, squash, activation, log_std, log_std_init, orthogonal)
+    that the constructor is not given (left out, or None) is a default, which an agent given
+    this policy (`PPOAgent(..., policy=...)`) replaces with its own: the setting its default
+    policy has, from its config (`set_defaults`). So `Policy(space, torso=MyTorso())` passed
+    to PPO keeps the config's activation, initialisation and log std, and a setting given
+    here is kept. Without an agent they are `DEFAULTS`: hidden (64, 64), squash, tanh,
+    log_std "network" starting at 0, no orthogonal initialisation. `value` is always the
+    constructor's.
 
     Args:
         action_space: A `Discrete` (categorical) or `Box` (diagonal Gaussian) space.
@@ -53,29 +65,67 @@ class Policy(mg.Component):
         ValueError: `value` or `log_std` is not one of the modes, or `log_std="parameter"`
             for an action space without a Gaussian.
     """
-    def __init__(self, action_space: Space, hidden: Sequence[int] = (64, 64),
-                 value: str | None = "separate", squash: bool = True,
-                 torso: mg.Component | None = None, activation=jax.nn.tanh,
-                 log_std: str = "network", log_std_init: float = 0.0,
-                 orthogonal: bool = False, name: str | None = None):
+    def __init__(self, action_space: Space, hidden: Sequence[int] | None = None,
+                 value: str | None = "separate", squash: bool | None = None,
+                 torso: mg.Component | None = None, activation=None,
+                 log_std: str | None = None, log_std_init: float | None = None,
+                 orthogonal: bool | None = None, name: str | None = None):
         super().__init__(name)
+        self.action_space = action_space
+        given = {"hidden": hidden, "squash": squash, "activation": activation,
+                 "log_std": log_std, "log_std_init": log_std_init, "orthogonal": orthogonal}
+        self.given = {key: v for key, v in given.items() if v is not None}
+        self.value_mode = value
+        self.own_torso = torso is None
+        if torso is not None:
+            self.torso = torso
+        self._configure({**DEFAULTS, **self.given})
+
+    def set_defaults(self, **settings) -> None:
+        """Take `settings` (keywords of the constructor: hidden, squash, activation, log_std,
+        log_std_init, orthogonal) for those the constructor was not given: what an
+        agent does with a policy passed to it, so that it keeps the config's settings unless
+        told otherwise. Only before the policy is built into a graph.
+
+        Raises:
+            MetaGraphError: the policy is part of a built graph already.
+            TypeError: a keyword that is not a setting.
+        """
+        unknown = sorted(set(settings) - set(DEFAULTS))
+        if unknown:
+            raise TypeError(f"Policy.set_defaults: unknown settings {unknown}; known: "
+                            f"{sorted(DEFAULTS)}")
+        try:
+            built = self.scope
+        except mg.MetaGraphError:  # not part of a built graph: what set_defaults needs
+            built = None
+        if built is not None:
+            raise mg.MetaGraphError(f"{built}: set_defaults after the policy was built into a "
+                                    f"graph; give the policy to the agent unbuilt")
+        self._configure({**DEFAULTS, **settings, **self.given})
+
+    def _configure(self, settings: dict) -> None:
+        """Check `settings` (every key of `DEFAULTS`) and make the networks they describe."""
+        value, log_std = self.value_mode, settings["log_std"]
         if value not in VALUE_MODES:
             raise ValueError(f"Policy: value must be one of {VALUE_MODES}, got {value!r}")
         if log_std not in LOG_STD_MODES:
             raise ValueError(f"Policy: log_std must be one of {LOG_STD_MODES}, got {log_std!r}")
-        self.action_space = action_space
-        self.distribution = distribution_for(action_space, squash)
+        self.distribution = distribution_for(self.action_space, settings["squash"])
         if log_std == "parameter" and not isinstance(self.distribution, DiagGaussian):
             raise ValueError(f"Policy: log_std='parameter' needs a Box action space (a "
-                             f"Gaussian), got {type(action_space).__name__}")
-        self.value_mode, self.log_std_mode = value, log_std
-        self.log_std_init = float(log_std_init)
+                             f"Gaussian), got {type(self.action_space).__name__}")
+        self.settings = settings  # every setting of DEFAULTS, given or default
+        self.log_std_mode = log_std
+        self.log_std_init = float(settings["log_std_init"])
+        hidden, activation = tuple(settings["hidden"]), settings["activation"]
 
         def gains(hidden_gain: float, output_gain: float) -> tuple[float, float] | None:
-            return (hidden_gain, output_gain) if orthogonal else None
+            return (hidden_gain, output_gain) if settings["orthogonal"] else None
 
-        self.torso = torso if torso is not None else MLP(
-            hidden, activation, activate_final=True, orthogonal=gains(SQRT2, SQRT2))
+        if self.own_torso:
+            self.torso = MLP(hidden, activation, activate_final=True,
+                             orthogonal=gains(SQRT2, SQRT2))
         head = self.distribution.num_params // (2 if log_std == "parameter" else 1)
         self.action_head = MLP([head], orthogonal=gains(0.01, 0.01))
         if value == "shared":

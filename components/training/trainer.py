@@ -198,7 +198,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
     # every sampler ever started gets its own stream of keys, after a resume too
     learner = open_learner(spec_text, parts, exe, config, env_id, seed, runner, num_samplers,
                            counters.streams, counters.call,
-                           lambda version: keys_for(seed, None, version), batches_per_request)
+                           lambda version: keys_for(seed, None, version), batches_per_request,
+                           executor)
     loop.next_rows, loop.source = learner.step, "Distributed.update()"
     loop.streams, loop.shown = lambda: learner.streams, (*loop.shown, "policy_lag")
     try:

@@ -61,7 +61,7 @@ def renderable(env_id: str, width: int, height: int) -> Any:
         return gymnasium.make(env_id, render_mode="rgb_array", **kwargs)
     except gymnasium.error.DependencyNotInstalled as error:
         raise VideoError(f"{env_id}: Gymnasium cannot render it here ({error}); install the "
-                         f"video extra: pip install \"metagraph-rl[video]\"") from None
+                         f"video extra: pip install -e \".[video]\"") from None
 
 
 def set_physics(env: Any, physics: np.ndarray, action: Any) -> None:

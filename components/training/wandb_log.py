@@ -1,5 +1,5 @@
 """`metagraph train ... --track`: the run's scalars, config and learning curve in Weights &
-Biases, as CleanRL's `--track` does (the `track` extra: `pip install "metagraph-rl[track]"`).
+Biases, as CleanRL's `--track` does (the `track` extra: `pip install -e ".[track]"`).
 
 The run's reporting process (`reporter.py`) writes them, beside the TensorBoard events, so
 the training process never imports wandb. Each `metagraph train` (a resume too) is one W&B

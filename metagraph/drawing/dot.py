@@ -5,10 +5,17 @@ dtype."""
 
 from __future__ import annotations
 
+import shutil
+
 import graphviz
 
 from metagraph.drawing import style
 from metagraph.drawing.model import Drawing
+
+
+def have_graphviz() -> bool:
+    """True if Graphviz's `dot` program is on the PATH."""
+    return shutil.which("dot") is not None
 
 
 def _cluster_name(scope: str) -> str:

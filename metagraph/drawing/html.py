@@ -7,11 +7,14 @@ leak. In the browser: nested components expand and collapse, a click shows a com
 state table or an API's spaces, source and cost, an API's reach is highlighted, names can be
 searched, and a `SpaceError`'s faulty edge is red.
 
-Why its own renderer: the view is a tree of nested boxes whose children are laid out anew at
-each expand or collapse, which needs a compound layout that the small graph libraries lack and
-the ones that have it (ELK, dagre with cytoscape's compound extensions) bring a megabyte of
-JavaScript into every file; a few hundred lines of shelf layout draw 500 components in a few
-milliseconds.
+Layout: where Graphviz is installed, `dot` lays out the first view, every depth level and (for
+graphs of up to 40 components) every view one fold away from the first, as it lays out the
+static drawing (`dot_layout.py`); the explorer draws boxes, curves and edge labels where `dot`
+put them. Any other view, and every view without Graphviz, is laid out in the browser by a
+shelf packer (a few hundred lines that draw 500 components in milliseconds), rather than by a
+JavaScript layout library that would bring a megabyte into every file. Edge labels are on by
+default; one that would cover another label, an API or a title is hidden until its edge is
+hovered, and the faulty edge's label is always shown.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 from importlib import resources
 from typing import Any
 
+from metagraph.drawing import dot_layout, views
 from metagraph.drawing.model import Drawing
 from metagraph.spaces.space import short_dtype
 
@@ -35,7 +39,9 @@ def _asset(name: str) -> str:
 
 def explorer_data(drawing: Drawing) -> dict[str, Any]:
     """The drawing as the JSON the explorer reads: components (with state rows), APIs (with
-    spaces, source and cost) and edges (calls and data flow, with details)."""
+    spaces, source and cost), edges (calls and data flow, with details), the components
+    that start open, and Graphviz's layout of the views a reader is likely to open (none
+    without Graphviz: the explorer then packs rows itself)."""
     components = []
     for cluster in drawing.clusters.values():
         components.append({
@@ -56,8 +62,10 @@ def explorer_data(drawing: Drawing) -> dict[str, Any]:
     edges = [{"source": e.source, "target": e.target, "kind": e.kind, "label": e.label,
               "color": e.color, "error": e.error, "details": e.details}
              for e in drawing.edges]
-    return {"title": drawing.title, "depth": drawing.depth, "components": components,
-            "apis": apis, "edges": edges}
+    opened = views.initial_open(drawing)
+    return {"title": drawing.title, "components": components,
+            "apis": apis, "edges": edges, "open": sorted(opened),
+            "layouts": dot_layout.layouts(drawing, views.candidates(drawing, opened))}
 
 
 def _number(value: Any) -> Any:

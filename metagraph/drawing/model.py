@@ -11,10 +11,18 @@ from typing import Any
 
 import networkx as nx
 
+from metagraph import schema
 from metagraph.drawing import style
+from metagraph.schema import (
+    INPUT,
+    ApiNode,
+    CallEdge,
+    ComponentNode,
+    DataEdge,
+    InputNode,
+    SourceLocation,
+)
 from metagraph.state_info import StateEntry
-
-INPUT = "input"
 
 
 @dataclasses.dataclass
@@ -40,7 +48,7 @@ class Node:
     cluster: str | None  # None for the graph's input
     inputs: dict[str, str] = dataclasses.field(default_factory=dict)
     outputs: str = ""
-    source: Any = None  # a recorder.SourceLocation
+    source: SourceLocation | None = None
     cost: Mapping[str, Any] | None = None
 
 
@@ -91,11 +99,11 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
     edge is drawn in red with the expected and actual spaces."""
     if rankdir not in ("LR", "TB"):
         raise ValueError(f"drawing: rankdir must be 'LR' or 'TB', got {rankdir!r}")
-    calls = [(u, v, d) for u, v, d in graph.edges(data=True) if d.get("kind") == "call"]
-    flows = [(u, v, d["flows"]) for u, v, d in graph.edges(data=True)
-             if data and d.get("flows")]
-    roots = sorted(n for n, d in graph.nodes(data=True)
-                   if d.get("kind") == "api" and d["component"].count("/") == 0)
+    calls = list(schema.edges_of(graph, CallEdge))
+    flows = [(u, v, e.flows) for u, v, e in schema.edges_of(graph, CallEdge, DataEdge)
+             if data and e.flows]
+    apis = dict(schema.nodes_of(graph, ApiNode))
+    roots = sorted(n for n, a in apis.items() if a.is_root)
     if focus is not None:
         start = [n for n in roots if n.rsplit(".", 1)[-1] == focus]
         if not start:
@@ -109,7 +117,7 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
     def node_of(api_node: str) -> str:
         if api_node == INPUT:
             return INPUT
-        scope = graph.nodes[api_node]["component"]
+        scope = apis[api_node].component
         shown = scope if collapsed is None else "/".join(scope.split("/")[: collapsed + 1])
         return api_node if shown == scope else f"{shown}.*"
 
@@ -132,26 +140,26 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
         if shown.endswith(".*"):
             nodes[shown] = Node(shown, "collapsed:", scope)
             return shown
-        info = graph.nodes[original]
-        cost = costs.get(info["api"]) if costs and original in roots else None
-        nodes[shown] = Node(shown, info["api"], scope,
-                            {k: style.short(v) for k, v in (info.get("inputs") or {}).items()},
-                            style.short(info.get("outputs")), info.get("source"), cost)
+        info = apis[original]
+        cost = costs.get(info.api) if costs and original in roots else None
+        nodes[shown] = Node(shown, info.api, scope,
+                            {k: style.short(v) for k, v in (info.inputs or {}).items()},
+                            style.short(info.outputs), info.source, cost)
         return shown
 
     edges: dict[tuple[str, str, str], Edge] = {}
-    for u, v, d in calls:
+    for u, v, call in calls:
         su, sv = add_node(u), add_node(v)
         if su == sv:
             continue  # a call inside a collapsed component
         is_error = error_pair is not None and (u, v) == error_pair
-        args, returns = d.get("args", {}), d.get("returns")
+        args, returns = call.args or {}, call.returns
         label = style.edge_label(args, returns)
         if is_error:
             label = (f"{error.edge.argument or 'output'}: expected "
                      f"{style.short(error.edge.expected)}\ngot {style.short(error.edge.actual)}")
         color = style.ERROR_COLOR if is_error else style.KIND_COLORS[style.edge_kind(args)]
-        details = [style.signature_text(a, r) for a, r in d.get("signatures") or [(args, returns)]]
+        details = [style.signature_text(a, r) for a, r in call.signatures or [(args, returns)]]
         if (su, sv, "call") in edges and not is_error:
             edges[(su, sv, "call")].details.extend(details)
             continue
@@ -170,12 +178,12 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
 
     for node in nodes.values():  # name what a collapsed node stands for
         if node.id.endswith(".*"):
-            hidden = sorted({graph.nodes[v]["component"].split("/")[collapsed + 1]
+            hidden = sorted({apis[v].component.split("/")[collapsed + 1]
                              for _, v, _ in calls
-                             if graph.nodes[v]["component"].startswith(node.cluster + "/")})
+                             if apis[v].component.startswith(node.cluster + "/")})
             node.label = "collapsed: " + ", ".join(hidden)
     if not collapse:  # the explorer shows every component, with or without calls
-        used_scopes.update(n for n, d in graph.nodes(data=True) if d.get("kind") == "component")
+        used_scopes.update(n for n, _ in schema.nodes_of(graph, ComponentNode))
     clusters: dict[str, Cluster] = {}
     order = {n: i for i, n in enumerate(graph.nodes)}  # parents first, attributes in order
     for scope in sorted(used_scopes, key=lambda s: order.get(s, len(order))):
@@ -184,33 +192,32 @@ def build_drawing(graph: nx.DiGraph, *, depth: int | None = None, focus: str | N
             path = "/".join(parts[:i])
             if path in clusters or path not in graph:
                 continue
-            info = graph.nodes[path]
-            known = show_params and "state" in info  # not known in a failed build's graph
+            info = ComponentNode(graph.nodes[path])
+            known = show_params and info.state is not None  # None in a failed build's graph
             params = _params(graph, path) if known else None
-            state = list(info.get("state") or []) if known else []
-            label = style.cluster_label(parts[i - 1], info.get("cls", ""), params, state)
+            state = list(info.state) if known else []
+            label = style.cluster_label(parts[i - 1], info.cls or "", params, state)
             clusters[path] = Cluster(path, label, i - 1, "/".join(parts[: i - 1]) or None,
-                                     info.get("cls", ""), params, state)
+                                     info.cls or "", params, state)
     return Drawing(clusters, nodes, list(edges.values()), rankdir, title, depth)
 
 
 def _params(graph: nx.DiGraph, path: str) -> int:
     """Parameters of the component `path` and the components inside it."""
-    return sum(row.size for n, rows in graph.nodes(data="state")
-               if rows and (n == path or n.startswith(path + "/")) for row in rows
-               if row.trainable)
+    return sum(row.size for n, c in schema.nodes_of(graph, ComponentNode)
+               if n == path or n.startswith(path + "/") for row in c.state or [] if row.trainable)
 
 
 def leading_to(graph: nx.DiGraph, node: str) -> nx.DiGraph:
     """The sub-graph of calls that lead to `node` (its callers, their callers, ...) and the
     other calls those callers made (where a wrong value came from), with the components that
     hold them."""
-    calls = nx.DiGraph([(u, v) for u, v, d in graph.edges(data=True) if d.get("kind") == "call"])
+    calls = nx.DiGraph([(u, v) for u, v, _ in schema.edges_of(graph, CallEdge)])
     if node not in calls:
         return graph.subgraph({node}).copy()
     callers = nx.ancestors(calls, node)
     keep = {node} | callers | {v for u in callers for v in calls.successors(u)}
-    components = {n for n, d in graph.nodes(data=True) if d.get("kind") == "component"}
+    components = {n for n, _ in schema.nodes_of(graph, ComponentNode)}
     return graph.subgraph(keep | components).copy()
 
 
@@ -220,14 +227,13 @@ def lone_edge(edge: Any) -> nx.DiGraph:
     path, api = edge.callee.rsplit(".", 1)
     caller = edge.caller or INPUT
     graph = nx.DiGraph()
-    graph.add_node(path, kind="component", cls="", depth=path.count("/"), parent=None)
-    graph.add_node(edge.callee, kind="api", component=path, api=api)
+    ComponentNode.add(graph, path, cls="", depth=path.count("/"), parent=None)
+    ApiNode.add(graph, edge.callee, component=path, api=api)
     if caller == INPUT:
-        graph.add_node(INPUT, kind="input")
+        InputNode.add(graph, INPUT)
     else:
         caller_path, caller_api = caller.rsplit(".", 1)
-        graph.add_node(caller_path, kind="component", cls="", depth=caller_path.count("/"),
-                       parent=None)
-        graph.add_node(caller, kind="api", component=caller_path, api=caller_api)
-    graph.add_edge(caller, edge.callee, kind="call", args={}, returns=None)
+        ComponentNode.add(graph, caller_path, cls="", depth=caller_path.count("/"), parent=None)
+        ApiNode.add(graph, caller, component=caller_path, api=caller_api)
+    CallEdge.add(graph, caller, edge.callee, calls=0)
     return graph

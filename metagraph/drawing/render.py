@@ -4,20 +4,15 @@ matplotlib layout otherwise (said once, with how to get Graphviz)."""
 
 from __future__ import annotations
 
-import shutil
 import warnings
 from pathlib import Path
 
 from metagraph.drawing import dot, fallback, html
+from metagraph.drawing.dot import have_graphviz
 from metagraph.drawing.model import Drawing
 
 FORMATS = ("html", "svg", "png", "pdf", "dot")
 _warned = False
-
-
-def have_graphviz() -> bool:
-    """True if Graphviz's `dot` program is on the PATH."""
-    return shutil.which("dot") is not None
 
 
 def _say_once() -> None:

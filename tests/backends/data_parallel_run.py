@@ -28,7 +28,7 @@ losses = [[float(exe.learn(*batch)["loss"]) for batch in batches] for exe in (si
 diff = max(float(np.max(np.abs(a - b)) / (np.max(np.abs(a)) + 1e-12))
            for a, b in zip(jax.tree.leaves(single.get_state()),
                            jax.tree.leaves(parallel.get_state()), strict=True))
-compiled = parallel.executables["learn"]._current()[1]
+compiled = parallel.executables["learn"].last_compiled()
 obs_sharding = compiled.input_shardings[0][1]
 try:
     xla.lower(graph, data_parallel=xla.DataParallel()).learn(*batches[0])

@@ -55,7 +55,7 @@ def main(process_id: int, num_processes: int, port: int, out: Path) -> None:
     mine = [dp.local_part(built, "learn", batch) for batch in batches()]
     losses = learn(exe, mine)
     np.savez(out / f"state{process_id}.npz", *leaves(exe.get_state()))
-    hlo = exe.executables["learn"]._current()[1].as_text()  # after SPMD partitioning
+    hlo = exe.executables["learn"].last_compiled().as_text()  # after SPMD partitioning
     (out / f"report{process_id}.json").write_text(json.dumps({
         "process": group.process_id, "processes": group.num_processes,
         "mesh_devices": dp.size, "local_obs_shape": list(mine[0][0].shape),

@@ -227,3 +227,27 @@ def test_get_state_of_a_component_gives_its_subtree_when_asked(model_xla, fresh)
     assert list(exe.get_state("model/head", recursive=True)) == ["model/head"]
     with pytest.raises(mg.StateError, match="has no state"):
         exe.get_state("model")  # its own entries: none
+
+
+class CheckedCounter(Counter):
+    """A user's component that refuses a count no call could have made."""
+
+    def check_state(self, state):
+        if state["count"] < 0:
+            raise ValueError(f"count must be >= 0 (it counts calls), got {state['count']}")
+
+
+@pytest.mark.parametrize("backend", ["xla", "eager"])
+def test_a_components_own_state_check_refuses_state_set_from_outside(backend, tmp_path):
+    test = ComponentTest(CheckedCounter(), {}, backend=backend)
+    exe = test.executor
+    exe.increment()
+    with pytest.raises(mg.SpaceError, match=r"checked_counter.set_state: count must be >= 0 "
+                                            r"\(it counts calls\), got -5"):
+        exe.set_state({"count": np.int32(-5)}, "checked_counter")
+    assert exe.get_state("checked_counter")["count"] == 1  # unchanged
+    exe.save_checkpoint(tmp_path / "ok.npz")
+    exe.set_state({"checked_counter": {"count": np.int32(7)}})  # the whole state, checked too
+    assert exe.get_state("checked_counter")["count"] == 7
+    exe.load_checkpoint(tmp_path / "ok.npz")
+    assert exe.get_state("checked_counter")["count"] == 1

@@ -6,7 +6,9 @@ no browser or no Playwright is installed (`.ci/run` installs both).
 Checked: no console error, no network request, every component and API drawn, collapsing a
 component hides what is inside and expanding shows it, a stateful component's state table, an
 API's source, reach and XLA cost, search, a SpaceError's faulty edge in red, the notebook view
-with and without scripts, and a 500-component graph opened and expanded quickly."""
+with and without scripts, a 500-component graph opened and expanded quickly; the layout:
+Graphviz's where `dot` is installed and the row packer where it is not, edge labels on by
+default that never overlap, the faulty edge's label always shown, titles above the edges."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+
+from metagraph.drawing import have_graphviz
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from examples.draw_graphs import (  # noqa: E402
@@ -27,7 +31,7 @@ from examples.draw_graphs import (  # noqa: E402
 )
 
 playwright = pytest.importorskip(
-    "playwright.sync_api", reason="the browser tests need Playwright: pip install -e '.[test]'")
+    "playwright.sync_api", reason="the browser tests need Playwright: pip install -e \".[test]\"")
 BROWSER = chromium()
 pytestmark = pytest.mark.skipif(
     BROWSER is None, reason="no Chromium found (apt-get install chromium, or set "
@@ -160,9 +164,13 @@ def test_an_api_shows_source_and_highlights_its_reach(browser, ppo):
     page.close()
 
 
-def test_a_shape_errors_faulty_edge_is_red(browser, tmp_path):
-    path = shape_error().draw(tmp_path / "error.html")
-    page = Page(browser, path)
+@pytest.fixture(scope="module")
+def error_page(tmp_path_factory):
+    return shape_error().draw(tmp_path_factory.mktemp("error") / "error.html")
+
+
+def test_a_shape_errors_faulty_edge_is_red(browser, error_page):
+    page = Page(browser, error_page)
     edge = '.mg-edge.mg-error[data-target="misfit_agent/head.score"]'
     assert page.count(edge) == 1
     assert page.page.eval_on_selector(edge, "e => getComputedStyle(e).stroke") == RED
@@ -215,5 +223,147 @@ def test_500_components_open_and_expand_quickly(browser, tmp_path):
     assert page.count(".mg-component") == 501 and page.count(".mg-api") == 502
     print(f"500 components: opened in {opened:.2f} s, expanded in {took:.0f} ms")
     assert opened < 10 and took < 3000  # about 0.3 s and 0.2 s on 2 busy cores
+    assert page.errors == []
+    page.close()
+
+
+# ---- layout and labels ------------------------------------------------------------------------
+VISIBLE_LABELS = """() => [...document.querySelectorAll('.mg-label')]
+    .filter(e => getComputedStyle(e).display !== 'none')
+    .map(e => { const r = e.getBoundingClientRect();
+                return {key: e.dataset.key, text: e.textContent,
+                        error: e.classList.contains('mg-error'),
+                        x: r.x, y: r.y, w: r.width, h: r.height}; })"""
+
+
+def overlapping(boxes: list[dict]) -> list[tuple[str, str]]:
+    """The pairs of label boxes that overlap (by more than half a pixel)."""
+    def cross(a, b):
+        return (a["x"] + 0.5 < b["x"] + b["w"] and b["x"] + 0.5 < a["x"] + a["w"] and
+                a["y"] + 0.5 < b["y"] + b["h"] and b["y"] + 0.5 < a["y"] + a["h"])
+    return [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+            if cross(a, b)]
+
+
+def hovering_shows_thinned_labels(page: Page) -> int:
+    """Hover each edge whose label was thinned, at a point where nothing lies over it; its
+    label shows. Returns how many edges were hovered."""
+    thinned = page.page.eval_on_selector_all(
+        ".mg-label.mg-thinned", "els => els.map(e => e.dataset.key)")
+    hovered = 0
+    for key in thinned:
+        point = page.page.evaluate("""k => {
+            const p = document.querySelector(`.mg-hit[data-key="${k}"]`);
+            for (const f of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]) {
+                const q = p.getPointAtLength(p.getTotalLength() * f);
+                const s = new DOMPoint(q.x, q.y).matrixTransform(p.getScreenCTM());
+                if (document.elementFromPoint(s.x, s.y) === p) return [s.x, s.y];
+            }
+            return null; }""", key)
+        if point is None:
+            continue  # covered all along by other edges or boxes
+        page.page.mouse.move(*point)
+        shown = page.page.evaluate(
+            "k => getComputedStyle(document.querySelector(`.mg-label[data-key=\"${k}\"]`))"
+            ".display", key)
+        assert shown != "none", key
+        hovered += 1
+    return hovered
+
+
+def drawn_layout(page: Page) -> str:
+    return page.page.get_attribute("#mg-svg", "data-layout")
+
+
+@pytest.mark.skipif(not have_graphviz(), reason="Graphviz's dot is not installed")
+def test_positions_come_from_dot(browser, ppo):
+    _, path = ppo
+    page = Page(browser, path)
+    assert drawn_layout(page) == "dot"
+    # every API box is centred where dot put it
+    placed = page.page.evaluate("""() => {
+        const x = window.metagraphExplorer, open = x.data.components.filter(c => x.open[c.id])
+            .map(c => c.id).sort().join('\\n');
+        return x.data.layouts[open].boxes; }""")
+    drawn = page.page.eval_on_selector_all(".mg-api rect", """els => els.map(e => [
+        e.parentNode.dataset.id, +e.getAttribute('x') + e.getAttribute('width') / 2,
+        +e.getAttribute('y') + e.getAttribute('height') / 2])""")
+    assert len(drawn) >= 17
+    for node, cx, cy in drawn:
+        x, y, w, h = placed[node]
+        assert abs(cx - (x + w / 2)) < 0.5 and abs(cy - (y + h / 2)) < 0.5, node
+    # dot kept room for every title: no API lies under one
+    assert page.page.evaluate("""() => {
+        const box = e => e.getBoundingClientRect();
+        const cross = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 &&
+                                a.top < b.bottom - 1 && b.top < a.bottom - 1;
+        const titles = [...document.querySelectorAll('.mg-heading rect')].map(box);
+        return [...document.querySelectorAll('.mg-api rect')].map(box)
+            .every(a => titles.every(t => !cross(a, t))); }""")
+    # folding a component shows dot's layout of that view too; the edges follow dot's curves
+    page.page.click('.mg-toggle[data-id="ppo_agent/policy"]')
+    assert drawn_layout(page) == "dot"
+    assert page.count('.mg-edge[data-target="ppo_agent/policy"]') >= 1
+    assert page.errors == []
+    page.close()
+
+
+def test_labels_are_on_and_never_overlap(browser, ppo, error_page):
+    for path in (ppo[1], error_page):
+        page = Page(browser, path)
+        assert page.page.is_checked("#mg-show-labels")  # the same default on every page
+        labels = page.page.evaluate(VISIBLE_LABELS)
+        edges = page.count(".mg-edge")
+        assert len(labels) >= edges / 2, (len(labels), edges)
+        assert overlapping(labels) == []
+        hovering_shows_thinned_labels(page)
+        page.close()
+
+
+def test_the_faulty_call_and_its_spaces_are_never_hidden(browser, error_page):
+    page = Page(browser, error_page)
+    for _ in range(2):  # as it opens, and with every component folded and opened again
+        labels = page.page.evaluate(VISIBLE_LABELS)
+        [faulty] = [label for label in labels if label["error"]]
+        assert "expected f32[B,16]" in faulty["text"] and "got f32[B,8]" in faulty["text"]
+        assert overlapping(labels) == []
+        for node in ("misfit_agent.act", "misfit_agent/head.score"):
+            assert page.page.is_visible(api(node))
+        assert page.page.evaluate("""() => {  // drawn last: no title or toggle covers it
+            const label = document.querySelector('.mg-label.mg-error');
+            return [...document.querySelectorAll('.mg-heading, .mg-toggle, .mg-api')].every(
+                e => e.compareDocumentPosition(label) & Node.DOCUMENT_POSITION_FOLLOWING); }""")
+        page.page.click("#mg-collapse")
+        page.page.click("#mg-expand")
+    page.page.uncheck("#mg-show-labels")  # the faulty edge's label stays even then
+    assert [label["error"] for label in page.page.evaluate(VISIBLE_LABELS)] == [True]
+    page.close()
+
+
+def test_titles_are_drawn_above_every_edge_and_label(browser, ppo):
+    _, path = ppo
+    page = Page(browser, path)
+    above = page.page.evaluate("""() => {
+        const titles = [...document.querySelectorAll('.mg-heading')];
+        const under = [...document.querySelectorAll('.mg-edge, .mg-label')];
+        return titles.length > 0 && titles.every(t => under.every(e =>
+            e.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)); }""")
+    assert above
+    page.close()
+
+
+def test_without_dot_the_row_packer_lays_it_out(browser, ppo, tmp_path, monkeypatch):
+    graph, _ = ppo
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `dot` on it
+    assert not have_graphviz()
+    path = graph.render(tmp_path / "rows.html")
+    assert '"layouts":{}' in path.read_text()
+    page = Page(browser, path)
+    assert drawn_layout(page) == "rows"
+    labels = page.page.evaluate(VISIBLE_LABELS)
+    assert len(labels) >= 5 and overlapping(labels) == []
+    assert hovering_shows_thinned_labels(page) > 0  # rows are tighter: some labels wait
+    page.page.click("#mg-expand")
+    assert overlapping(page.page.evaluate(VISIBLE_LABELS)) == []
     assert page.errors == []
     page.close()

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,21 @@ class Batch {
   int64_t n_;
   int s_;
 };
+
+// m records (uint64, W words each: state words, stream, step count) as a block of the batch
+// layout, each checked to be a state reset and step can produce; std::invalid_argument names
+// the first that is not (its index in `records`).
+template <class Task>
+std::vector<uint64_t> checked_block(const Task& task, const uint64_t* records, int64_t m) {
+  const int w = Batch<Task>::rows(task);
+  std::vector<uint64_t> block(static_cast<size_t>(w) * m);
+  const Batch<Task> copy(task, block.data(), m);
+  for (int64_t i = 0; i < m; ++i) copy.write_record(i, records + i * w);
+  std::vector<double> s(w);
+  for (int64_t i = 0; i < m; ++i)
+    if (!copy.valid(i, s.data())) throw std::invalid_argument(copy.invalid_message(i, i));
+  return block;
+}
 
 // The outputs of a step, one row per environment (O: float, or double for a host pool of a
 // task with kFloat64Outputs).

@@ -2,10 +2,11 @@
 module against the installed engine's headers, nanobind, NumPy and jaxlib's XLA FFI headers,
 with the same CMake function that builds the library's own families (`metagraph_env.cmake`).
 
-Needs a C++17 compiler and the extra `metagraph-rl[native]` (CMake, Ninja, nanobind). A build
-is cached by the header's contents and the engine's, in `~/.cache/metagraph/extensions` (or
-`$METAGRAPH_EXTENSION_CACHE`, or `build_dir=`), so importing the same file again loads it;
-every task built there shares one CMake tree, so a second task does not rebuild nanobind.
+Needs a C++17 compiler and the extra `native` (CMake, Ninja, nanobind:
+`pip install -e ".[native]"`). A build is cached by the header's contents and the engine's,
+in `~/.cache/metagraph/extensions` (or `$METAGRAPH_EXTENSION_CACHE`, or `build_dir=`), so
+importing the same file again loads it; every task built there shares one CMake tree, so a
+second task does not rebuild nanobind.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
         FileNotFoundError: no such header.
         ValueError: `task` or `name` is not a C++ / Python name.
         ExtensionBuildError: CMake or the compiler failed (their output is in the message),
-            or CMake is missing (install `metagraph-rl[native]`).
+            or CMake is missing (`pip install -e ".[native]"`).
     """
     header = Path(header).expanduser().resolve()
     if not header.is_file():
@@ -97,8 +98,8 @@ def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
            verbose: bool) -> None:
     cmake = _tool("cmake")
     if cmake is None:
-        raise ExtensionBuildError("build_extension needs CMake: pip install "
-                                  "'metagraph-rl[native]' (CMake, Ninja and nanobind)")
+        raise ExtensionBuildError("build_extension needs CMake: pip install -e "
+                                  "\".[native]\" (CMake, Ninja and nanobind)")
     source = tree / "modules" / module_name
     source.mkdir(parents=True, exist_ok=True)
     (source / "module.cpp").write_text(

@@ -130,6 +130,15 @@ class InGraphEnv(FunctionalEnv):
         host pool's `records()`)."""
         return records_of(state)
 
+    def check_state(self, state: Any) -> None:
+        """ValueError naming the first environment of `state` (uint32[..., W, n, 2]; the
+        index counts over the leading axes flattened) whose words reset and step could not
+        have produced: a forged or edited state, refused on the host before any program
+        steps it."""
+        records = self.records(state)
+        self.env_spec.task.check_records(
+            np.ascontiguousarray(records.reshape(-1, records.shape[-1])))
+
     def physical_state(self, state: Any) -> np.ndarray:
         """The physical state of each environment, float64 [..., n, physical_dim]."""
         records = self.records(state)

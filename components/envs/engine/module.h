@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -102,6 +103,19 @@ template <class Task>
 struct HasInfo<Task, std::void_t<decltype(std::declval<const Task&>().info())>>
     : std::true_type {};
 
+// The rows of records uint64 (m, W) of `task`, and m (TypeError for another shape).
+template <class Task>
+std::pair<const uint64_t*, npy_intp> records_view(const Task& task, nb::handle records) {
+  const int w = Batch<Task>::rows(task);
+  auto* a = reinterpret_cast<PyArrayObject*>(records.ptr());
+  if (!PyArray_Check(records.ptr()) || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != w)
+    throw nb::type_error((task.id() + ": records must be uint64 (m, " + std::to_string(w) +
+                          ")").c_str());
+  const npy_intp m = PyArray_DIM(a, 0);
+  return {array_data<uint64_t>(records, static_cast<size_t>(m) * w, task.id().c_str(),
+                               "record words"), m};
+}
+
 // Binds `Task` as class `name` (made with `name(env_id, kwargs)`), its pool as `namePool`,
 // and its FFI handlers as the class attributes `ffi_reset`, `ffi_step` and `ffi_legal`
 // (capsules).
@@ -141,13 +155,7 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
              // The physical states of records uint64 (m, W), unchecked (for reading any state).
              const int w = Batch<Task>::rows(*h.task);
              const int p = h.task->physical_dim();
-             auto* a = reinterpret_cast<PyArrayObject*>(records.ptr());
-             if (!PyArray_Check(records.ptr()) || PyArray_NDIM(a) != 2 || PyArray_DIM(a, 1) != w)
-               throw nb::type_error((h.task->id() + ": records must be uint64 (m, " +
-                                     std::to_string(w) + ")").c_str());
-             const npy_intp m = PyArray_DIM(a, 0);
-             const uint64_t* in = array_data<uint64_t>(records, static_cast<size_t>(m) * w,
-                                                       h.task->id().c_str(), "record words");
+             const auto [in, m] = records_view(*h.task, records);
              auto [array, out] = new_array<double>({m, p});
              std::vector<double> s(w);
              for (npy_intp i = 0; i < m; ++i) {
@@ -155,6 +163,14 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
                h.task->physical(s.data(), out + i * p);
              }
              return array;
+           },
+           nb::arg("records"))
+      .def("check_records",
+           [](const H& h, nb::handle records) {
+             // ValueError naming the first of records uint64 (m, W) that reset and step could
+             // not have produced (a forged or edited state); nothing is kept.
+             const auto [in, m] = records_view(*h.task, records);
+             checked_block(*h.task, in, m);
            },
            nb::arg("records"))
       .def_prop_ro("info", [](const H& h) {

@@ -195,12 +195,7 @@ class Pool {
     if (PyArray_NDIM(array) != 2 || PyArray_DIM(array, 0) != n_ || PyArray_DIM(array, 1) != words_)
       throw std::invalid_argument(task_->id() + ": records must have shape (" +
                                   std::to_string(n_) + ", " + std::to_string(words_) + ")");
-    std::vector<uint64_t> block(storage_.size());
-    const Batch<Task> copy(*task_, block.data(), n_);
-    for (int64_t i = 0; i < n_; ++i) copy.write_record(i, given + i * words_);
-    std::vector<double> s(words_);
-    for (int64_t i = 0; i < n_; ++i)
-      if (!copy.valid(i, s.data())) throw std::invalid_argument(copy.invalid_message(i, i));
+    std::vector<uint64_t> block = checked_block(*task_, given, n_);
     locked([&] { storage_ = std::move(block); });
   }
 

@@ -1,6 +1,6 @@
 """`MjxFunctionalEnv`: the pure-JAX twin of the MuJoCo tasks (door "jax"), MuJoCo's physics
-reimplemented in JAX by MJX (`mujoco-mjx`, the extra `metagraph-rl[mjx]`), for accelerators
-where the native door's host round trip would dominate.
+reimplemented in JAX by MJX (`mujoco-mjx`, the extra `mjx`: `pip install -e ".[mjx]"`), for
+accelerators where the native door's host round trip would dominate.
 
 The task is the native core's (`tasks.core_config`: the same keyword arguments, frame skip and
 limits; `task.h` line for line): a step sets `ctrl` to the action, runs `mjx.step` frame_skip
@@ -51,7 +51,7 @@ def import_mjx() -> Any:
             from mujoco import mjx
     except ImportError as error:
         raise ImportError(f"door 'jax' of the MuJoCo tasks runs on MJX ({MJX_REQUIREMENT}): "
-                          f"pip install 'metagraph-rl[mjx]'") from error
+                          f"pip install -e \".[mjx]\"") from error
     return mjx
 
 

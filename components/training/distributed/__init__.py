@@ -37,12 +37,13 @@ RUNNERS = ("local", "ray")
 
 def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: str, seed: int,
                  runner: str, num_samplers: int, first_stream: int, version: int,
-                 key_for: Callable[[int], jax.Array], batches_per_request: int = 1
-                 ) -> Learner:
+                 key_for: Callable[[int], jax.Array], batches_per_request: int = 1,
+                 executor: str = "xla") -> Learner:
     """The learner of algorithm `algo` (its name or MODULE:ATTRIBUTE, which each sampler
     resolves again) over `num_samplers` samplers on `runner` ("ray": Ray actors, each asked
     for `batches_per_request` batches per call; "local": in this process), started from
-    weight version `version`."""
+    weight version `version`; every sampler runs on the executor `executor` names, as the
+    learner does."""
     if runner not in RUNNERS:
         raise ValueError(f"unknown runner {runner!r}; expected one of {RUNNERS}")
     positive_int(num_samplers, "num_samplers")
@@ -50,10 +51,11 @@ def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: s
     parts.check(config, num_samplers)
     if runner == "ray":
         pool = RaySamplers(algo, env_id, config.to_dict(), seed, num_samplers,
-                           first_stream=first_stream, rollouts=batches_per_request)
+                           first_stream=first_stream, rollouts=batches_per_request,
+                           executor=executor)
     else:
         pool = LocalSamplers(algo, env_id, config.to_dict(), seed, num_samplers,
-                             first_stream=first_stream)
+                             first_stream=first_stream, executor=executor)
     return Learner(parts, exe, config, pool, version, key_for, name=algo)
 
 

@@ -15,7 +15,7 @@ def ray_module() -> Any:
     try:
         import ray
     except ImportError:
-        raise ImportError("the Ray backend needs Ray: pip install 'metagraph-rl[ray]'") from None
+        raise ImportError("the Ray backend needs Ray: pip install -e \".[ray]\"") from None
     return ray
 
 

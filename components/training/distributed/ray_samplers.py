@@ -136,9 +136,10 @@ class RaySamplers:
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, count: int,
                  first_stream: int = 0, depth: int = 2, rollouts: int = 1,
                  max_replacements: int | None = None, timeout: float = 600.0,
-                 inline_bytes: int = 100 * 1024):
+                 inline_bytes: int = 100 * 1024, executor: str = "xla"):
         self.ray = ray_module()
         self.args = (algo, env_id, config, seed)
+        self.executor = executor
         self.count, self.depth, self.rollouts, self.timeout = count, depth, rollouts, timeout
         self.inline_bytes = inline_bytes
         self.max_replacements = 2 * count + 2 if max_replacements is None else max_replacements
@@ -156,7 +157,8 @@ class RaySamplers:
         self.version = -1
 
     def _start(self) -> Any:
-        actor = self.remote.remote(*self.args, self.streams, self.count, ahead=self.rollouts)
+        actor = self.remote.remote(*self.args, self.streams, self.count, self.executor,
+                                   ahead=self.rollouts)
         self.streams += 1
         return actor
 

@@ -44,17 +44,10 @@
 
   // ---- view state -------------------------------------------------------------------------
   var open = {}, selected = null, reach = null, matches = {}, view = { x: 20, y: 20, s: 1 };
-  var show = { call: true, data: true, labels: DATA.edges.length <= 16 };
-  var startDepth = DATA.depth;
-  if (startDepth === null || startDepth === undefined) {  // open as deep as stays readable
-    var maxDepth = DATA.components.reduce(function (m, c) { return Math.max(m, c.depth); }, 0);
-    startDepth = maxDepth;
-    while (startDepth > 0 && DATA.components.filter(function (c) {
-      return c.depth <= startDepth + 1; }).length > 60) startDepth--;
-  }
-  DATA.components.forEach(function (c) { open[c.id] = c.depth <= startDepth; });
+  var show = { call: true, data: true, labels: true };
+  DATA.components.forEach(function (c) { open[c.id] = false; });
+  DATA.open.forEach(function (id) { open[id] = true; });  // chosen by views.py
   var errorEdge = DATA.edges.filter(function (e) { return e.error; })[0] || null;
-  if (errorEdge) { reveal(errorEdge.source); reveal(errorEdge.target); }
 
   function reveal(apiId) {  // open every component around an API (or component)
     var a = apis[apiId], c = a ? a.component : apiId;
@@ -88,6 +81,8 @@
     if (!(key in widths)) { ctx.font = font; widths[key] = ctx.measureText(text).width; }
     return widths[key];
   }
+  var LABEL = "10.5px system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif";
+  var LABEL_ERROR = "600 12px system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif";
   var FONT = "12px system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif";
   var BOLD = "600 13px system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif";
   var SMALL = "11px system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif";
@@ -121,9 +116,12 @@
   // ---- layout: nested boxes, children on shelves ------------------------------------------
   var boxes = {};  // id -> {x, y, w, h} of every drawn component and API
   function pillSize(a) { return { w: textW(a.name, FONT) + 2 * PILL_PAD, h: PILL_H }; }
+  function headWidth(c) {  // what the title (toggle, name, class and sizes) needs
+    return Math.max(textW(c.name, BOLD) + 34, textW(meta(c), SMALL) + 2 * PAD, 110);
+  }
   function measure(id) {
-    var c = comps[id], head = Math.max(textW(c.name, BOLD) + 34, textW(meta(c), SMALL) + 2 * PAD);
-    var m = { id: id, w: Math.max(head, 110), h: HEAD, items: [] };
+    var c = comps[id], head = headWidth(c);
+    var m = { id: id, w: head, h: HEAD, items: [] };
     if (!open[id]) return m;
     var pills = apisOf[id].map(function (a) { var s = pillSize(apis[a]); s.id = a; s.api = true; return s; });
     var sub = kids[id].map(measure);
@@ -154,7 +152,15 @@
       else place(it, x + it.x, y + it.y);
     });
   }
+  function viewKey() {  // as views.key names a view: its open components, sorted
+    return DATA.components.filter(function (c) { return open[c.id]; })
+      .map(function (c) { return c.id; }).sort().join("\n");
+  }
+  var laid = null;  // Graphviz's layout of the view shown, or null: rows packed here
   function layout() {
+    laid = (DATA.layouts || {})[viewKey()] || null;
+    svg.setAttribute("data-layout", laid ? "dot" : "rows");
+    if (laid) { layoutFromDot(); return; }
     boxes = {};
     var x = 0, top = 0;
     if (apis.input) {
@@ -166,6 +172,19 @@
       var m = measure(id);
       place(m, x, top);
       x += m.w + 40;
+    });
+  }
+  function title(id) {  // a component's title: toggle, name, class and sizes, at its top left
+    var b = boxes[id];
+    return { x: b.x, y: b.y, w: Math.min(b.w, headWidth(comps[id])), h: HEAD };
+  }
+  function layoutFromDot() {  // boxes where dot put them, as wide as this browser's text needs
+    boxes = {};
+    Object.keys(laid.boxes).forEach(function (id) {
+      var b = laid.boxes[id], w = b[2];
+      if (apis[id]) w = Math.max(w, pillSize(apis[id]).w);
+      else if (!open[id]) w = Math.max(w, headWidth(comps[id]));
+      boxes[id] = { x: b[0] + (b[2] - w) / 2, y: b[1], w: w, h: apis[id] ? PILL_H : b[3] };
     });
   }
   function visible(apiId) {  // the drawn box standing for an API: itself, or a closed ancestor
@@ -231,22 +250,26 @@
         '<marker id="mg-data-' + i + '" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10" fill="none" stroke="' + c + '" stroke-width="1.5"/></marker>';
     });
     $("mg-defs").innerHTML = defs;
-    var parts = [], toggles = [];  // headers and toggles drawn last: above every edge
+    var parts = [], toggles = [];  // titles and toggles drawn last: no edge runs across them
     var order = DATA.components.filter(function (c) { return boxes[c.id]; })
       .sort(function (a, b) { return a.depth - b.depth; });
     order.forEach(function (c) {
-      var b = boxes[c.id], closed = !open[c.id], hasKids = kids[c.id].length > 0 || apisOf[c.id].length > 0;
+      var b = boxes[c.id], h = title(c.id), closed = !open[c.id], hasKids = kids[c.id].length > 0 || apisOf[c.id].length > 0;
+      var fill = FILLS[Math.min(c.depth, FILLS.length - 1)];
       parts.push('<g class="mg-component' + (closed ? " mg-collapsed" : "") + '" data-id="' + esc(c.id) + '">' +
-        '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="8" fill="' + FILLS[Math.min(c.depth, FILLS.length - 1)] + '"/>' +
-        '<text class="mg-name" x="' + (b.x + 30) + '" y="' + (b.y + 17) + '">' + esc(c.name) + '</text>' +
-        '<text class="mg-meta" x="' + (b.x + PAD) + '" y="' + (b.y + 32) + '">' + esc(meta(c)) + '</text>' +
-        '</g>');
-      toggles.push('<rect class="mg-head" x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + HEAD + '" rx="8" data-id="' + esc(c.id) + '"/>');
-      if (hasKids) toggles.push('<g class="mg-toggle" data-id="' + esc(c.id) + '"><rect x="' + (b.x + 7) + '" y="' + (b.y + 5) + '" width="16" height="16" rx="3"/>' +
-        '<text x="' + (b.x + 11) + '" y="' + (b.y + 17.5) + '">' + (closed ? "+" : "\u2212") + '</text></g>');
+        '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="8" fill="' + fill + '"/></g>');
+      toggles.push('<g class="mg-heading" data-id="' + esc(c.id) + '"><rect x="' + (h.x + 1.5) + '" y="' + (h.y + 1.5) + '" width="' + (h.w - 3) + '" height="' + (HEAD - 3) + '" rx="7" fill="' + fill + '"/>' +
+        '<text class="mg-name" x="' + (h.x + 30) + '" y="' + (h.y + 17) + '">' + esc(c.name) + '</text>' +
+        '<text class="mg-meta" x="' + (h.x + PAD) + '" y="' + (h.y + 32) + '">' + esc(meta(c)) + '</text></g>' +
+        '<rect class="mg-head" x="' + h.x + '" y="' + h.y + '" width="' + h.w + '" height="' + HEAD + '" rx="8" data-id="' + esc(c.id) + '"/>');
+      if (hasKids) toggles.push('<g class="mg-toggle" data-id="' + esc(c.id) + '"><rect x="' + (h.x + 7) + '" y="' + (h.y + 5) + '" width="16" height="16" rx="3"/>' +
+        '<text x="' + (h.x + 11) + '" y="' + (h.y + 17.5) + '">' + (closed ? "+" : "\u2212") + '</text></g>');
     });
     drawnEdges.forEach(function (e) {
-      var g = curve(boxes[e.source], boxes[e.target], e.kind);
+      var routed = laid && laid.edges[e.key];
+      var g = routed ? { d: routed.d, mid: routed.label ? { x: routed.label[0], y: routed.label[1] } : null }
+        : curve(boxes[e.source], boxes[e.target], e.kind);
+      if (!g.mid) g.mid = curve(boxes[e.source], boxes[e.target], e.kind).mid;
       e.mid = g.mid;
       parts.push('<path class="mg-edge mg-' + e.kind + (e.error ? " mg-error" : "") + '" data-key="' + esc(e.key) +
         '" data-source="' + esc(e.source) + '" data-target="' + esc(e.target) + '" d="' + g.d + '" stroke="' + e.color +
@@ -261,18 +284,46 @@
         '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="' + (id === "input" ? 11 : 5) + '"/>' +
         '<text x="' + (b.x + PILL_PAD) + '" y="' + (b.y + 15.5) + '">' + esc(a.name) + '</text></g>');
     });
-    drawnEdges.forEach(function (e) {
-      if (!(show.labels || e.error)) return;
-      var lines = [];
-      e.edges.forEach(function (x) { x.label.split("\n").forEach(function (l) { if (l && lines.indexOf(l) < 0) lines.push(l); }); });
-      if (!e.error && lines.length > 2) lines = [lines[0], "+" + (lines.length - 1) + " more"];
-      var y0 = e.mid.y - (lines.length - 1) * 6.5;
-      parts.push('<text class="mg-label' + (e.error ? " mg-error" : "") + '" text-anchor="middle" fill="' + e.color + '">' +
-        lines.map(function (l, i) { return '<tspan x="' + e.mid.x.toFixed(1) + '" y="' + (y0 + i * 13).toFixed(1) + '">' + esc(l) + '</tspan>'; }).join("") + '</text>');
+    var faulty = [];  // the faulty edge's label goes above everything, titles included
+    placeLabels().forEach(function (p) {
+      var e = p.edge, step = e.error ? 15 : 13, y0 = e.mid.y - (p.lines.length - 1) * step / 2 + 4;
+      (e.error ? faulty : parts).push('<text class="mg-label' + (e.error ? " mg-error" : "") + (p.shown ? "" : " mg-thinned") +
+        '" data-key="' + esc(e.key) + '" text-anchor="middle" fill="' + e.color + '">' +
+        p.lines.map(function (l, i) { return '<tspan x="' + e.mid.x.toFixed(1) + '" y="' + (y0 + i * step).toFixed(1) + '">' + esc(l) + '</tspan>'; }).join("") + '</text>');
     });
-    viewG.innerHTML = parts.join("") + toggles.join("");
+    viewG.innerHTML = parts.join("") + toggles.join("") + faulty.join("");
     paintClasses();
     applyView();
+  }
+
+  // ---- edge labels: every one that fits, the faulty edge's always ------------------------
+  var LABEL_CHARS = 30;  // as views.LABEL_CHARS
+  function labelLines(e) {  // as views.ViewEdge.label: the faulty edge's all, else at most two
+    var lines = [];
+    e.edges.forEach(function (x) { x.label.split("\n").forEach(function (l) { if (l && lines.indexOf(l) < 0) lines.push(l); }); });
+    if (e.error) return lines;
+    if (lines.length > 2) lines = [lines[0], "+" + (lines.length - 1) + " more"];
+    return lines.map(function (l) { return l.length <= LABEL_CHARS ? l : l.slice(0, LABEL_CHARS - 1) + "\u2026"; });
+  }
+  function overlaps(a, b) {
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  }
+  function placeLabels() {  // a label that would cover another, an API or a title is thinned
+    var taken = [];  // with labels off, the faulty edge's still shows
+    Object.keys(boxes).forEach(function (id) { taken.push(apis[id] ? boxes[id] : title(id)); });
+    var placed = drawnEdges.filter(function (e) { return (show.labels || e.error) && labelLines(e).length; }).map(function (e) {
+      var lines = labelLines(e), font = e.error ? LABEL_ERROR : LABEL, step = e.error ? 15 : 13;
+      var w = lines.reduce(function (m, l) { return Math.max(m, textW(l, font)); }, 0) + 4, h = lines.length * step;
+      return { edge: e, lines: lines, box: { x: e.mid.x - w / 2, y: e.mid.y - h / 2, w: w, h: h } };
+    });
+    var order = placed.slice().sort(function (a, b) {  // the faulty edge first, then calls
+      return (b.edge.error - a.edge.error) || ((a.edge.kind === "data") - (b.edge.kind === "data"));
+    });
+    order.forEach(function (p) {  // the faulty edge's: always shown, and nothing covers it
+      p.shown = p.edge.error || !taken.some(function (b) { return overlaps(p.box, b); });
+      if (p.shown) taken.push(p.box);
+    });
+    return placed;
   }
 
   function paintClasses() {
@@ -437,7 +488,8 @@
 
   // ---- pan and zoom -----------------------------------------------------------------------
   function applyView() { viewG.setAttribute("transform", "translate(" + view.x + "," + view.y + ") scale(" + view.s + ")"); }
-  function extent() {
+  function extent() {  // of the boxes, and of dot's whole drawing (curves and labels) if laid
+    if (laid) return { x: 0, y: 0, w: laid.size[0], h: laid.size[1] };
     var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     Object.keys(boxes).forEach(function (k) { var b = boxes[k]; x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); });
     return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
@@ -494,14 +546,19 @@
     var t = target(ev);
     if (t && t.kind === "component") { open[t.id] = !open[t.id]; render(); }
   });
+  var hovered = null;  // the label of the edge under the mouse, shown even where thinned
+  function cssEsc(s) { return String(s).replace(/["\\]/g, "\\$&"); }
   svg.addEventListener("mousemove", function (ev) {
     var t = target(ev), text = "";
+    if (hovered) { hovered.classList.remove("mg-hover"); hovered = null; }
     if (t && t.kind === "api") {
       var a = apis[t.id];
       text = a.id + (a.outputs ? "\n(" + Object.keys(a.inputs || {}).map(function (k) { return k + ": " + a.inputs[k]; }).join(", ") + ") -> " + a.outputs : "");
       if (a.cost && a.cost.flops !== undefined) text += "\n" + si(a.cost.flops, "FLOP");
     } else if (t && t.kind === "edge") {
       var e = edgeByKey(t.id);
+      hovered = viewG.querySelector('.mg-label[data-key="' + cssEsc(t.id) + '"]');
+      if (hovered) hovered.classList.add("mg-hover");
       text = e.kind + ": " + e.source + " -> " + e.target + "\n" + e.edges.map(function (x) { return x.label; }).join("\n");
     } else if (t && t.kind !== "toggle") {
       var c = comps[t.id];

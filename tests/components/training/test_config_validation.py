@@ -2,6 +2,7 @@
 non-finite number, a bool where a number goes, a string where a bool goes, no steps, a seed
 JAX cannot take. Each is one line naming the setting and what was expected (exit status 2)."""
 
+import dataclasses
 import json
 import re
 
@@ -9,6 +10,7 @@ import pytest
 from command_line import refusal
 
 from components.agents import DQNConfig, ImpalaConfig, PPOConfig, ReweightConfig
+from components.agents.config_checks import POSITIVE_INT, UNIT, AgentConfig
 
 
 @pytest.mark.parametrize("config, values, message", [
@@ -57,3 +59,29 @@ def test_a_fractional_seed_in_a_run_directory_is_refused_naming_the_file(capsys,
         "config": PPOConfig().to_dict()}))
     err = refusal(capsys, ["train", "CartPole-v1", "--out", str(tmp_path), "--resume"])
     assert err.endswith("config.json: seed must be an int in [0, 4294967295], got 0.5"), err
+
+
+def test_a_users_config_is_checked_without_writing_a_check():
+    """A config dataclass deriving from `AgentConfig`, as a user's algorithm has one: its
+    fields' types are checked when it is made, from Python and from a dict, and its own
+    `rules()` after them."""
+    @dataclasses.dataclass(frozen=True)
+    class MyConfig(AgentConfig):
+        num_envs: int = 4
+        gamma: float = 0.99
+        hidden: tuple[int, ...] = (16,)
+        door: str = "native"
+
+        def rules(self):
+            return {"num_envs": POSITIVE_INT, "gamma": UNIT}
+
+    assert MyConfig.from_dict({"hidden": [8, 8]}).hidden == (8, 8)
+    for values, message in [({"num_envs": 2.5}, "MyConfig.num_envs: expected an int, got 2.5"),
+                            ({"gamma": "0.9"}, "MyConfig.gamma: expected a finite number"),
+                            ({"hidden": [8, "8"]}, "MyConfig.hidden: expected a list of ints"),
+                            ({"num_envs": 0}, "MyConfig.num_envs: expected an int >= 1, got 0"),
+                            ({"gamma": 1.5}, "MyConfig.gamma: expected a number in [0, 1]")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            MyConfig.from_dict(values)
+    with pytest.raises(ValueError, match=re.escape("MyConfig.door: expected a string")):
+        MyConfig(door=None)

@@ -40,3 +40,23 @@ def test_the_command_line_takes_the_executor(tmp_path, capsys):
     with pytest.raises(ValueError, match="the eager executor runs one seed"):
         train("CartPole-v1", tmp_path / "seeds", "ppo", SMALL, steps=STEPS, seeds=2,
               progress=False, executor="eager")
+
+
+def test_samplers_run_on_the_executor_they_are_given(tmp_path, monkeypatch):
+    """A distributed run's samplers (here in-process) take the run's executor, as the learner
+    does: eager all through, equal to the XLA run."""
+    from components.agents import ImpalaConfig
+    from components.training.distributed import sampler
+
+    used = []
+    lower = sampler.lower
+    monkeypatch.setattr(sampler, "lower", lambda graph, executor, **kw: used.append(executor)
+                        or lower(graph, executor, **kw))
+    config = ImpalaConfig(num_envs=2, num_steps=4, hidden=(8,))
+    rows = {name: train("CartPole-v1", tmp_path / name, "impala", config, steps=16,
+                        num_samplers=1, progress=False, executor=name)
+            for name in ("xla", "eager")}
+    assert used == ["xla", "eager"]
+    assert [r["env_steps"] for r in rows["eager"]] == [r["env_steps"] for r in rows["xla"]]
+    for eager, compiled in zip(rows["eager"], rows["xla"], strict=True):
+        assert eager["loss"] == pytest.approx(compiled["loss"], rel=1e-4, abs=1e-6)

@@ -272,3 +272,35 @@ def test_the_ctrl_c_handler_is_restored_when_the_previous_wakeup_fd_closed_meanw
         assert signal.getsignal(signal.SIGINT) is before
     finally:
         signal.set_wakeup_fd(-1)
+
+
+def test_a_checkpoint_holding_a_forged_environment_state_is_refused_in_one_line(tmp_path,
+                                                                               capsys):
+    """`--resume` from a checkpoint whose environment state no reset or step made (a step
+    count past the time limit, written by hand): refused when the checkpoint is loaded, one
+    line naming the environment, before any call (nothing donated, the checkpoint intact)."""
+    from metagraph import archive, checkpoint
+
+    args = ["train", "CartPole-v1", "--algo", "ppo", "--out", str(tmp_path), "--set",
+            "num_envs=2", "--set", "num_steps=8", "--set", "hidden=[8]", "--set",
+            "iterations_per_call=1"]
+    main([*args, "--steps", "16"])
+    capsys.readouterr()
+    path = RunDir(tmp_path).checkpoint_path
+    header, arrays = archive.read(path, checkpoint.FORMAT, str(path), "checkpoint")
+    index, where = next((i, leaf["path"]) for i, leaf in enumerate(header["leaves"])
+                        if "env_state" in leaf["path"])
+    scope = where.split("'")[1]
+    words = arrays[f"leaf_{index}"].copy()  # uint32[W, n, 2]: the last row counts steps
+    words[-1, 1] = [10**6, 0]
+    with open(path, "wb") as f:
+        archive.write(f, header, {**arrays, f"leaf_{index}": words})
+    saved = path.read_bytes()
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--steps", "32", "--resume"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert f"{scope}.set_state: CartPole-v1 step: environment 1 has step count 1000000" in err[0]
+    assert "Traceback" not in err[0] and "donated" not in err[0]
+    assert path.read_bytes() == saved
