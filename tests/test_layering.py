@@ -30,7 +30,8 @@ def module_name(path: Path) -> str:
 
 
 # compiled modules (CMakeLists.txt), which have no .py file in the source tree
-NATIVE = ("components.envs.classic_control._tasks", "components.envs.mujoco._tasks")
+NATIVE = ("components.envs.classic_control._tasks", "components.envs.mujoco._tasks",
+          "components.envs.games._tasks")
 
 
 def modules() -> dict[str, Path]:

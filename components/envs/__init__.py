@@ -1,6 +1,7 @@
 """Environments: one engine (`components.envs.engine`) and its families, classic control
-(`components.envs.classic_control`) and Gymnasium's MuJoCo v5 tasks (`components.envs.mujoco`),
-plus any a user registers (`register`, `build_extension`).
+(`components.envs.classic_control`), Gymnasium's MuJoCo v5 tasks (`components.envs.mujoco`) and
+two-player board games (`components.envs.games`: Connect Four, Othello, Hex), plus any a user
+registers (`register`, `build_extension`).
 
 - `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
   `gymnasium.vector.VectorEnv` (`VectorEnv`) stepped by C++ threads (by default every core the
@@ -22,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 import components.envs.classic_control
+import components.envs.games
 import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads nothing compiled)
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
@@ -35,6 +37,7 @@ from components.envs.engine.spec import EnvSpec
 from components.envs.engine.vector_env import VectorEnv, make
 from components.envs.environment import DOORS, Environment
 from components.envs.functional_doors import make_functional
+from components.envs.games import GAME_IDS
 from components.envs.mujoco import MUJOCO_IDS
 
 ENV_IDS = tuple(CLASSIC_CONTROL_IDS)  # the classic-control ids; env_ids() lists every id
@@ -55,8 +58,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DOORS", "ENV_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec", "Environment",
-    "ExtensionBuildError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv", "TwinState",
-    "VectorEnv", "build_extension", "canonical_id", "check", "env_ids", "make",
+    "DOORS", "ENV_IDS", "GAME_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec",
+    "Environment", "ExtensionBuildError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv",
+    "TwinState", "VectorEnv", "build_extension", "canonical_id", "check", "env_ids", "make",
     "make_functional", "register", "spec",
 ]

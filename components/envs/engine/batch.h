@@ -74,6 +74,11 @@ class Batch {
     if (!steps_valid(i))
       return where + " has step count " + std::to_string(steps()[i]) + " outside [0, " +
              std::to_string(task_->max_steps()) + "): its state did not come from reset or step";
+    if constexpr (HasInvalidReason<Task>::value) {
+      std::vector<double> s(s_);
+      load(i, s.data());
+      return where + " " + task_->invalid_reason(s.data());
+    }
     return where + " has a non-finite or invalid state (reset it, or start it from a finite, " +
            "valid state)";
   }

@@ -185,9 +185,7 @@ ffi::Error ffi_legal(ffi::Buffer<ffi::U32> state, ffi::ResultBuffer<ffi::PRED> m
       const Batch<Task> batch(task, const_cast<uint32_t*>(state.typed_data()) + (i / n) * w * n * 2,
                               n);
       batch.load(i % n, s.data());
-      const bool valid = task.valid(s.data());
-      for (int64_t k = 0; k < a; ++k)
-        out[i * a + k] = valid && T::legal(task, s.data(), static_cast<int32_t>(k));
+      T::legal_mask(task, s.data(), out + i * a);
     }
     return ffi::Error::Success();
   }

@@ -141,7 +141,7 @@ class Pool {
   }
 
   // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
-  // task without `legal`).
+  // task without `legal`, none for an invalid state).
   nb::object legal_mask() {
     if constexpr (!T::kDiscrete) {
       throw std::invalid_argument(task_->id() + ": continuous actions have no legal mask");
@@ -151,7 +151,7 @@ class Pool {
       locked([&] {
         for (int64_t i = 0; i < n_; ++i) {
           batch().load(i, scratch(0));
-          for (int k = 0; k < a; ++k) data[i * a + k] = T::legal(*task_, scratch(0), k);
+          T::legal_mask(*task_, scratch(0), data + i * a);
         }
       });
       return array;

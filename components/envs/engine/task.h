@@ -41,10 +41,16 @@
 //   bool legal(const double* state, int32_t action) const;  discrete tasks whose legal
 //       actions depend on the state (a board game): an illegal action is refused on every
 //       door like an action out of range, and the doors give the legal-action mask.
+//   void legal_mask(const double* state, bool* mask) const;  with `legal`: every action's
+//       legality at once (num_actions bools), where that is cheaper than asking per action
+//       (Othello's moves come from one pass over the board); it must agree with `legal`.
+//   std::string invalid_reason(const double* state) const;  why `valid` refused a state, in
+//       the words of the task ("is no position of the game"), for the refusal's message.
 //   int extras_dim() const; void extras(const double* state, float* out) const;  more numbers
 //       a step reports per environment (a game: the player to move, both players' rewards),
 //       read from the state the step ended in (before any auto-reset), like final_obs.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -91,6 +97,19 @@ struct HasLegal : std::false_type {};
 template <class Task>
 struct HasLegal<Task, std::void_t<decltype(std::declval<const Task&>().legal(
                           static_cast<const double*>(nullptr), int32_t{0}))>> : std::true_type {};
+
+template <class Task, class = void>
+struct HasLegalMask : std::false_type {};
+template <class Task>
+struct HasLegalMask<Task, std::void_t<decltype(std::declval<const Task&>().legal_mask(
+                              static_cast<const double*>(nullptr), static_cast<bool*>(nullptr)))>>
+    : std::true_type {};
+
+template <class Task, class = void>
+struct HasInvalidReason : std::false_type {};
+template <class Task>
+struct HasInvalidReason<Task, std::void_t<decltype(std::declval<const Task&>().invalid_reason(
+                                  static_cast<const double*>(nullptr)))>> : std::true_type {};
 
 template <class Task, class = void>
 struct HasExtras : std::false_type {};
@@ -154,6 +173,18 @@ struct Traits {
       return task.legal(state, action);
     } else {
       return true;
+    }
+  }
+  // Every action's legality in a state, num_actions bools (none in a state the task calls
+  // invalid), the same on every door.
+  static void legal_mask(const Task& task, const double* state, bool* out) {
+    const int a = task.num_actions();
+    if (!task.valid(state)) {
+      std::fill(out, out + a, false);
+    } else if constexpr (HasLegalMask<Task>::value) {
+      task.legal_mask(state, out);
+    } else {
+      for (int k = 0; k < a; ++k) out[k] = legal(task, state, k);
     }
   }
   static Workspace workspace(const Task& task) {
