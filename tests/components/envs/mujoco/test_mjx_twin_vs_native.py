@@ -124,6 +124,7 @@ class Roller(Stepper):
         return self.env.step(action)
 
 
+@pytest.mark.slow  # one minute of MJX compiles on 2 cores; the twin's step is checked above
 def test_environment_component_in_a_graph_with_keyword_arguments():
     n = 4
     env = Environment("HalfCheetah-v5", n, door="jax", max_episode_steps=3,
