@@ -36,22 +36,28 @@ def test_component_library_examples_run():
         exec(block, namespace)
 
 
-def test_customising_an_agent_runs_from_python_and_from_the_command_line(tmp_path):
-    blocks = python_blocks("customising-agents.md")
-    namespace: dict = {}
-    for block in blocks:
-        exec(block, namespace)
-    module = "\n".join(block for block in blocks if block.startswith("# my_ppo.py"))
-    (tmp_path / "my_ppo.py").write_text(module)
-    bash = re.findall(r"```bash\n(.*?)```", (DOCS / "customising-agents.md").read_text(), re.S)
+def run_page_commands(page: str, blocks: list[str], module: str, where: Path) -> None:
+    """Save the page's blocks that start with `# <module>` as `where/<module>` and run the
+    page's three `metagraph` commands there, each in a fresh process."""
+    (where / module).write_text(
+        "\n".join(block for block in blocks if block.startswith(f"# {module}")))
+    bash = re.findall(r"```bash\n(.*?)```", (DOCS / page).read_text(), re.S)
     commands = [line for block in bash for line in block.splitlines()
                 if line.startswith("metagraph ")]
     assert len(commands) == 3
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     for command in commands:
         subprocess.run([sys.executable, "-m", "components.training.cli",
-                        *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
+                        *shlex.split(command)[1:]], cwd=where, env=env, check=True,
                        capture_output=True, timeout=600)
+
+
+def test_customising_an_agent_runs_from_python_and_from_the_command_line(tmp_path):
+    blocks = python_blocks("customising-agents.md")
+    namespace: dict = {}
+    for block in blocks:
+        exec(block, namespace)
+    run_page_commands("customising-agents.md", blocks, "my_ppo.py", tmp_path)
     run = tmp_path / "runs" / "normalised"
     assert json.loads((run / "config.json").read_text())["algo"] == \
         f"{tmp_path / 'my_ppo.py'}:NormalisedPPO"
@@ -74,18 +80,8 @@ def test_writing_an_algorithm_runs_and_learns():
 @pytest.mark.slow
 def test_writing_an_algorithm_commands_run(tmp_path):
     """The page's module, saved as my_a2c.py, through its commands, each in a fresh process."""
-    blocks = python_blocks("writing-an-algorithm.md")
-    (tmp_path / "my_a2c.py").write_text(
-        "\n".join(block for block in blocks if block.startswith("# my_a2c.py")))
-    bash = re.findall(r"```bash\n(.*?)```", (DOCS / "writing-an-algorithm.md").read_text(), re.S)
-    commands = [line for block in bash for line in block.splitlines()
-                if line.startswith("metagraph ")]
-    assert len(commands) == 3
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    for command in commands:
-        subprocess.run([sys.executable, "-m", "components.training.cli",
-                        *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
-                       capture_output=True, timeout=600)
+    run_page_commands("writing-an-algorithm.md", python_blocks("writing-an-algorithm.md"),
+                      "my_a2c.py", tmp_path)
     relu = tmp_path / "runs" / "relu"
     rows = [json.loads(line) for line in (relu / "metrics.jsonl").read_text().splitlines()]
     assert rows[-1]["env_steps"] == 4096
