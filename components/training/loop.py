@@ -214,9 +214,10 @@ def non_finite_loss(rows: Sequence[Row], iteration: int) -> str | None:
 
 def non_finite_state(state: Any) -> str | None:
     """A description of the state entries holding NaN (an infinity can be legitimate, e.g.
-    an empty min-tree), or None."""
+    an empty min-tree), or None. Scanned on the host (the checkpoint copies the state there
+    anyway): no program is compiled for each entry's shape."""
     bad = [jax.tree_util.keystr(path) for path, leaf in jax.tree_util.tree_leaves_with_path(state)
-           if jnp.issubdtype(leaf.dtype, jnp.inexact) and bool(jnp.isnan(leaf).any())]
+           if jnp.issubdtype(leaf.dtype, jnp.inexact) and np.isnan(np.asarray(leaf)).any()]
     return None if not bad else f"NaN in the state ({', '.join(bad[:3])}" \
         f"{f' and {len(bad) - 3} more' if len(bad) > 3 else ''})"
 
