@@ -65,46 +65,52 @@ def test_evaluation_rows_are_drawn_in_their_own_colour():
     plt.close(fig)
 
 
-def test_plot_draws_several_runs_seeds_as_a_band(tmp_path):
-    small = ["--steps", "256", "--set", "num_envs=2", "--set", "num_steps=16", "--set",
-             "hidden=[8]", "--set", "iterations_per_call=2"]
-    for seed in ("0", "1"):
-        metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", f"s{seed}",
-                  "--seed", seed, *small)
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", "pair", "--seeds",
-              "2", *small)
-    done = metagraph(tmp_path, "plot", "s0", "s1", "pair", "-o", "all.png", "--window", "10")
-    assert "wrote all.png" in done.stdout and (tmp_path / "all.png").stat().st_size > 10_000
+SMALL = ["--steps", "256", "--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]",
+         "--set", "iterations_per_call=2"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """A directory holding `plain`, a small PPO run (seed 0), and `pair`, the same with
+    `--seeds 2`."""
+    directory = tmp_path_factory.mktemp("curves")
+    metagraph(directory, "train", "CartPole-v1", "--algo", "ppo", "--out", "plain", *SMALL)
+    metagraph(directory, "train", "CartPole-v1", "--algo", "ppo", "--out", "pair", "--seeds",
+              "2", *SMALL)
+    return directory
+
+
+def test_plot_draws_several_runs_seeds_as_a_band(runs):
+    # that a --seeds run's seed k is the run of seed + k is tested in test_ppo_training.py
+    done = metagraph(runs, "plot", "plain", "pair", "-o", "all.png", "--window", "10")
+    assert "wrote all.png" in done.stdout and (runs / "all.png").stat().st_size > 10_000
     from components.training.plots import seed_curves
 
-    label, curves = seed_curves(tmp_path / "pair", 10)
+    label, curves = seed_curves(runs / "pair", 10)
     assert label == "ppo on CartPole-v1" and len(curves) == 2
-    solo = seed_curves(tmp_path / "s1", 10)[1][0][1]
-    np.testing.assert_allclose(curves[1][1], solo)  # seed 1 of the pair is the run of seed 1
-    done = metagraph(tmp_path, "plot", "nowhere", "-o", "x.png", check=False)
+    solo = seed_curves(runs / "plain", 10)[1][0][1]
+    np.testing.assert_allclose(curves[0][1], solo)  # seed 0 of the pair is the run of seed 0
+    assert not np.array_equal(curves[1][1], solo)
+    done = metagraph(runs, "plot", "nowhere", "-o", "x.png", check=False)
     assert done.returncode == 2 and "no readable config.json" in done.stderr
 
 
-def test_train_evaluates_while_training_and_keeps_the_best(tmp_path):
-    small = ["--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]", "--set",
-             "iterations_per_call=2"]
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", "plain",
-              "--steps", "256", *small)
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", "run", "--steps",
-              "256", "--eval-every", "100", "--eval-episodes", "3", "--save-best", *small)
-    rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
+def test_train_evaluates_while_training_and_keeps_the_best(runs):
+    metagraph(runs, "train", "CartPole-v1", "--algo", "ppo", "--out", "run", "--eval-every",
+              "100", "--eval-episodes", "3", "--save-best", *SMALL)
+    rows = [json.loads(line) for line in (runs / "run" / "metrics.jsonl").open()]
     evaluated = [r["env_steps"] for r in rows if "eval_return_mean" in r]
     assert evaluated == [128, 256]  # after the calls (64 steps each) that passed 100 and 200
     assert all(r["eval_return_mean"] >= 8 and r["eval_return_std"] >= 0 for r in rows
                if "eval_return_mean" in r)
-    plain = [json.loads(line) for line in (tmp_path / "plain" / "metrics.jsonl").open()]
+    plain = [json.loads(line) for line in (runs / "plain" / "metrics.jsonl").open()]
     assert [r["loss"] for r in rows] == [r["loss"] for r in plain]  # it trains the same
-    assert (tmp_path / "run" / "best.npz").is_file()
-    metagraph(tmp_path, "train", "CartPole-v1", "--out", "run", "--resume", "--steps", "320")
-    resumed = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
+    assert (runs / "run" / "best.npz").is_file()
+    metagraph(runs, "train", "CartPole-v1", "--out", "run", "--resume", "--steps", "320")
+    resumed = [json.loads(line) for line in (runs / "run" / "metrics.jsonl").open()]
     assert [r["env_steps"] for r in resumed if "eval_return_mean" in r] == [128, 256, 320]
-    done = metagraph(tmp_path, "evaluate", "run", "--best", "--episodes", "2")
+    done = metagraph(runs, "evaluate", "run", "--best", "--episodes", "2")
     assert done.stdout.startswith("2 episodes: return")
-    done = metagraph(tmp_path, "train", "CartPole-v1", "--out", "x", "--save-best",
+    done = metagraph(runs, "train", "CartPole-v1", "--out", "x", "--save-best",
                      check=False)
     assert done.returncode == 2 and "--save-best needs --eval-every" in done.stderr

@@ -57,6 +57,8 @@ def test_a_users_algorithm_by_file_path_with_samplers(user_dir):
     assert all(row["policy_lag"] in (0, 1) for row in got)
 
 
+@pytest.mark.slow  # test_ray.py runs this algorithm on Ray (a sampler killed and replaced),
+# and IMPALA from the command line on Ray: this one adds only its own cluster's start-up
 def test_a_users_algorithm_on_ray(user_dir):
     pytest.importorskip("ray")
     metagraph(user_dir, "train", "CartPole-v1", "--algo", "user_reinforce:Reinforce",

@@ -52,28 +52,33 @@ def test_frames_from_the_native_state_are_gymnasiums_own(env_id):
         native.close()
 
 
-def test_evaluate_writes_a_video_of_the_trained_policy(tmp_path):
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", "run", "--steps",
-              "64", "--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]")
-    done = metagraph(tmp_path, "evaluate", "run", "--episodes", "1", "--video", "run.gif")
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A directory holding `run`, a small PPO run that rendered videos while it trained."""
+    directory = tmp_path_factory.mktemp("video")
+    metagraph(directory, "train", "CartPole-v1", "--algo", "ppo", "--out", "run", "--steps",
+              "256", "--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]",
+              "--set", "iterations_per_call=2", "--video-every", "100")
+    return directory
+
+
+def test_video_every_renders_episodes_beside_training(run):
+    videos = sorted(p.name for p in (run / "run" / "videos").iterdir())
+    suffix = ".mp4" if shutil.which("ffmpeg") else ".gif"
+    assert videos == [f"steps_128{suffix}", f"steps_256{suffix}"]  # no exported policy left
+    assert all((run / "run" / "videos" / name).stat().st_size > 1000 for name in videos)
+
+
+def test_evaluate_writes_a_video_of_the_trained_policy(run):
+    done = metagraph(run, "evaluate", "run", "--episodes", "1", "--video", "run.gif")
     assert "wrote run.gif" in done.stdout
-    with Image.open(tmp_path / "run.gif") as gif:
+    with Image.open(run / "run.gif") as gif:
         assert gif.n_frames >= 8 and gif.size == (600, 400)
     if shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None:
         pytest.skip("no ffmpeg program here (Debian: apt-get install ffmpeg) for .mp4")
-    metagraph(tmp_path, "evaluate", "run", "--episodes", "1", "--video", "run.mp4")
+    metagraph(run, "evaluate", "run", "--episodes", "1", "--video", "run.mp4")
     frames = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams",
                              "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
-                             str(tmp_path / "run.mp4")], capture_output=True, text=True,
+                             str(run / "run.mp4")], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert int(frames) >= 8
-
-
-def test_video_every_renders_episodes_beside_training(tmp_path):
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--out", "run", "--steps",
-              "256", "--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]",
-              "--set", "iterations_per_call=2", "--video-every", "100")
-    videos = sorted(p.name for p in (tmp_path / "run" / "videos").iterdir())
-    suffix = ".mp4" if shutil.which("ffmpeg") else ".gif"
-    assert videos == [f"steps_128{suffix}", f"steps_256{suffix}"]  # no exported policy left
-    assert all((tmp_path / "run" / "videos" / name).stat().st_size > 1000 for name in videos)
