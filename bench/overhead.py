@@ -52,7 +52,7 @@ def per_call_seconds(fns: dict, repeats: int, rounds: int = 31) -> tuple[dict[st
             jax.block_until_ready(out)
             times[name].append((time.perf_counter() - start) / repeats)
     first, second = times.values()
-    ratio = statistics.median(a / b for a, b in zip(first, second))
+    ratio = statistics.median(a / b for a, b in zip(first, second, strict=True))
     return {name: min(values) for name, values in times.items()}, ratio
 
 
