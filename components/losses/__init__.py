@@ -10,7 +10,13 @@ from components.losses.policy_losses import (
     weighted_nll,
 )
 from components.losses.ppo_loss import PPOLoss
-from components.losses.returns import discounted_returns, gae, n_step_returns, n_step_terms
+from components.losses.returns import (
+    discounted_returns,
+    gae,
+    n_step_returns,
+    n_step_terms,
+    negamax_gae,
+)
 from components.losses.sac_loss import (
     SACLoss,
     polyak_average,
@@ -27,6 +33,7 @@ from components.losses.weighted_nll_loss import WeightedNLLLoss
 __all__ = [
     "ActorCriticLoss", "DQNLoss", "PPOLoss", "SACLoss", "VTraceLoss", "WeightedNLLLoss",
     "discounted_returns", "double_q_learning_td", "gae", "huber", "n_step_returns", "n_step_terms",
+    "negamax_gae",
     "polyak_average", "policy_gradient", "ppo_clipped_surrogate", "q_learning_td",
     "sac_actor_loss", "soft_q_loss", "soft_q_target", "temperature_loss", "value_loss",
     "vtrace", "weighted_nll",

@@ -40,6 +40,25 @@ def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
     return advantages
 
 
+def negamax_gae(rewards: jax.Array, done: jax.Array, values: jax.Array, gamma: float,
+                lambda_: float = 0.95) -> jax.Array:
+    """GAE for a two-player zero-sum game whose players alternate strictly, one policy and one
+    value function playing both sides, each step from the view of its mover: `rewards` [T,
+    ...] the mover's reward, `done` [T, ...] whether the step ended a game, `values` [T + 1,
+    ...] V(s_t) from the view of the player to move at s_t (the last bootstraps). The next
+    position is the opponent's, so its value counts negated (negamax):
+
+        delta_t = r_t - gamma * V(s_{t+1}) * (1 - done_t) - V(s_t)
+        A_t = delta_t - gamma * lambda * (1 - done_t) * A_{t+1}
+
+    i.e. `gae` with discounts -gamma * (1 - done). With lambda = 1, A_t + V(s_t) is each
+    mover's own discounted return over its game's plies, the opponent's rewards negated: the
+    per-player GAE (lambda 1, discount gamma^2 per own move) of the separated player
+    sequences (tests/components/losses/test_negamax_gae.py compares them)."""
+    require_same_shape("negamax_gae", rewards=rewards, done=done)
+    return gae(rewards, -gamma * (1.0 - done.astype(rewards.dtype)), values, lambda_)
+
+
 def discounted_returns(rewards: jax.Array, discounts: jax.Array,
                        bootstrap: jax.Array | float = 0.0) -> jax.Array:
     """The full discounted (Monte-Carlo) return of every step over [T, ...], bootstrapped

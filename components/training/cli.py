@@ -109,11 +109,13 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
 
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
+    from components.envs.games import game_id
     from components.training.registry import resolve
     from components.training.trainer import train
 
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
+    args.env_id = game_id(args.env_id)  # OpenSpiel's names of the games too
     if args.resume:
         config = None  # the run directory's own
     else:
