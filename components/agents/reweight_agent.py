@@ -14,7 +14,8 @@ On a two-player game (`components.envs.games`) the agent plays itself (path rewe
 self-play): each of the N paths is one whole game of the current policy, as player 0 in
 half of them and player 1 in the others, against the current policy (half the games) or one
 of the `pool_size` earlier policies kept in the state (`pool_0` ... : a snapshot of the policy
-every `snapshot_every` iterations, the oldest replaced); q(p) is the game's outcome for the
+every `snapshot_every` iterations; `pool_0` keeps the first, the untrained policy, and the
+others take turns, the oldest replaced); q(p) is the game's outcome for the
 learner (+1, 0, -1: `quality.game_outcome`), and the weighted maximum likelihood fits only
 the learner's moves (the mask is 1 on them). With probability `explore` a ply's move (either
 side's) is a uniformly random legal one instead of the policy's, so that the games stay varied
@@ -173,9 +174,12 @@ class ReweightAgent(mg.Component):
 
     def _snapshot(self, iteration):
         """Every `snapshot_every` iterations, the current policy's parameters into the
-        pool's next slot (the oldest replaced); the iteration counted."""
+        pool's next slot (the first into `pool_0`, kept; then the oldest of the others
+        replaced); the iteration counted."""
         every, size = self.config.snapshot_every, len(self.pool)
-        slot = (iteration // every) % size
+        taken = iteration // every  # snapshots before this one
+        # pool_0 keeps the first (the untrained policy); the others take turns
+        slot = jnp.where(taken == 0, 0, 1 + (taken - 1) % max(size - 1, 1)) if size > 1 else 0
         due = iteration % every == 0
         current = parameters(self.policy)
         root = self.policy.scope
