@@ -11,16 +11,17 @@ Its parts can be swapped without subclassing (keyword arguments, see `ReweightAg
 policy, an observation preprocessor, the loss and the optimizer.
 
 On a two-player game (`components.envs.games`) the agent plays itself (path reweighting in
-self-play): each of the N paths is one whole game of the current policy, as player 0 in
-half of them and player 1 in the others, against the current policy (half the games) or one
-of the `pool_size` earlier policies kept in the state (`pool_0` ... : a snapshot of the policy
+self-play): each of the N paths is one whole game of the current policy, as player 0 in half
+of them and player 1 in the others, against the current policy (half the games) or one of
+the `pool_size` earlier policies kept in the state (`pool_0` ...: a snapshot of the policy
 every `snapshot_every` iterations; `pool_0` keeps the first, the untrained policy, and the
-others take turns, the oldest replaced); q(p) is the game's outcome for the
-learner (+1, 0, -1: `quality.game_outcome`), and the weighted maximum likelihood fits only
-the learner's moves (the mask is 1 on them). With probability `explore` a ply's move (either
-side's) is a uniformly random legal one instead of the policy's, so that the games stay varied
-once the policy is nearly deterministic. Observations are the mover's view with its legal
-moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
+others take turns, the oldest replaced). q(p) is the game's outcome for the learner (+1, 0,
+-1: `quality.game_outcome`; with `quality = "quick_outcome"` wins are ranked by speed and
+losses by length, `quality.quick_outcome`), and the weighted maximum likelihood fits only the
+learner's moves (the mask is 1 on them). With probability `explore` a ply's move (either
+side's) is a uniformly random legal one instead of the policy's, so that the games stay
+varied once the policy is nearly deterministic. Observations are the mover's view with its
+legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class ReweightAgent(mg.Component):
         super().__init__(name)
         self.config = config
         self.self_play = is_game(env_id)
+        games_only, other = {"quick_outcome"}, {"max_height", "return_and_height"}
+        if config.quality in (other if self.self_play else games_only):
+            raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
+                             f"{env_id} ({'a game' if self.self_play else 'not a game'})")
         if self.self_play:  # one policy for both sides; earlier ones kept as opponents
             env = GameEnvironment(env_id.removeprefix("metagraph/"), config.num_paths)
             if policy is None:
@@ -165,12 +170,16 @@ class ReweightAgent(mg.Component):
             jnp.float32)
         paths = {"obs": observations.swapaxes(0, 1), "action": actions.swapaxes(0, 1),
                  "reward": rewards.swapaxes(0, 1),
-                 "mask": (in_game * learner).swapaxes(0, 1)}
+                 "mask": (in_game * learner).swapaxes(0, 1),
+                 "plies": in_game.swapaxes(0, 1)}  # both sides' moves: the steps taken
         outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side)
+        q = outcome
+        if self.config.quality == "quick_outcome":
+            q = quality.quick_outcome(outcome, in_game.sum(0), horizon)
         self._snapshot(iteration)
         # the path's return is the outcome, at the learner's first move (inside its mask)
         paths["reward"] = jnp.zeros_like(paths["reward"]).at[jnp.arange(n), side].set(outcome)
-        return paths, outcome
+        return paths, q
 
     def _snapshot(self, iteration):
         """Every `snapshot_every` iterations, the current policy's parameters into the
@@ -215,7 +224,7 @@ class ReweightAgent(mg.Component):
         return {**fit, "weight": jnp.full((self.config.fit_paths,), 1.0 / self.config.fit_paths),
                 "bits": selected["bits"], "ess": selected["ess"],
                 "return_mean": returns.mean(), "return_max": returns.max(),
-                "steps": paths["mask"].sum()}
+                "steps": paths.get("plies", paths["mask"]).sum()}
 
     @mg.api
     def sample_paths(self, key):

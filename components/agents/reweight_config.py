@@ -20,7 +20,7 @@ from components.agents.config_checks import (
 )
 from components.reweighting import SCHEMES
 
-QUALITIES = ("return", "max_height", "return_and_height")
+QUALITIES = ("return", "max_height", "return_and_height", "quick_outcome")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,7 +32,8 @@ class ReweightConfig(AgentConfig):
     fraction: float = 0.15        # elite fraction
     temperature: float = 1.0      # exponential scheme: w ∝ exp(q / (temperature · std q))
     # q(p): the path's return; (MountainCar) the highest position it reached; or the return
-    # plus 100 x that height (ranks failed paths by height, successful ones by speed)
+    # plus 100 x that height (ranks failed paths by height, successful ones by speed); games:
+    # "return" is the outcome for the learner, "quick_outcome" ranks wins by speed too
     quality: str = "return"
     hidden: tuple[int, ...] = (64, 64)
     learning_rate: float = 3e-3

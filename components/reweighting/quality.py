@@ -39,3 +39,11 @@ def game_outcome(rewards: jax.Array, mask: jax.Array, side: jax.Array) -> jax.Ar
     mover = jnp.arange(rewards.shape[-1]) % 2
     sign = jnp.where(mover == side[..., None], 1.0, -1.0)
     return (rewards * mask * sign).sum(-1)
+
+
+def quick_outcome(outcome: jax.Array, plies: jax.Array, horizon: int,
+                  bonus: float = 0.5) -> jax.Array:
+    """A game's outcome (+1, 0, -1) ranked within wins and within losses by the game's
+    length: a win in p of at most `horizon` plies scores 1 + bonus (1 - p / horizon) (quick
+    wins first), a loss -(1 + bonus (1 - p / horizon)) (long resistance first), a draw 0."""
+    return outcome * (1.0 + bonus * (1.0 - plies / horizon))
