@@ -102,3 +102,12 @@ def test_an_opponent_for_a_run_that_is_no_game_is_refused(tmp_path, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "--opponent: CartPole-v1 is not a two-player game" in err
+
+
+def test_evaluation_while_training_a_game_is_refused_with_what_to_do(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["train", "hex", "--algo", "ppo", "--out", str(tmp_path), "--eval-every", "100",
+              *TINY["ppo"]])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--eval-every" in err and "--opponent" in err
