@@ -74,6 +74,13 @@ class GameEnvironment(mg.Component):
         return Dict({"obs": Box((n, *size)), "reward": Box((n,)), "terminated": Bool((n,)),
                      "truncated": Bool((n,)), "final_obs": Box((n, *size))})
 
+    def check_state(self, state: dict) -> None:
+        """Games' state set from outside a call (a checkpoint, `set_state`) must be one reset
+        and step could produce: a forged one is refused here, naming the game, before the
+        executor's state is donated (as the `Environment` component does)."""
+        if "env_state" in state:
+            self.games.door.check_state(state["env_state"])
+
     def _env_state(self) -> jax.Array:
         return self.get_state("env_state",
                               lambda key: self.games.door.reset(key, self.num_envs)[0])
