@@ -9,6 +9,8 @@
   discount product and the step whose next state bootstraps), what an n-step transition for
   a replay holds (DQN).
 - `discounted_returns(rewards, discounts, bootstrap)`: the full Monte-Carlo return.
+- `game_outcomes(rewards, terminated)`: each position's outcome for its mover in two-player
+  games (AlphaZero's value target), and whether its game ended within the sequence.
 
 `discounts` are γ·(1 - terminated) per step.
 """
@@ -104,3 +106,18 @@ def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: j
                        bootstrap_values=bootstrap_values)
     reward_sum, discount, last = n_step_terms(rewards, discounts, n)
     return reward_sum + discount * bootstrap_values[last]
+
+
+def game_outcomes(rewards: jax.Array, terminated: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The outcome of every position of two-player games over [T, ...] from its mover's view,
+    and whether it is known: `rewards` the mover's reward of each move (nonzero only at a
+    game's end), `terminated` whether the move ended the game. The players alternate, so the
+    outcome of a move that did not end the game is the negated outcome of the next (AlphaZero's
+    value target z): `discounted_returns` with discounts -(1 - terminated). An outcome is
+    known where a game's end follows within the sequence (`complete`, bool [T, ...]); where
+    none does, it is 0 and not to be learnt from."""
+    require_same_shape("game_outcomes", rewards=rewards, terminated=terminated)
+    ended = terminated.astype(rewards.dtype)
+    outcome = discounted_returns(rewards, -(1.0 - ended))
+    complete = jnp.flip(jnp.cumsum(jnp.flip(ended, 0), 0), 0) > 0
+    return outcome, complete

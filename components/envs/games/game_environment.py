@@ -85,6 +85,11 @@ class GameEnvironment(mg.Component):
         return self.get_state("env_state",
                               lambda key: self.games.door.reset(key, self.num_envs)[0])
 
+    def env_state(self) -> jax.Array:
+        """The games' in-graph state now, uint32[W, num_envs, 2] (inside an API: what a
+        search steps from, `components.search.GameSearch`). A method, not an API."""
+        return self._env_state()
+
     @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
     def reset(self, key):
         """Start `num_envs` games (player 0 to move); their observations."""
