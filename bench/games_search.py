@@ -9,8 +9,10 @@ the same parameters), the same simulation count and batch, from the same positio
 Each contender runs in a fresh process (no other program's threads or compiled code beside
 it). One timed call is one search of every game of the batch (jitted, compiled before
 timing); the best of `--rounds` rounds of `--calls` calls is kept (load only ever slows one
-down). The positions are reached by `--moves` random moves (the same in both), so searches
-meet the games' ends inside their trees.
+down). Beside it, what the search's model step costs without the network: one move in every
+game of the batch, to the next planes and legal moves (ours: the door's step and legal mask;
+pgx: `vmap(env.step)`). The positions are reached by `--moves` random moves (the same in
+both), so searches meet the games' ends inside their trees.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def random_moves(batch: int, moves: int) -> np.ndarray:
 def ours(batch: int, simulations: int, moves: int) -> tuple:
     """The agent's search over the native games: (search(key) -> action weights)."""
     from components.envs.games.self_play import SelfPlay
+    from components.search import embedding_of
 
     agent, params = network(batch)
     games: SelfPlay = agent.rollout.env.games
@@ -62,7 +65,16 @@ def ours(batch: int, simulations: int, moves: int) -> tuple:
     for actions in random_moves(batch, moves):
         state = step(state, jnp.asarray(actions))
     search = jax.jit(lambda key: agent.search(params, key, state, simulations).action_weights)
-    return search, (np.asarray(state.observation), np.asarray(state.legal_action_mask))
+    embedding = embedding_of(state.env_state)
+    action = jnp.asarray(random_moves(batch, 1)[0])[:, None]
+
+    @jax.jit
+    def game_step():  # what the search's model step costs without the network
+        door = games.door
+        after = door.step_with_extras(embedding, action)
+        return after[1], door.legal_mask(after[0])
+
+    return search, game_step
 
 
 def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
@@ -100,24 +112,37 @@ def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
             invalid_actions=~state.legal_action_mask,
             max_num_considered_actions=agent.config.max_considered_actions).action_weights
 
-    return search, (np.asarray(state.observation), np.asarray(state.legal_action_mask))
+    action = jnp.asarray(random_moves(batch, 1)[0])
+
+    @jax.jit
+    def game_step():  # what the search's model step costs without the network
+        after = jax.vmap(env.step)(state, action)
+        return after.observation, after.legal_action_mask
+
+    return search, game_step
 
 
 def measure(name: str, batch: int, simulations: int, moves: int, rounds: int, calls: int
             ) -> dict:
     """Simulations per second of one contender, in this process."""
     make = ours if name == "ours" else pgx_search
-    search, _ = make(batch, simulations, moves)
-    jax.block_until_ready(search(jax.random.PRNGKey(0)))  # compile
-    best = float("inf")
+    search, game_step = make(batch, simulations, moves)
+    jax.block_until_ready((search(jax.random.PRNGKey(0)), game_step()))  # compile
+    best = step_best = float("inf")
     for r in range(rounds):
         start = time.perf_counter()
         for c in range(calls):
             out = search(jax.random.PRNGKey(1 + r * calls + c))
         jax.block_until_ready(out)
         best = min(best, (time.perf_counter() - start) / calls)
+        start = time.perf_counter()
+        for _ in range(20 * calls):
+            out = game_step()
+        jax.block_until_ready(out)
+        step_best = min(step_best, (time.perf_counter() - start) / (20 * calls))
     return {"contender": name, "seconds_per_search": best,
-            "simulations_per_second": batch * simulations / best}
+            "simulations_per_second": batch * simulations / best,
+            "game_step_seconds": step_best}
 
 
 def main() -> None:
@@ -147,7 +172,9 @@ def main() -> None:
                         ("pgx", "mctx over pgx's game")):
         r = results[name]
         print(f"  {label:34s} {r['simulations_per_second']:12,.0f} simulations/s "
-              f"({r['seconds_per_search'] * 1e3:.1f} ms per search)")
+              f"({r['seconds_per_search'] * 1e3:.1f} ms per search; the model's game step "
+              f"alone, {args.batch} games, next planes and legal moves: "
+              f"{r['game_step_seconds'] * 1e6:.0f} us)")
     ratio = (results["ours"]["simulations_per_second"]
              / results["pgx"]["simulations_per_second"])
     print(f"  ratio ours / pgx: {ratio:.2f}x")
