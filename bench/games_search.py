@@ -53,6 +53,11 @@ def random_moves(batch: int, moves: int) -> np.ndarray:
     return chosen
 
 
+def first_legal(legal: jax.Array) -> jax.Array:
+    """The first legal move of each game, int32[n]."""
+    return jnp.argmax(legal, -1).astype(jnp.int32)
+
+
 def ours(batch: int, simulations: int, moves: int) -> tuple:
     """The agent's search over the native games: (search(key) -> action weights)."""
     from components.envs.games.self_play import SelfPlay
@@ -66,7 +71,7 @@ def ours(batch: int, simulations: int, moves: int) -> tuple:
         state = step(state, jnp.asarray(actions))
     search = jax.jit(lambda key: agent.search(params, key, state, simulations).action_weights)
     embedding = embedding_of(state.env_state)
-    action = jnp.asarray(random_moves(batch, 1)[0])[:, None]
+    action = first_legal(state.legal_action_mask)[:, None]
 
     @jax.jit
     def game_step():  # what the search's model step costs without the network
@@ -112,7 +117,7 @@ def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
             invalid_actions=~state.legal_action_mask,
             max_num_considered_actions=agent.config.max_considered_actions).action_weights
 
-    action = jnp.asarray(random_moves(batch, 1)[0])
+    action = first_legal(state.legal_action_mask)
 
     @jax.jit
     def game_step():  # what the search's model step costs without the network
