@@ -11,8 +11,10 @@ it). One timed call is one search of every game of the batch (jitted, compiled b
 timing); the best of `--rounds` rounds of `--calls` calls is kept (load only ever slows one
 down). Beside it, what the search's model step costs without the network: one move in every
 game of the batch, to the next planes and legal moves (ours: the door's step and legal mask;
-pgx: `vmap(env.step)`). The positions are reached by `--moves` random moves (the same in
-both), so searches meet the games' ends inside their trees.
+pgx: `vmap(env.step)`), and mctx's own cost: the same search with a free model (constant
+outputs, no game, no network), what both contenders pay whatever their game. The positions
+are reached by `--moves` random moves (the same in both), so searches meet the games' ends
+inside their trees.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-CONTENDERS = ("ours", "pgx")
+CONTENDERS = ("ours", "pgx", "floor")
 
 
 def network(batch: int):
@@ -127,10 +129,38 @@ def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
     return search, game_step
 
 
+def floor(batch: int, simulations: int, moves: int) -> tuple:
+    """mctx's own cost: the same search with a free model (no game, no network: constant
+    outputs, a one-word embedding), (search(key) -> weights)."""
+    import mctx
+
+    del moves
+    agent, _ = network(batch)
+    actions = agent.num_actions
+
+    def recurrent_fn(params, rng_key, action, embedding):
+        del params, rng_key
+        zeros = jnp.zeros((batch,), jnp.float32) + 0.0 * action
+        return mctx.RecurrentFnOutput(reward=zeros, discount=zeros - 1.0,
+                                      prior_logits=jnp.zeros((batch, actions)),
+                                      value=zeros), embedding
+
+    @jax.jit
+    def search(key):
+        root = mctx.RootFnOutput(prior_logits=jnp.zeros((batch, actions)),
+                                 value=jnp.zeros((batch,)),
+                                 embedding=jnp.zeros((batch, 1), jnp.uint32))
+        return mctx.gumbel_muzero_policy(
+            None, key, root, recurrent_fn, simulations,
+            max_num_considered_actions=agent.config.max_considered_actions).action_weights
+
+    return search, lambda: jnp.zeros(())
+
+
 def measure(name: str, batch: int, simulations: int, moves: int, rounds: int, calls: int
             ) -> dict:
     """Simulations per second of one contender, in this process."""
-    make = ours if name == "ours" else pgx_search
+    make = {"ours": ours, "pgx": pgx_search, "floor": floor}[name]
     search, game_step = make(batch, simulations, moves)
     jax.block_until_ready((search(jax.random.PRNGKey(0)), game_step()))  # compile
     best = step_best = float("inf")
@@ -180,6 +210,10 @@ def main() -> None:
               f"({r['seconds_per_search'] * 1e3:.1f} ms per search; the model's game step "
               f"alone, {args.batch} games, next planes and legal moves: "
               f"{r['game_step_seconds'] * 1e6:.0f} us)")
+    print(f"  {'mctx alone (a free model)':34s} "
+          f"{results['floor']['simulations_per_second']:12,.0f} simulations/s "
+          f"({results['floor']['seconds_per_search'] * 1e3:.1f} ms per search: no game, no "
+          f"network)")
     ratio = (results["ours"]["simulations_per_second"]
              / results["pgx"]["simulations_per_second"])
     print(f"  ratio ours / pgx: {ratio:.2f}x")
