@@ -25,14 +25,14 @@ class AlphaZeroConfig(AgentConfig):
     """The hyperparameters of `AlphaZeroAgent` (each field's comment says what it sets);
     `from_dict` refuses unknown keys, and a bad value is refused naming its field."""
     num_games: int = 64           # self-play games stepped at once
-    num_steps: int = 64           # moves of every game per iteration
+    num_steps: int = 48           # moves of every game per iteration
     num_simulations: int = 32     # search simulations per self-play move
     eval_simulations: int = 64    # search simulations per move when playing a trained agent
     max_considered_actions: int = 16  # actions sequential halving considers at the root
     gumbel_scale: float = 1.0     # Gumbel noise of self-play's root (exploration)
     buffer_size: int = 65536      # positions the replay keeps
     batch_size: int = 256         # positions per update
-    updates_per_iteration: int = 16
+    updates_per_iteration: int = 32
     learning_rate: float = 1e-3
     max_grad_norm: float = 1.0
     value_coef: float = 1.0       # weight of the value's squared error
