@@ -64,6 +64,23 @@ def test_the_trained_agent_plays_by_search_against_random(run):
     assert result["games"] == 4 and result["wins"] + result["draws"] + result["losses"] == 4
 
 
+def test_greedy_picks_legal_moves_without_search(run):
+    """`predict` (the graph's `greedy`: the network's argmax over the legal moves) on the
+    games' agent observations, with full columns."""
+    from components.envs.games.game_environment import agent_observation
+    from components.envs.games.self_play import SelfPlay
+    from components.training import load
+
+    games = SelfPlay("ConnectFour-v0", num_threads=1)
+    state = games.init(jax.random.PRNGKey(0), 8)
+    step = jax.jit(games.step)
+    for column in (0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1):  # columns 0 and 1 full
+        state = step(state, jnp.full(8, column, jnp.int32))
+    moves = load(run).predict(np.asarray(agent_observation(state.observation,
+                                                           state.legal_action_mask)))
+    assert moves.shape == (8,) and (moves >= 2).all()
+
+
 @pytest.mark.parametrize("setting, field", [
     ("num_simulations=0", "num_simulations"), ("torso=cnn", "torso"),
     ("door=host", "door"), ("buffer_size=8", "buffer_size"),
