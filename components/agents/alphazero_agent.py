@@ -33,7 +33,7 @@ from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.rollout import Rollout
-from components.envs.games import is_game
+from components.envs.games import game_id, is_game
 from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import AlphaZeroLoss, game_outcomes
 from components.networks import PolicyValueNetwork
@@ -46,7 +46,7 @@ class AlphaZeroAgent(mg.Component):
     """AlphaZero by self-play at a game (see the module docstring).
 
     Args:
-        env_id: the game ("ConnectFour-v0", "Othello-v0", "Hex-v0").
+        env_id: the game ("ConnectFour-v0", "Othello-v0", "Hex-v0", or OpenSpiel's name).
         config: the hyperparameters (`AlphaZeroConfig`).
         total_steps: the training's length (unused: the learning rate is constant).
         name: the scope name (default "alpha_zero_agent").
@@ -68,12 +68,12 @@ class AlphaZeroAgent(mg.Component):
                  network: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
+        env_id = game_id(env_id.removeprefix("metagraph/"))  # OpenSpiel's names too
         if not is_game(env_id):
             raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a two-player game; AlphaZero "
                              f"plays ConnectFour-v0, Othello-v0 or Hex-v0")
         self.config = config
-        self.rollout = Rollout(GameEnvironment(env_id.removeprefix("metagraph/"),
-                                               config.num_games))
+        self.rollout = Rollout(GameEnvironment(env_id, config.num_games))
         games = self.rollout.env.games
         self.num_actions = games.num_actions
         self.planes_shape = games.observation_shape

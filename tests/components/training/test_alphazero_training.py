@@ -92,6 +92,23 @@ def test_bad_config_values_are_refused_naming_the_field(tmp_path, capsys, settin
     assert f"AlphaZeroConfig.{field}" in message
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", ["Othello-v0", "Hex-v0", "connect_four"])
+def test_one_iteration_of_every_game(env_id):
+    """Othello (a pass is a move), Hex (121 moves) and an OpenSpiel name: one iteration of
+    70 moves in 4 games, every searched move legal (the door would fail the call)."""
+    from components.training.algorithms import AlphaZero
+    from components.training.executors import lower
+
+    config = AlphaZeroConfig(num_games=4, num_steps=70, num_simulations=4, buffer_size=512,
+                             batch_size=16, updates_per_iteration=1, hidden=(16,))
+    algorithm = AlphaZero()
+    exe = lower(algorithm.build(env_id, config, 1000, 1), "xla", seed=0)
+    algorithm.start(exe, jax.random.PRNGKey(0))
+    [row] = algorithm.run(exe, config, jax.random.PRNGKey(1), 1)
+    assert row.steps == 280 and np.isfinite(row.extra["loss"])
+
+
 def test_alphazero_plays_only_games():
     with pytest.raises(ValueError, match="not a two-player game"):
         AlphaZeroAgent("CartPole-v1", AlphaZeroConfig())
