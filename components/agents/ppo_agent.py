@@ -21,6 +21,13 @@ environment (the policy's log-probabilities stay those of the unclipped samples,
 Gymnasium's `ClipAction` wrapper; `greedy` is clipped too). With `bootstrap_truncated`, an
 episode cut by the time limit is bootstrapped with the value of its final observation, as
 Stable-Baselines3 does (`bootstrap_truncated`).
+
+On a two-player game (`components.envs.games`: Connect Four, Othello, Hex) the agent plays
+itself: its environments are a `GameEnvironment` (each step one move by the player to move,
+the observation that player's view with its legal-action mask, the reward the mover's), its
+default policy a `MaskedPolicy` (illegal actions never sampled, the ratio and entropy over the
+legal ones), and its advantages the negamax GAE (`negamax_gae`: the next position's value
+is the opponent's, so it counts negated).
 """
 
 from __future__ import annotations
@@ -37,7 +44,10 @@ from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.envs import Environment
-from components.losses import PPOLoss, gae
+from components.envs.games import is_game
+from components.envs.games.game_environment import GameEnvironment
+from components.losses import PPOLoss, gae, negamax_gae
+from components.policy import MaskedPolicy
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from metagraph.spaces import Box
 
@@ -108,7 +118,14 @@ class PPOAgent(mg.Component):
                                  "or set normalise_observations=false, not both")
             preprocessor = ObservationNormaliser(clip=config.clip_observations)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.self_play = is_game(env_id)
+        if self.self_play:  # one policy plays both sides, the legal moves in its observations
+            env = GameEnvironment(env_id.removeprefix("metagraph/"), config.num_envs)
+            if policy is None:
+                policy = MaskedPolicy(env.action_space, value="separate")
+        else:
+            env = Environment(env_id, config.num_envs, door=config.door)
+        self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
         self.policy = make_policy(
             policy, self.rollout.env.action_space, "separate", hidden=config.hidden,
@@ -165,10 +182,13 @@ class PPOAgent(mg.Component):
         if cfg.bootstrap_truncated:
             learned = bootstrap_truncated(learned, truncated_values(trajectory, value_of),
                                           cfg.gamma)
-        discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
         last_value = value_of(trajectory.last_observations)
-        advantage = gae(learned, discounts,
-                        jnp.concatenate([value, last_value[None]]), cfg.gae_lambda)
+        values = jnp.concatenate([value, last_value[None]])
+        if self.self_play:  # each step from its mover's view: the next value is negated
+            advantage = negamax_gae(learned, done, values, cfg.gamma, cfg.gae_lambda)
+        else:
+            discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
+            advantage = gae(learned, discounts, values, cfg.gae_lambda)
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),
                              (obs, action, log_prob, advantage, advantage + value, value))
         size = cfg.num_envs * cfg.num_steps

@@ -9,6 +9,19 @@ gradient step, called `fit_steps` times per iteration.
 
 Its parts can be swapped without subclassing (keyword arguments, see `ReweightAgent`): the
 policy, an observation preprocessor, the loss and the optimizer.
+
+On a two-player game (`components.envs.games`) the agent plays itself (path reweighting in
+self-play): each of the N paths is one whole game of the current policy, as player 0 in half
+of them and player 1 in the others, against the current policy (half the games) or one of
+the `pool_size` earlier policies kept in the state (`pool_0` ...: a snapshot of the policy
+every `snapshot_every` iterations; `pool_0` keeps the first, the untrained policy, and the
+others take turns, the oldest replaced). q(p) is the game's outcome for the learner (+1, 0,
+-1: `quality.game_outcome`; with `quality = "quick_outcome"` wins are ranked by speed and
+losses by length, `quality.quick_outcome`), and the weighted maximum likelihood fits only the
+learner's moves (the mask is 1 on them). With probability `explore` a ply's move (either
+side's) is a uniformly random legal one instead of the policy's, so that the games stay
+varied once the policy is nearly deterministic. Observations are the mover's view with its
+legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
 """
 
 from __future__ import annotations
@@ -23,8 +36,13 @@ from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.envs import Environment
+from components.envs.games import is_game
+from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import WeightedNLLLoss
+from components.policy import MaskedPolicy
+from components.policy.masked_policy import ILLEGAL_LOGIT
 from components.reweighting import PathReweighting, quality
+from metagraph.differentiate import assign, parameters
 
 
 class ReweightAgent(mg.Component):
@@ -56,7 +74,20 @@ class ReweightAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_paths, door=config.door))
+        self.self_play = is_game(env_id)
+        games_only, other = {"quick_outcome"}, {"max_height", "return_and_height"}
+        if config.quality in (other if self.self_play else games_only):
+            raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
+                             f"{env_id} ({'a game' if self.self_play else 'not a game'})")
+        if self.self_play:  # one policy for both sides; earlier ones kept as opponents
+            env = GameEnvironment(env_id.removeprefix("metagraph/"), config.num_paths)
+            if policy is None:
+                policy = MaskedPolicy(env.action_space, value=None)
+            self.pool = [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
+                         for _ in range(config.pool_size)]
+        else:
+            env = Environment(env_id, config.num_paths, door=config.door)
+        self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, None,
                                   hidden=config.hidden)
@@ -84,6 +115,8 @@ class ReweightAgent(mg.Component):
         call of the rollout: paths [N, T, ...] (the environments' observations) with their
         mask (1 up to and including the step that ended the episode), and their qualities
         q(p)."""
+        if self.self_play:
+            return self._game_paths(reset_key, key)
         self.rollout.reset(reset_key)
 
         def act(obs, step_key):
@@ -98,6 +131,75 @@ class ReweightAgent(mg.Component):
                  "action": trajectory.actions.swapaxes(0, 1),
                  "reward": trajectory.rewards.swapaxes(0, 1), "mask": mask.swapaxes(0, 1)}
         return paths, self._quality(paths["reward"], paths["obs"], paths["mask"])
+
+    def _game_paths(self, reset_key, key):
+        """One game in each of the N environments (see the module docstring): the paths
+        [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
+        learner."""
+        n, horizon = self.config.num_paths, self.horizon
+        side_key, opponent_key, key = jax.random.split(key, 3)
+        side = jnp.arange(n) % 2  # the learner's player in each game
+        iteration = self.get_state("iteration", jnp.zeros((), jnp.int32))
+        filled = jnp.minimum(iteration // self.config.snapshot_every, len(self.pool))
+        # 0: the current policy; k >= 1: pool_{k-1}, among those filled (half the games)
+        earlier = 1 + jax.random.randint(opponent_key, (n,), 0, jnp.maximum(filled, 1))
+        opponent = jnp.where((jnp.arange(n) // 2) % 2 == 0, 0,
+                             jnp.where(filled > 0, earlier, 0))
+        obs = self.rollout.reset(reset_key)
+
+        def ply(obs, step):
+            t, step_key = step
+            logits = jnp.stack([self.policy.distribution_params(obs)]
+                               + [p.distribution_params(obs) for p in self.pool])
+            learner_moves = (t % 2) == side
+            chosen = jnp.where(learner_moves[:, None], logits[0],
+                               jnp.take_along_axis(logits, opponent[None, :, None], 0)[0])
+            explore_key, step_key = jax.random.split(step_key)
+            legal = split_observation(obs, logits.shape[-1])[1]
+            explore = jax.random.uniform(explore_key, (n, 1)) < self.config.explore
+            chosen = jnp.where(explore, jnp.where(legal, 0.0, ILLEGAL_LOGIT), chosen)
+            action = self.policy.distribution.sample(chosen, step_key)
+            out = self.rollout.env.step(action)
+            return out["obs"], (obs, action, out["reward"], out["terminated"] | out["truncated"],
+                                learner_moves)
+
+        _, (observations, actions, rewards, done, learner) = mg.scan(
+            ply, obs, (jnp.arange(horizon), jax.random.split(key, horizon)))
+        ended = jnp.cumsum(done, axis=0) > 0
+        in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
+            jnp.float32)
+        paths = {"obs": observations.swapaxes(0, 1), "action": actions.swapaxes(0, 1),
+                 "reward": rewards.swapaxes(0, 1),
+                 "mask": (in_game * learner).swapaxes(0, 1),
+                 "plies": in_game.swapaxes(0, 1)}  # both sides' moves: the steps taken
+        outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side)
+        q = outcome
+        if self.config.quality == "quick_outcome":
+            q = quality.quick_outcome(outcome, in_game.sum(0), horizon)
+        self._snapshot(iteration)
+        # the path's return is the outcome, at the learner's first move (inside its mask)
+        paths["reward"] = jnp.zeros_like(paths["reward"]).at[jnp.arange(n), side].set(outcome)
+        return paths, q
+
+    def _snapshot(self, iteration):
+        """Every `snapshot_every` iterations, the current policy's parameters into the
+        pool's next slot (the first into `pool_0`, kept; then the oldest of the others
+        replaced); the iteration counted."""
+        every, size = self.config.snapshot_every, len(self.pool)
+        taken = iteration // every  # snapshots before this one
+        # pool_0 keeps the first (the untrained policy); the others take turns
+        slot = jnp.where(taken == 0, 0, 1 + (taken - 1) % max(size - 1, 1)) if size > 1 else 0
+        due = iteration % every == 0
+        current = parameters(self.policy)
+        root = self.policy.scope
+        for k, member in enumerate(self.pool):
+            theirs = parameters(member)
+            copy = {member.scope + scope[len(root):]: values
+                    for scope, values in current.items()}
+            take = due & (slot == k)
+            assign(jax.tree.map(lambda new, old, take=take: jnp.where(take, new, old),
+                                {scope: copy[scope] for scope in theirs}, theirs))
+        self.set_state("iteration", iteration + 1)
 
     def _select(self, q, key):
         """Reweight paths of quality q into Q; M indices resampled ∝ w (systematic), so that the
@@ -122,7 +224,7 @@ class ReweightAgent(mg.Component):
         return {**fit, "weight": jnp.full((self.config.fit_paths,), 1.0 / self.config.fit_paths),
                 "bits": selected["bits"], "ess": selected["ess"],
                 "return_mean": returns.mean(), "return_max": returns.max(),
-                "steps": paths["mask"].sum()}
+                "steps": paths.get("plies", paths["mask"]).sum()}
 
     @mg.api
     def sample_paths(self, key):

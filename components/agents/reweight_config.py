@@ -1,8 +1,12 @@
-"""The typed, validated configuration of the path-reweighting agent."""
+"""The typed, validated configuration of the path-reweighting agent, with per-environment
+defaults shipped with the package (`configs/reweight.toml`: the games' self-play settings),
+which `ReweightConfig.for_env(env_id)` and `metagraph train ENV --algo reweight` start from."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from typing import ClassVar
 
 from components.agents.config_checks import (
     ENV_DOOR,
@@ -16,7 +20,7 @@ from components.agents.config_checks import (
 )
 from components.reweighting import SCHEMES
 
-QUALITIES = ("return", "max_height", "return_and_height")
+QUALITIES = ("return", "max_height", "return_and_height", "quick_outcome")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,7 +32,8 @@ class ReweightConfig(AgentConfig):
     fraction: float = 0.15        # elite fraction
     temperature: float = 1.0      # exponential scheme: w ∝ exp(q / (temperature · std q))
     # q(p): the path's return; (MountainCar) the highest position it reached; or the return
-    # plus 100 x that height (ranks failed paths by height, successful ones by speed)
+    # plus 100 x that height (ranks failed paths by height, successful ones by speed); games:
+    # "return" is the outcome for the learner, "quick_outcome" ranks wins by speed too
     quality: str = "return"
     hidden: tuple[int, ...] = (64, 64)
     learning_rate: float = 3e-3
@@ -36,6 +41,13 @@ class ReweightConfig(AgentConfig):
     fit_paths: int = 32           # M paths resampled from Q (∝ w) for the fit
     max_grad_norm: float = 1.0
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    # self-play on a game: earlier policies kept as opponents, one taken every snapshot_every
+    # iterations
+    pool_size: int = 4
+    snapshot_every: int = 10
+    explore: float = 0.1          # self-play: probability of a uniformly random legal move
+    # `for_env`'s per-environment defaults (the games')
+    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "reweight.toml"
 
     def rules(self) -> dict[str, Rule]:
         """Each field's rule beyond its type (`AgentConfig.rules`)."""
@@ -53,4 +65,7 @@ class ReweightConfig(AgentConfig):
                           f"an int in [1, num_paths={self.num_paths}]"),
             "max_grad_norm": POSITIVE,
             "door": ENV_DOOR,
+            "pool_size": POSITIVE_INT,
+            "snapshot_every": POSITIVE_INT,
+            "explore": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
         }

@@ -2,6 +2,7 @@
 over a linked policy or Q-network (what an `Optimizer` minimises)."""
 
 from components.losses.actor_critic_loss import ActorCriticLoss
+from components.losses.alphazero_loss import AlphaZeroLoss, policy_value_loss
 from components.losses.dqn_loss import DQNLoss
 from components.losses.policy_losses import (
     policy_gradient,
@@ -10,7 +11,14 @@ from components.losses.policy_losses import (
     weighted_nll,
 )
 from components.losses.ppo_loss import PPOLoss
-from components.losses.returns import discounted_returns, gae, n_step_returns, n_step_terms
+from components.losses.returns import (
+    discounted_returns,
+    gae,
+    game_outcomes,
+    n_step_returns,
+    n_step_terms,
+    negamax_gae,
+)
 from components.losses.sac_loss import (
     SACLoss,
     polyak_average,
@@ -25,8 +33,9 @@ from components.losses.vtrace_loss import VTraceLoss
 from components.losses.weighted_nll_loss import WeightedNLLLoss
 
 __all__ = [
-    "ActorCriticLoss", "DQNLoss", "PPOLoss", "SACLoss", "VTraceLoss", "WeightedNLLLoss",
-    "discounted_returns", "double_q_learning_td", "gae", "huber", "n_step_returns", "n_step_terms",
+    "ActorCriticLoss", "AlphaZeroLoss", "DQNLoss", "PPOLoss", "SACLoss", "VTraceLoss",
+    "WeightedNLLLoss", "discounted_returns", "double_q_learning_td", "gae", "game_outcomes",
+    "huber", "n_step_returns", "n_step_terms", "negamax_gae", "policy_value_loss",
     "polyak_average", "policy_gradient", "ppo_clipped_surrogate", "q_learning_td",
     "sac_actor_loss", "soft_q_loss", "soft_q_target", "temperature_loss", "value_loss",
     "vtrace", "weighted_nll",

@@ -9,6 +9,8 @@
   discount product and the step whose next state bootstraps), what an n-step transition for
   a replay holds (DQN).
 - `discounted_returns(rewards, discounts, bootstrap)`: the full Monte-Carlo return.
+- `game_outcomes(rewards, terminated)`: each position's outcome for its mover in two-player
+  games (AlphaZero's value target), and whether its game ended within the sequence.
 
 `discounts` are γ·(1 - terminated) per step.
 """
@@ -38,6 +40,25 @@ def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
     _, advantages = jax.lax.scan(back, jnp.zeros_like(deltas[0]), (deltas, discounts),
                                  reverse=True)
     return advantages
+
+
+def negamax_gae(rewards: jax.Array, done: jax.Array, values: jax.Array, gamma: float,
+                lambda_: float = 0.95) -> jax.Array:
+    """GAE for a two-player zero-sum game whose players alternate strictly, one policy and one
+    value function playing both sides, each step from the view of its mover: `rewards` [T,
+    ...] the mover's reward, `done` [T, ...] whether the step ended a game, `values` [T + 1,
+    ...] V(s_t) from the view of the player to move at s_t (the last bootstraps). The next
+    position is the opponent's, so its value counts negated (negamax):
+
+        delta_t = r_t - gamma * V(s_{t+1}) * (1 - done_t) - V(s_t)
+        A_t = delta_t - gamma * lambda * (1 - done_t) * A_{t+1}
+
+    i.e. `gae` with discounts -gamma * (1 - done). With lambda = 1, A_t + V(s_t) is each
+    mover's own discounted return over its game's plies, the opponent's rewards negated: the
+    per-player GAE (lambda 1, discount gamma^2 per own move) of the separated player
+    sequences (tests/components/losses/test_negamax_gae.py compares them)."""
+    require_same_shape("negamax_gae", rewards=rewards, done=done)
+    return gae(rewards, -gamma * (1.0 - done.astype(rewards.dtype)), values, lambda_)
 
 
 def discounted_returns(rewards: jax.Array, discounts: jax.Array,
@@ -85,3 +106,18 @@ def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: j
                        bootstrap_values=bootstrap_values)
     reward_sum, discount, last = n_step_terms(rewards, discounts, n)
     return reward_sum + discount * bootstrap_values[last]
+
+
+def game_outcomes(rewards: jax.Array, terminated: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The outcome of every position of two-player games over [T, ...] from its mover's view,
+    and whether it is known: `rewards` the mover's reward of each move (nonzero only at a
+    game's end), `terminated` whether the move ended the game. The players alternate, so the
+    outcome of a move that did not end the game is the negated outcome of the next (AlphaZero's
+    value target z): `discounted_returns` with discounts -(1 - terminated). An outcome is
+    known where a game's end follows within the sequence (`complete`, bool [T, ...]); where
+    none does, it is 0 and not to be learnt from."""
+    require_same_shape("game_outcomes", rewards=rewards, terminated=terminated)
+    ended = terminated.astype(rewards.dtype)
+    outcome = discounted_returns(rewards, -(1.0 - ended))
+    complete = jnp.flip(jnp.cumsum(jnp.flip(ended, 0), 0), 0) > 0
+    return outcome, complete

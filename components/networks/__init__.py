@@ -1,11 +1,13 @@
 """Networks from dm-haiku as components: `MLP`, `CNN`, `LSTM` (recurrent state as component
-state), `QEnsemble` (several Q-networks, SAC's twin critics), and `HaikuNetwork` to wrap any
+state), `QEnsemble` (several Q-networks, SAC's twin critics), `PolicyValueNetwork` (AlphaZero's
+policy and value heads over a board), and `HaikuNetwork` to wrap any
 haiku function."""
 
 from components.networks.cnn import CNN
 from components.networks.haiku_network import HaikuNetwork
 from components.networks.lstm import LSTM
 from components.networks.mlp import MLP
+from components.networks.policy_value_network import PolicyValueNetwork
 from components.networks.q_ensemble import QEnsemble
 
-__all__ = ["CNN", "HaikuNetwork", "LSTM", "MLP", "QEnsemble"]
+__all__ = ["CNN", "HaikuNetwork", "LSTM", "MLP", "PolicyValueNetwork", "QEnsemble"]

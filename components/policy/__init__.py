@@ -1,7 +1,9 @@
 """Policies: `Policy` (torso, action distribution from the action space, value estimate) and
-the distributions `Categorical` and `DiagGaussian`."""
+the distributions `Categorical` and `DiagGaussian`; `MaskedPolicy` (a Policy whose
+observations end with a legal-action mask: games)."""
 
 from components.policy.distributions import Categorical, DiagGaussian, distribution_for
+from components.policy.masked_policy import MaskedPolicy
 from components.policy.policy import Policy
 
-__all__ = ["Categorical", "DiagGaussian", "Policy", "distribution_for"]
+__all__ = ["Categorical", "DiagGaussian", "MaskedPolicy", "Policy", "distribution_for"]

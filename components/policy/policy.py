@@ -136,6 +136,9 @@ class Policy(mg.Component):
     @mg.api(polymorphic=True)
     def distribution_params(self, obs):
         """The action distribution's parameters for `obs` (logits, or mean and log std)."""
+        return self._distribution_params(obs)
+
+    def _distribution_params(self, obs):
         out = self.action_head.forward(self.torso.forward(obs))
         if self.log_std_mode == "network":
             return out
@@ -172,6 +175,9 @@ class Policy(mg.Component):
     @mg.api(polymorphic=True)
     def value(self, obs):
         """The value estimate V(obs); raises MetaGraphError for a policy built with value=None."""
+        return self._value(obs)
+
+    def _value(self, obs):
         if self.value_mode is None:
             raise mg.MetaGraphError(f"{self.scope}.value: this policy has no value estimate "
                                     f"(built with value=None)")

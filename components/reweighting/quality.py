@@ -29,3 +29,21 @@ def final_value(values: jax.Array, mask: jax.Array) -> jax.Array:
 def success(flags: jax.Array, mask: jax.Array) -> jax.Array:
     """1.0 for paths where the flag (e.g. terminated at a goal) is ever set, else 0.0."""
     return (flags.astype(bool) & (mask > 0)).any(-1).astype(jnp.float32)
+
+
+def game_outcome(rewards: jax.Array, mask: jax.Array, side: jax.Array) -> jax.Array:
+    """A two-player game's outcome for player `side` [N] (0 moves first), from paths of
+    [N, T] plies played from the start, where ply t is player t % 2's move and its reward is
+    the mover's (+1 win, -1 loss, 0 draw or not over): each ply's reward counts for `side`
+    when `side` moved, negated when the opponent did (zero-sum)."""
+    mover = jnp.arange(rewards.shape[-1]) % 2
+    sign = jnp.where(mover == side[..., None], 1.0, -1.0)
+    return (rewards * mask * sign).sum(-1)
+
+
+def quick_outcome(outcome: jax.Array, plies: jax.Array, horizon: int,
+                  bonus: float = 0.5) -> jax.Array:
+    """A game's outcome (+1, 0, -1) ranked within wins and within losses by the game's
+    length: a win in p of at most `horizon` plies scores 1 + bonus (1 - p / horizon) (quick
+    wins first), a loss -(1 + bonus (1 - p / horizon)) (long resistance first), a draw 0."""
+    return outcome * (1.0 + bonus * (1.0 - plies / horizon))

@@ -152,6 +152,22 @@ class Algorithm(abc.ABC):
         run goes on until its rows have counted S steps (episodes of any length)."""
         return None
 
+    def game_player(self, agent: Any, deterministic: bool = True) -> Any:
+        """How this algorithm's trained agent plays a two-player game (`metagraph evaluate RUN
+        --opponent ...`): a `GamePlayer` (`components.training.game_player`), a function
+        `(state, key) -> int32[n]` giving a legal action for the player to move in each game
+        of `state`, a `components.envs.games.self_play.GameState` batch (with `env_state`, the
+        native in-graph state a search can step from, `observation`, `current_player` and
+        `legal_action_mask`). `agent` is the run's `TrainedAgent` (`load(RUN)`: its `graph`,
+        `state`, `config`, `executor`, `predict`). Default (`policy_player`): the acting API
+        (`evaluation_api`, or `act` when not `deterministic`) on the games'
+        `agent_observation` (planes flattened, then the legal mask), i.e. the argmax of the
+        masked logits of the self-play policy agents. A search agent overrides it to search
+        from `state.env_state`."""
+        from components.training.game_player import policy_player
+
+        return policy_player(agent, deterministic)
+
     def door(self, config: Any) -> str:
         """The door the run's environments are stepped through: decides the environments
         `evaluate` uses (the native host pool, or Gymnasium's for "gymnasium") and whether

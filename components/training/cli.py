@@ -8,6 +8,7 @@
                    [--video-every N]
                    [--track [--wandb-project NAME]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
+                       [--opponent random|mcts:N [--games 200]]
                        [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
                      [--algo ALGO | --trust-code]
@@ -109,11 +110,13 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
 
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
+    from components.envs.games import game_id
     from components.training.registry import resolve
     from components.training.trainer import train
 
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
+    args.env_id = game_id(args.env_id)  # OpenSpiel's names of the games too
     if args.resume:
         config = None  # the run directory's own
     else:
@@ -153,10 +156,20 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
+    from components.envs.games import is_game
     from components.training.loading import load
+    from components.training.opponents import parse_opponent
 
+    opponent = None if args.opponent is None else parse_opponent(args.opponent)
     agent = load(args.run_dir, args.algo, args.trust_code,
                  checkpoint="best.npz" if args.best else "checkpoint.npz")
+    if opponent is not None or is_game(agent.env_id):  # a game: against an opponent
+        from components.training.game_evaluation import describe, evaluate_games
+
+        games = evaluate_games(agent, opponent or parse_opponent("random"), args.games,
+                               deterministic=not args.stochastic)
+        print(json.dumps(games) if args.json else describe(games, args.run_dir))
+        return
     result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
     if args.video:
         from components.training.video import record_video
@@ -280,6 +293,12 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--video", default=None, metavar="FILE",
                           help="also render episodes of the policy to FILE (.mp4 or .gif)")
     evaluate.add_argument("--video-episodes", type=int, default=1, metavar="N")
+    evaluate.add_argument("--opponent", default=None, metavar="SPEC",
+                          help="a game's run: play against OpenSpiel's bots, `random` or "
+                               "`mcts:N` (UCT c=2, N simulations, random rollouts); random "
+                               "when a game's run names none")
+    evaluate.add_argument("--games", type=int, default=200, metavar="N",
+                          help="with --opponent: games to play (even; half as first player)")
     _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)
     export = commands.add_parser(

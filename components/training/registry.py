@@ -1,7 +1,8 @@
 """The algorithm registry: the only place that knows algorithms by name.
 
 `resolve(spec)` turns what `--algo` names into an `Algorithm`: a built-in name (`reweight`,
-`ppo`, `dqn`, `sac`, `impala`), `MODULE:ATTRIBUTE` or `PATH.py:ATTRIBUTE` naming a subclass of
+`ppo`, `dqn`, `sac`, `impala`,
+`alphazero`), `MODULE:ATTRIBUTE` or `PATH.py:ATTRIBUTE` naming a subclass of
 `Algorithm` (made with no arguments) or an instance of one. `record(spec)` is the form a run
 directory keeps, from which `resolve` finds the same algorithm again (files by absolute path).
 """
@@ -9,11 +10,11 @@ directory keeps, from which `resolve` finds the same algorithm again (files by a
 from __future__ import annotations
 
 from components.training.algorithm import Algorithm
-from components.training.algorithms import DQN, PPO, SAC, Impala, Reweight
+from components.training.algorithms import DQN, PPO, SAC, AlphaZero, Impala, Reweight
 from metagraph.targets import TargetError, canonical_target, load_target
 
 BUILTIN: dict[str, type[Algorithm]] = {"reweight": Reweight, "ppo": PPO, "dqn": DQN,
-                                       "sac": SAC, "impala": Impala}
+                                       "sac": SAC, "impala": Impala, "alphazero": AlphaZero}
 
 
 class AlgorithmError(ValueError):

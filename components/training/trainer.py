@@ -16,6 +16,7 @@ import jax
 
 from backends import xla
 from components.envs import canonical_id
+from components.envs.games import game_id, is_game
 from components.training.algorithm import Algorithm
 from components.training.background import Background
 from components.training.executors import EXECUTORS, lower
@@ -103,7 +104,11 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         alg = algo if isinstance(algo, Algorithm) else resolve(algo)
     door = alg.door(config)
     if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
-        env_id = canonical_id(env_id)
+        env_id = canonical_id(game_id(env_id))
+    if evaluation is not None and is_game(env_id):
+        raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "
+                         f"strength is measured against an opponent: after training, "
+                         f"`metagraph evaluate RUN --opponent random|mcts:N`")
     distributed = runner == "ray" or num_samplers is not None or alg.only_distributed
     if distributed:
         num_samplers = 2 if num_samplers is None else num_samplers

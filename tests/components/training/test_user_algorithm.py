@@ -69,7 +69,8 @@ def test_a_users_algorithm_on_ray(user_dir):
 
 
 @pytest.mark.parametrize("algo, message", [
-    ("td3", "unknown algorithm 'td3'; expected one of reweight, ppo, dqn, sac, impala, or "
+    ("td3", "unknown algorithm 'td3'; expected one of reweight, ppo, dqn, sac, impala, "
+            "alphazero, or "
             "MODULE:ATTRIBUTE"),
     ("user_reinforce:Nope", "user_reinforce has no attribute 'Nope'"),
     ("user_reinforce:NotAnAlgorithm", "is a class NotAnAlgorithm, not an Algorithm"),

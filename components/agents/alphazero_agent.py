@@ -1,0 +1,154 @@
+"""AlphaZero (Silver et al. 2018) with Gumbel MuZero's policy improvement (Danihelka et al.
+2022) on the native two-player games, as a meta-graph. One executable runs
+`iterations_per_call` iterations, each:
+
+1. self-play: `num_steps` moves of `num_games` games (a `Rollout` over a `GameEnvironment`),
+   every move chosen by a search (`components.search.GameSearch`: `mctx`'s Gumbel MuZero, its
+   model the native game stepped through the in-graph door, its evaluations the network), so
+   search, game and network are one compiled program;
+2. the targets: the search's improved policy of every position, and the game's outcome for
+   its mover (`losses.game_outcomes`); positions whose game does not end within the
+   iteration's moves are kept with weight 0 (not learnt from);
+3. `updates_per_iteration` updates on batches drawn from a replay of (observation, search
+   policy, outcome, weight): policy cross-entropy + value squared error + L2
+   (`losses.AlphaZeroLoss`).
+
+APIs: `start(key)` starts the games; `train(key, iterations)` runs the first `iterations` of
+`iterations_per_call` iterations and returns their statistics; `greedy(observation)` the
+network's most likely legal move (no search) of the games' `agent_observation` (planes, then
+the legal mask). Playing a trained agent searches (`AlphaZero.game_player`).
+
+Its parts can be swapped without subclassing (keyword arguments): the network, the loss and the
+optimizer.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+
+import metagraph as mg
+from components.agents.alphazero_config import AlphaZeroConfig
+from components.agents.iterations import run_iterations
+from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.rollout import Rollout
+from components.envs.games import game_id, is_game
+from components.envs.games.game_environment import GameEnvironment, split_observation
+from components.losses import AlphaZeroLoss, game_outcomes
+from components.networks import PolicyValueNetwork
+from components.replay import ReplayBuffer
+from components.search import GameSearch
+from metagraph.spaces import Box, Dict
+
+
+class AlphaZeroAgent(mg.Component):
+    """AlphaZero by self-play at a game (see the module docstring).
+
+    Args:
+        env_id: the game ("ConnectFour-v0", "Othello-v0", "Hex-v0", or OpenSpiel's name).
+        config: the hyperparameters (`AlphaZeroConfig`).
+        total_steps: the training's length (unused: the learning rate is constant).
+        name: the scope name (default "alpha_zero_agent").
+        network: a component with `forward(planes) -> (logits, value)` and, for the search,
+            `current_params(planes)` and `forward_with(params, planes)` (every `HaikuNetwork`
+            has them). Default: `PolicyValueNetwork` from the config's torso and sizes.
+        loss: a component with `loss(planes, target_policy, target_value, weight) -> (total,
+            stats)`, or a function of the network returning one (default
+            `AlphaZeroLoss(network, value_coef, l2)`).
+        optimizer: an optax `GradientTransformation` (default Adam at
+            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+
+    Raises:
+        ValueError: `env_id` is not a two-player game.
+    """
+
+    def __init__(self, env_id: str, config: AlphaZeroConfig = AlphaZeroConfig(),
+                 total_steps: int = 1_000_000, name: str | None = None, *,
+                 network: mg.Component | None = None, loss: LossPart = None,
+                 optimizer: optax.GradientTransformation | None = None):
+        super().__init__(name)
+        env_id = game_id(env_id.removeprefix("metagraph/"))  # OpenSpiel's names too
+        if not is_game(env_id):
+            raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a two-player game; AlphaZero "
+                             f"plays ConnectFour-v0, Othello-v0 or Hex-v0")
+        self.config = config
+        self.rollout = Rollout(GameEnvironment(env_id, config.num_games))
+        games = self.rollout.env.games
+        self.num_actions = games.num_actions
+        self.planes_shape = games.observation_shape
+        self.network = network if network is not None else PolicyValueNetwork(
+            self.num_actions, config.torso, config.hidden, config.channels, config.blocks)
+        self.search = GameSearch(games, self.network.forward_with,
+                                 config.max_considered_actions)
+        obs = self.rollout.env.observation_space
+        self.replay = ReplayBuffer(config.buffer_size, Dict(
+            obs=obs, policy=Box((self.num_actions,)), value=Box(()), weight=Box(())))
+        self.loss = make_loss("AlphaZeroAgent", loss, self.network, network is not None,
+                              lambda n: AlphaZeroLoss(n, config.value_coef, config.l2))
+        self.optimizer = make_optimizer("AlphaZeroAgent", optimizer, self.loss, self.network,
+                                        optax.adam(config.learning_rate), config.max_grad_norm)
+
+    @staticmethod
+    def steps_per_iteration(config: AlphaZeroConfig) -> int:
+        """Moves per iteration: num_games * num_steps."""
+        return config.num_games * config.num_steps
+
+    def planes(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """(planes [..., rows, columns, planes], legal bool [..., num_actions]) of the games'
+        `agent_observation`s."""
+        flat, legal = split_observation(observation, self.num_actions)
+        return flat.reshape(flat.shape[:-1] + self.planes_shape), legal
+
+    def _self_play(self, key):
+        cfg = self.config
+
+        def act(obs, step_key):  # a search from each game's position; its policy recorded
+            planes, legal = self.planes(obs)
+            out = self.search.search(self.network.current_params(planes), step_key,
+                                     self.rollout.env.env_state(), planes, legal,
+                                     cfg.num_simulations, cfg.gumbel_scale)
+            return out.action.astype(jnp.int32), out.action_weights
+
+        return self.rollout.run(act, key, cfg.num_steps)
+
+    def _iteration(self, key):
+        cfg = self.config
+        play_key, update_key = jax.random.split(key)
+        trajectory = self._self_play(play_key)
+        outcome, complete = game_outcomes(trajectory.rewards, trajectory.terminated)
+        records = {"obs": trajectory.observations, "policy": trajectory.extras,
+                   "value": outcome, "weight": complete.astype(jnp.float32)}
+        self.replay.insert(jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records))
+
+        def update(_, sample_key):
+            batch, _ = self.replay.sample(sample_key, cfg.batch_size)
+            stats = self.optimizer.step(self.planes(batch["obs"])[0], batch["policy"],
+                                        batch["value"], batch["weight"])
+            return None, (stats["loss"], stats["aux"]["policy_loss"], stats["aux"]["value_loss"])
+
+        keys = jax.random.split(update_key, cfg.updates_per_iteration)
+        _, (losses, policy_losses, value_losses) = mg.scan(update, None, keys)
+        return {**trajectory.episode_statistics(), "loss": losses.mean(),
+                "policy_loss": policy_losses.mean(), "value_loss": value_losses.mean(),
+                "steps": jnp.asarray(cfg.num_games * cfg.num_steps, jnp.int32)}
+
+    @mg.api
+    def start(self, key):
+        """Start every game (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
+    @mg.api
+    def train(self, key, iterations):
+        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
+        per-iteration statistics [iterations_per_call], zeros for the skipped ones."""
+        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
+
+    @mg.api
+    def greedy(self, observation):
+        """The network's most likely legal move for a batch of `agent_observation`s (no
+        search)."""
+        planes, legal = self.planes(observation)
+        logits, _ = self.network.forward(planes)
+        return jnp.argmax(jnp.where(legal, logits, -jnp.inf), -1).astype(jnp.int32)
+

@@ -1,0 +1,72 @@
+"""The typed, validated configuration of the AlphaZero agent (Gumbel MuZero self-play on the
+native two-player games)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from components.agents.config_checks import (
+    BUFFER_SIZE,
+    HIDDEN,
+    NON_NEGATIVE,
+    NUM_ENVS,
+    POSITIVE,
+    POSITIVE_INT,
+    AgentConfig,
+    Rule,
+)
+from components.networks.policy_value_network import TORSOS
+
+DOORS = ("native",)  # the search steps the games through the in-graph door
+
+
+@dataclasses.dataclass(frozen=True)
+class AlphaZeroConfig(AgentConfig):
+    """The hyperparameters of `AlphaZeroAgent` (each field's comment says what it sets);
+    `from_dict` refuses unknown keys, and a bad value is refused naming its field."""
+    num_games: int = 64           # self-play games stepped at once
+    num_steps: int = 48           # moves of every game per iteration
+    num_simulations: int = 32     # search simulations per self-play move
+    eval_simulations: int = 64    # search simulations per move when playing a trained agent
+    max_considered_actions: int = 16  # actions sequential halving considers at the root
+    gumbel_scale: float = 1.0     # Gumbel noise of self-play's root (exploration)
+    buffer_size: int = 65536      # positions the replay keeps
+    batch_size: int = 256         # positions per update
+    updates_per_iteration: int = 32
+    learning_rate: float = 1e-3
+    max_grad_norm: float = 1.0
+    value_coef: float = 1.0       # weight of the value's squared error
+    l2: float = 1e-4              # L2 penalty on the network's weights
+    torso: str = "mlp"            # the network's torso: "mlp" or "residual" (conv tower)
+    hidden: tuple[int, ...] = (128, 128)  # MLP widths (a residual torso's dense layer: last)
+    channels: int = 32            # residual torso's channels
+    blocks: int = 2               # residual torso's blocks
+    iterations_per_call: int = 1  # iterations fused into one executable call
+    door: str = "native"          # the games' door: only the in-graph native one
+
+    def rules(self) -> dict[str, Rule]:
+        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        return {
+            "num_games": NUM_ENVS,
+            "num_steps": POSITIVE_INT,
+            "num_simulations": POSITIVE_INT,
+            "eval_simulations": POSITIVE_INT,
+            "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
+            "gumbel_scale": NON_NEGATIVE,
+            "buffer_size": (lambda v: BUFFER_SIZE[0](v) and v >= self.num_games * self.num_steps,
+                            f"{BUFFER_SIZE[1]}, at least num_games * num_steps (an "
+                            f"iteration's positions)"),
+            "batch_size": POSITIVE_INT,
+            "updates_per_iteration": POSITIVE_INT,
+            "learning_rate": POSITIVE,
+            "max_grad_norm": POSITIVE,
+            "value_coef": NON_NEGATIVE,
+            "l2": NON_NEGATIVE,
+            "torso": (lambda v: v in TORSOS, f"one of {TORSOS}"),
+            "hidden": HIDDEN,
+            "channels": POSITIVE_INT,
+            "blocks": (lambda v: v >= 0, "an int >= 0"),
+            "iterations_per_call": POSITIVE_INT,
+            "door": (lambda v: v in DOORS, f"one of {DOORS} (the search steps the games "
+                                           f"inside the program)"),
+        }

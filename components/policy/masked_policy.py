@@ -1,0 +1,45 @@
+"""`MaskedPolicy`: a categorical `Policy` whose observations end with a legal-action mask (the
+`agent_observation` of `components.envs.games.game_environment`: board planes, then 0/1 per
+action). The networks see the board only; illegal actions get logits of -1e9, so they are
+never sampled nor chosen greedily, and log-probabilities, entropies and KLs are those of the
+distribution over the legal actions (what PPO's ratio and weighted maximum likelihood need:
+every loss over observations sees the mask without being told)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+import metagraph as mg
+from components.policy.policy import Policy
+from metagraph.spaces import Discrete
+
+ILLEGAL_LOGIT = -1e9
+"""The logit of an illegal action: exp underflows to exactly 0 in float32 (no NaN in
+entropies, unlike -inf)."""
+
+
+class MaskedPolicy(Policy):
+    """A `Policy` over `Discrete(n)` actions whose observations are [..., features + n], the
+    last n a legal-action mask (see the module docstring). Arguments as `Policy`'s."""
+
+    def __init__(self, action_space: Discrete, *args, **kwargs):
+        if not isinstance(action_space, Discrete):
+            raise TypeError(f"MaskedPolicy: a legal-action mask needs a Discrete action "
+                            f"space, got {action_space!r}")
+        super().__init__(action_space, *args, **kwargs)
+        self.num_actions = int(action_space.n)
+
+    def split(self, obs):
+        """(the features, the legal mask as bool) of observations [..., features + n]."""
+        return obs[..., :-self.num_actions], obs[..., -self.num_actions:] > 0.5
+
+    @mg.api(polymorphic=True)
+    def distribution_params(self, obs):
+        """The logits over the legal actions (illegal ones at `ILLEGAL_LOGIT`)."""
+        features, legal = self.split(obs)
+        return jnp.where(legal, self._distribution_params(features), ILLEGAL_LOGIT)
+
+    @mg.api(polymorphic=True)
+    def value(self, obs):
+        """V of the board (the mask is not an input of the value network)."""
+        return self._value(self.split(obs)[0])

@@ -1,0 +1,122 @@
+"""`GameSearch`: Gumbel MuZero search (`mctx.gumbel_muzero_policy`; Danihelka et al. 2022,
+"Policy improvement by planning with Gumbel") over a native two-player game, its model the
+game itself: `recurrent_fn` steps the C++ game through the in-graph door (`SelfPlay`'s
+`InGraphEnv`, the XLA FFI), so search, game and network are one compiled program.
+
+    search = GameSearch(SelfPlay("ConnectFour-v0"), evaluate)  # evaluate(params, planes)
+    out = search(params, key, state, num_simulations=32)     # state: a SelfPlay GameState
+    out.action, out.action_weights                           # the move, the improved policy
+
+The conventions are pgx's AlphaZero example's, on the engine's games:
+
+- a node's value is from the view of its player to move; a move's reward is the mover's
+  (the door's reward), and the next position is the opponent's, so the discount is -1;
+- a move that ends the game has discount 0 (nothing after it counts). The engine's
+  auto-reset makes the child of such a move the next game's first position: the search may
+  step on from it (always legally), but with discount 0 none of it reaches the root;
+- illegal moves: masked at the root (`invalid_actions`), and at every other node their prior
+  logits sit at the float32 floor, so Gumbel MuZero's interior selection (the argmax of the
+  improved policy minus the visit share) never picks one. An illegal move would fail the whole
+  FFI call; tests search thousands of positions to show it never happens.
+
+The tree keeps one embedding per node, batch first: the engine's state of one game,
+uint32[W, 1, 2] (the door treats the leading batch axis as more games), a few words where
+pgx keeps its whole state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from components.envs.games.self_play import GameState, SelfPlay
+
+Evaluate = Callable[[Any, jax.Array], tuple[jax.Array, jax.Array]]
+"""`evaluate(params, planes) -> (logits [B, num_actions], value [B])`: the network, `planes`
+float32[B, rows, columns, planes] from the view of the player to move, `value` that player's
+expected outcome in [-1, 1]."""
+
+
+def require_mctx() -> Any:
+    """The `mctx` module, or an ImportError saying how to install it (the `games` extra)."""
+    try:
+        import mctx
+    except ImportError as error:
+        raise ImportError("search over the games needs mctx: pip install -e \".[games]\" "
+                          "(or pip install mctx)") from error
+    return mctx
+
+
+def floor_illegal(logits: jax.Array, legal: jax.Array) -> jax.Array:
+    """Logits shifted so their maximum is 0, the illegal ones (`legal` false) at the float32
+    floor: what mctx's `_mask_invalid_actions` does at the root, for every other node."""
+    logits = logits - jnp.max(logits, axis=-1, keepdims=True)
+    return jnp.where(legal, logits, jnp.finfo(logits.dtype).min)
+
+
+def embedding_of(env_state: jax.Array) -> jax.Array:
+    """A batch of games' in-graph state uint32[W, n, 2] as search embeddings, batch first:
+    uint32[n, W, 1, 2] (n games of one game each, to the door)."""
+    return jnp.moveaxis(env_state, -2, 0)[:, :, None, :]
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSearch:
+    """Gumbel MuZero over `game` with the network `evaluate` (see the module docstring).
+
+    Args:
+        game: the native games (`SelfPlay`), stepped inside the search.
+        evaluate: `evaluate(params, planes) -> (logits, value)` (`Evaluate`).
+        max_num_considered_actions: actions sequential halving considers at the root.
+    """
+
+    game: SelfPlay
+    evaluate: Evaluate
+    max_num_considered_actions: int = 16
+
+    def recurrent_fn(self, params: Any, rng_key: jax.Array, action: jax.Array,
+                     embedding: jax.Array) -> tuple[Any, jax.Array]:
+        """mctx's model step (a `RecurrentFnOutput` and the next embeddings): move `action`
+        [B] in each game `embedding` [B, W, 1, 2] through the native door; the mover's
+        reward, discount -1 (0 where the game ended), the next position's floored prior
+        logits and value (0 past a game's end)."""
+        del rng_key
+        door = self.game.door
+        state, obs, reward, terminated, truncated, _, _ = door.step_with_extras(
+            embedding, action[:, None].astype(jnp.int32))
+        legal = door.legal_mask(state)[:, 0]
+        planes = obs[:, 0].reshape((-1, *self.game.observation_shape))
+        logits, value = self.evaluate(params, planes)
+        over = (terminated | truncated)[:, 0]
+        return require_mctx().RecurrentFnOutput(
+            reward=reward[:, 0], discount=jnp.where(over, 0.0, -1.0).astype(jnp.float32),
+            prior_logits=floor_illegal(logits, legal),
+            value=jnp.where(over, 0.0, value)), state
+
+    def __call__(self, params: Any, key: jax.Array, state: GameState, num_simulations: int,
+                 gumbel_scale: float = 1.0) -> Any:
+        """Search every game of `state` (a batch of n) with `num_simulations` simulations:
+        mctx's `PolicyOutput` (`action` int32[n], legal; `action_weights` [n, num_actions],
+        the improved policy, 0 on illegal actions; `search_tree`). `gumbel_scale=0` searches
+        without Gumbel noise (deterministic play)."""
+        return self.search(params, key, state.env_state, state.observation,
+                           state.legal_action_mask, num_simulations, gumbel_scale)
+
+    def search(self, params: Any, key: jax.Array, env_state: jax.Array, planes: jax.Array,
+               legal: jax.Array, num_simulations: int, gumbel_scale: float = 1.0) -> Any:
+        """`__call__` on a batch's parts: its in-graph state uint32[W, n, 2], its planes
+        [n, rows, columns, planes] and legal actions bool[n, num_actions]."""
+        mctx = require_mctx()
+        logits, value = self.evaluate(params, planes)
+        root = mctx.RootFnOutput(prior_logits=logits, value=value,
+                                 embedding=embedding_of(env_state))
+        return mctx.gumbel_muzero_policy(
+            params, key, root, self.recurrent_fn, num_simulations, invalid_actions=~legal,
+            max_num_considered_actions=self.max_num_considered_actions,
+            gumbel_scale=gumbel_scale)
+
+__all__ = ["Evaluate", "GameSearch", "embedding_of", "floor_illegal", "require_mctx"]

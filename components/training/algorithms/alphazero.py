@@ -1,0 +1,42 @@
+"""AlphaZero (`--algo alphazero`): the `AlphaZeroAgent` trained in fused iterations like PPO
+and DQN (`IterativeAlgorithm`), on a two-player game (`metagraph train ConnectFour-v0 --algo
+alphazero`). Playing a trained agent (`metagraph evaluate RUN --opponent ...`) searches from
+each game's native state with the run's network (`game_player`)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import numpy as np
+
+from components.agents.alphazero_agent import AlphaZeroAgent
+from components.agents.alphazero_config import AlphaZeroConfig
+from components.training.algorithms.iterative import IterativeAlgorithm
+from components.training.game_player import GamePlayer
+
+
+class AlphaZero(IterativeAlgorithm):
+    """AlphaZero with Gumbel MuZero's search (`AlphaZeroAgent`); its rows also report the
+    `policy_loss` and `value_loss`. Override `agent` to give the agent other parts
+    (`network=`, `loss=`, `optimizer=`)."""
+
+    config_class = AlphaZeroConfig
+    agent_class = AlphaZeroAgent
+    acting_apis = ("greedy",)  # the network's argmax; playing searches (game_player)
+
+    def game_player(self, agent: Any, deterministic: bool = True) -> GamePlayer:
+        """A player searching every move with `config.eval_simulations` simulations of the
+        run's network (`GameSearch`), without Gumbel noise when `deterministic`. `agent` is
+        a `TrainedAgent` (`load(RUN)`)."""
+        root = agent.graph.root
+        params = jax.device_put(agent.state[agent.graph.scope_of(root.network)]["params"])
+        search = jax.jit(functools.partial(
+            root.search, num_simulations=agent.config.eval_simulations,
+            gumbel_scale=0.0 if deterministic else 1.0))
+
+        def play(state: Any, key: jax.Array) -> np.ndarray:
+            return np.asarray(search(params, key, state).action, np.int32)
+
+        return play

@@ -1,0 +1,162 @@
+"""`evaluate_games`: a trained agent against an opponent nobody here wrote, at its game
+(`metagraph evaluate RUN --opponent random|mcts:N`).
+
+The agent plays through its algorithm's `GamePlayer` (`Algorithm.game_player`,
+`components.training.game_player`) on a batch of native games (`SelfPlay`, the in-graph
+door); the opponent is an OpenSpiel bot (`opponents.py`) on OpenSpiel's own game. Every move,
+whoever made it, is applied to both, and after every move the two must agree on the player
+to move, the legal actions, whether the game is over and its returns (a free check of the
+native rules against OpenSpiel's; `GameSyncError` otherwise). The agent is the first player
+in half the games (even game indices) and the second in the other half. The result counts
+wins, draws and losses from the agent's side, with the Wilson 95% interval of its win rate
+(draws count as not won) and of its score (a draw half a win).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+from components.envs.games import OPENSPIEL_NAMES, is_game
+from components.envs.games.self_play import SelfPlay
+from components.training.game_player import GamePlayer
+from components.training.intervals import wilson_interval
+from components.training.opponents import Opponent, OpponentError, parse_opponent, require_openspiel
+
+
+class GameSyncError(RuntimeError):
+    """The native game and OpenSpiel's disagree after a move (a rules bug), or the agent
+    chose an illegal move; the message names the game, its moves and what differs."""
+
+
+def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: int = 12345,
+                   algo: Any = None, trust_code: bool = False, deterministic: bool = True
+                   ) -> dict[str, Any]:
+    """Play the trained agent of run directory `out` (or a `TrainedAgent`) `games` games
+    against `opponent` ("random", "mcts:N" or an `Opponent`); see the module docstring.
+    Returns {"opponent", "games", "wins", "draws", "losses", "win_rate", "win_rate_95",
+    "score", "score_95", "as_first": [w, d, l], "as_second": [w, d, l], "seconds"}.
+
+    Raises:
+        OpponentError: a bad opponent spec, `games` < 2 or odd, a run whose environment is not
+            a game, or no OpenSpiel.
+    """
+    from components.training.loading import TrainedAgent, load
+
+    spec = opponent if isinstance(opponent, Opponent) else parse_opponent(opponent)
+    if not isinstance(games, int) or games < 2 or games % 2:
+        raise OpponentError(f"--games must be an even int >= 2 (half the games as first "
+                            f"player), got {games!r}")
+    agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
+    if not is_game(agent.env_id):
+        raise OpponentError(f"--opponent: {agent.env_id} is not a two-player game (games: "
+                            f"{', '.join(OPENSPIEL_NAMES)}); evaluate it without --opponent")
+    player = agent.algorithm.game_player(agent, deterministic)
+    return play_games(player, agent.env_id.removeprefix("metagraph/"), spec, games, seed)
+
+
+def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
+               seed: int = 12345) -> dict[str, Any]:
+    """`games` games of `player` (a `GamePlayer`) against `opponent` at `env_id`, the player
+    first in the even-numbered games; the counts `evaluate_games` returns."""
+    pyspiel = require_openspiel()
+    game = pyspiel.load_game(OPENSPIEL_NAMES[env_id])
+    native = SelfPlay(env_id, num_threads=1)
+    step = jax.jit(native.step)
+    key = jax.random.PRNGKey(seed)
+    key, init_key = jax.random.split(key)
+    state = native.init(init_key, games)
+    side = np.arange(games) % 2  # the agent's player in each game
+    references = [game.new_initial_state() for _ in range(games)]
+    bots = [opponent.bot(game, 1 - int(side[i]), seed + i) for i in range(games)]
+    moves: list[list[int]] = [[] for _ in range(games)]
+    outcome = np.full(games, np.nan)  # the agent's return, once its game is over
+    started = time.perf_counter()
+    while np.isnan(outcome).any():
+        key, act_key = jax.random.split(key)
+        chosen = np.asarray(player(state, act_key))
+        mask = np.asarray(state.legal_action_mask)
+        current = np.asarray(state.current_player)
+        actions = np.zeros(games, np.int32)
+        for i, reference in enumerate(references):
+            if not np.isnan(outcome[i]):  # over: any legal move keeps the batch stepping
+                actions[i] = int(np.flatnonzero(mask[i])[0])
+                continue
+            _agree(i, env_id, moves[i], reference, mask[i], int(current[i]))
+            if current[i] == side[i]:
+                action = int(chosen[i])
+                if not (0 <= action < mask.shape[1] and mask[i, action]):
+                    raise GameSyncError(f"{env_id} game {i}: the agent chose the illegal "
+                                        f"move {action} after moves {moves[i]} (legal: "
+                                        f"{np.flatnonzero(mask[i]).tolist()})")
+            else:
+                action = int(bots[i].step(reference))
+            actions[i] = action
+            moves[i].append(action)
+            reference.apply_action(action)
+        state = step(state, actions)
+        ended = np.asarray(state.terminated)
+        rewards = np.asarray(state.rewards)
+        for i, reference in enumerate(references):
+            if not np.isnan(outcome[i]):
+                continue
+            if bool(ended[i]) != reference.is_terminal():
+                raise GameSyncError(f"{env_id} game {i} after moves {moves[i]}: native "
+                                    f"{'ended' if ended[i] else 'goes on'}, OpenSpiel's "
+                                    f"{'ended' if reference.is_terminal() else 'goes on'}")
+            if ended[i]:
+                returns = np.asarray(reference.returns(), np.float32)
+                if not np.array_equal(rewards[i], returns):
+                    raise GameSyncError(f"{env_id} game {i} after moves {moves[i]}: native "
+                                        f"returns {rewards[i].tolist()}, OpenSpiel's "
+                                        f"{returns.tolist()}")
+                outcome[i] = rewards[i, side[i]]
+    return summarise(outcome, side, opponent.spec, time.perf_counter() - started)
+
+
+def _agree(i: int, env_id: str, moves: list[int], reference: Any, mask: np.ndarray,
+           current: int) -> None:
+    """GameSyncError unless the native position and OpenSpiel's have the same player to move
+    and legal actions."""
+    legal = np.flatnonzero(mask).tolist()
+    if current != reference.current_player() or legal != sorted(reference.legal_actions()):
+        theirs = sorted(reference.legal_actions())
+        raise GameSyncError(f"{env_id} game {i} after moves {moves}: native player {current} "
+                            f"to move with legal {legal}, OpenSpiel's player "
+                            f"{reference.current_player()} with {theirs}")
+
+
+def summarise(outcome: np.ndarray, side: np.ndarray, opponent: str, seconds: float
+              ) -> dict[str, Any]:
+    """Wins, draws and losses of the agent's returns `outcome` (+1, 0, -1 per game), with
+    `side` its player in each game; Wilson 95% intervals of the win rate and the score."""
+    def counts(where: np.ndarray) -> list[int]:
+        o = outcome[where]
+        return [int((o > 0).sum()), int((o == 0).sum()), int((o < 0).sum())]
+
+    n = len(outcome)
+    wins, draws, losses = counts(np.ones(n, bool))
+    score = wins + 0.5 * draws
+    return {"opponent": opponent, "games": n, "wins": wins, "draws": draws, "losses": losses,
+            "win_rate": wins / n, "win_rate_95": list(wilson_interval(wins, n)),
+            "score": score / n, "score_95": list(wilson_interval(score, n)),
+            "as_first": counts(side == 0), "as_second": counts(side == 1),
+            "seconds": round(seconds, 2)}
+
+
+def describe(result: dict[str, Any], run: str | Path = "") -> str:
+    """The result as the command prints it."""
+    low, high = result["win_rate_95"]
+    first, second = result["as_first"], result["as_second"]
+    return (f"{run}{' ' if run else ''}vs {result['opponent']}: {result['games']} games, "
+            f"{result['wins']} wins, {result['draws']} draws, {result['losses']} losses; "
+            f"win rate {result['win_rate']:.1%} (95% Wilson interval {low:.1%} to {high:.1%}); "
+            f"as first player {first[0]}/{first[1]}/{first[2]}, as second "
+            f"{second[0]}/{second[1]}/{second[2]} (w/d/l); {result['seconds']:.1f} s")
+
+
+__all__ = ["GameSyncError", "describe", "evaluate_games", "play_games", "summarise"]

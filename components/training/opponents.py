@@ -1,0 +1,74 @@
+"""Opponents nobody here wrote, for `metagraph evaluate RUN --opponent SPEC`: OpenSpiel's bots
+over OpenSpiel's own game (the `games` extra, `pip install -e ".[games]"`).
+
+SPEC is `random` (a uniformly random legal move: `pyspiel.make_uniform_random_bot`) or
+`mcts:N` (`pyspiel.MCTSBot`: UCT with c = 2, N simulations per move, each leaf valued by one
+random rollout, `pyspiel.RandomRolloutEvaluator`; no solver, as in OpenSpiel's examples).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+OPPONENTS = ("random", "mcts:N")
+UCT_C = 2.0
+
+
+class OpponentError(ValueError):
+    """An `--opponent` that names no opponent; the message names the option."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Opponent:
+    """An opponent by its spec: `kind` "random" or "mcts", `simulations` (mcts)."""
+
+    kind: str
+    simulations: int = 0
+
+    @property
+    def spec(self) -> str:
+        """The spec it was parsed from (`random`, `mcts:N`)."""
+        return self.kind if self.kind == "random" else f"mcts:{self.simulations}"
+
+    def bot(self, game: Any, player: int, seed: int) -> Any:
+        """An OpenSpiel bot of this kind playing `player` at the pyspiel `game`."""
+        import pyspiel
+
+        if self.kind == "random":
+            return pyspiel.make_uniform_random_bot(player, seed)
+        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+        return pyspiel.MCTSBot(game, evaluator, UCT_C, self.simulations, 1000, False, seed,
+                               False)
+
+
+def parse_opponent(spec: str) -> Opponent:
+    """The `Opponent` of `--opponent SPEC` (see the module docstring); `OpponentError`
+    naming the option otherwise."""
+    expected = f"expected {' or '.join(OPPONENTS)} (N simulations per move, an int >= 1)"
+    if spec == "random":
+        return Opponent("random")
+    kind, sep, count = spec.partition(":")
+    if kind != "mcts" or not sep:
+        raise OpponentError(f"--opponent: unknown opponent {spec!r}; {expected}")
+    try:
+        simulations = int(count)
+    except ValueError:
+        simulations = 0
+    if simulations < 1 or str(simulations) != count.strip():
+        raise OpponentError(f"--opponent {spec}: the simulation count must be an int >= 1, "
+                            f"got {count!r}; {expected}")
+    return Opponent("mcts", simulations)
+
+
+def require_openspiel() -> Any:
+    """`pyspiel`, or an `OpponentError` saying how to install it."""
+    try:
+        import pyspiel
+    except ImportError:
+        raise OpponentError("--opponent needs OpenSpiel (`pip install -e \".[games]\"`, the "
+                            "open-spiel wheel)") from None
+    return pyspiel
+
+
+__all__ = ["OPPONENTS", "Opponent", "OpponentError", "parse_opponent", "require_openspiel"]

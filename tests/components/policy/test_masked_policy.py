@@ -1,0 +1,54 @@
+"""`MaskedPolicy`: its distribution is the policy's renormalised over the legal actions (a
+reference in NumPy from the unmasked policy's logits), it never samples nor picks an illegal
+action, and its value ignores the mask."""
+
+import jax
+import numpy as np
+
+import metagraph as mg
+from backends import xla
+from components.policy import MaskedPolicy
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+N, FEATURES, ACTIONS = 64, 5, 4
+
+
+def observations(seed=0):
+    rng = np.random.default_rng(seed)
+    mask = rng.random((N, ACTIONS)) < 0.5
+    mask[np.arange(N), rng.integers(0, ACTIONS, N)] = True  # at least one legal action
+    features = rng.normal(size=(N, FEATURES)).astype(np.float32)
+    return np.concatenate([features, mask.astype(np.float32)], 1), mask
+
+
+class Probe(mg.Component):
+    def __init__(self):
+        super().__init__()
+        self.policy = MaskedPolicy(Discrete(ACTIONS), hidden=(8,))
+
+    @mg.api
+    def probe(self, obs, key):
+        action, log_prob = self.policy.sample_action(obs, key)
+        return {"params": self.policy.distribution_params(obs), "action": action,
+                "log_prob": log_prob, "greedy": self.policy.greedy_action(obs),
+                "entropy": self.policy.entropy(obs), "value": self.policy.value(obs),
+                "unmasked": self.policy._distribution_params(obs[:, :FEATURES])}
+
+
+def test_masked_policy_is_the_policy_over_the_legal_actions():
+    exe = xla.lower(mg.build(Probe(), {"obs": Box((N, FEATURES + ACTIONS)), "key": PRNGKey()}))
+    obs, mask = observations()
+    out = {k: np.asarray(v) for k, v in exe.probe(obs, np.asarray(jax.random.PRNGKey(1))).items()}
+    logits = np.where(mask, out["unmasked"], -np.inf)
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    np.testing.assert_allclose(out["log_prob"], np.log(p[np.arange(N), out["action"]]),
+                               rtol=1e-5, atol=1e-5)
+    entropy = -np.sum(np.where(mask, p * np.log(np.where(mask, p, 1)), 0), 1)
+    np.testing.assert_allclose(out["entropy"], entropy, rtol=1e-5, atol=1e-5)
+    assert mask[np.arange(N), out["action"]].all()
+    np.testing.assert_array_equal(out["greedy"], np.argmax(logits, 1))
+    flipped = obs.copy()
+    flipped[:, FEATURES:] = 1.0  # every action legal: the value does not change
+    again = exe.probe(flipped, np.asarray(jax.random.PRNGKey(1)))
+    np.testing.assert_allclose(np.asarray(again["value"]), out["value"], rtol=1e-6)

@@ -1,0 +1,195 @@
+"""`GameSearch` (Gumbel MuZero from mctx over the native games) against the same search over
+pgx's pure-JAX Connect Four (pgx's own AlphaZero example's recurrent function), whose rules and
+observations agree with ours: from the same positions, with the same network and key, the
+model steps agree (reward, discount, next observation and legal moves) and the searches give
+the same moves and improved policies. And no search ever picks an illegal move, even with a
+network that prefers illegal ones (an illegal move would fail the whole FFI call)."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from components.envs.games import GAME_IDS
+from components.envs.games.self_play import GameState, SelfPlay
+from components.networks import PolicyValueNetwork
+from components.search import GameSearch, embedding_of, floor_illegal
+
+mctx = pytest.importorskip("mctx")
+pgx = pytest.importorskip("pgx")
+
+B, MOVES, SIMULATIONS = 16, 24, 16
+
+
+@pytest.fixture(scope="module")
+def network():
+    """A tiny policy-value network and its parameters (random: a search does not care)."""
+    net = PolicyValueNetwork(7, hidden=(16,))
+    params = net.transformed.init(jax.random.PRNGKey(3), jnp.zeros((1, 6, 7, 2)))
+    return net.forward_with, params
+
+
+def pgx_recurrent_fn(env, evaluate):
+    """pgx's AlphaZero example's `recurrent_fn` (examples/alphazero/train.py), the reference."""
+
+    def recurrent_fn(params, rng_key, action, state):
+        del rng_key
+        mover = state.current_player
+        state = jax.vmap(env.step)(state, action)
+        logits, value = evaluate(params, state.observation.astype(jnp.float32))
+        logits = logits - jnp.max(logits, axis=-1, keepdims=True)
+        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
+        reward = state.rewards[jnp.arange(state.rewards.shape[0]), mover]
+        value = jnp.where(state.terminated, 0.0, value)
+        discount = jnp.where(state.terminated, 0.0, -1.0)
+        return mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits,
+                                      value=value), state
+
+    return recurrent_fn
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """The same B Connect Four positions in both: ours (a SelfPlay batch) and pgx's, each
+    reached by its own number of random moves (0 to MOVES) in a game that is not over."""
+    games = SelfPlay("ConnectFour-v0", num_threads=1)
+    env = pgx.make("connect_four")
+    step = jax.jit(games.step)
+    pgx_step = jax.jit(jax.vmap(env.step))
+    ours = games.init(jax.random.PRNGKey(0), B)
+    theirs = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), B))
+    rng = np.random.default_rng(0)
+    stop = rng.integers(0, MOVES + 1, B)
+    kept_ours, kept_theirs = ours, theirs
+    for move in range(MOVES):
+        mask = np.asarray(ours.legal_action_mask)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int32)
+        ours, theirs = step(ours, actions), pgx_step(theirs, jnp.asarray(actions))
+        over = np.asarray(theirs.terminated)
+        # a game stops at its chosen move, or just before it would end
+        keep = jnp.asarray((move + 1 <= stop) & ~over)
+        kept_ours = GameState(_where(keep, ours.env_state, kept_ours.env_state, -2),
+                              *[_where(keep, new, old, 0) for new, old
+                                in zip(ours[1:], kept_ours[1:], strict=True)])
+        kept_theirs = jax.tree.map(functools.partial(_where, keep, axis=0), theirs,
+                                   kept_theirs)
+        stop = np.where(over, np.minimum(stop, move), stop)
+    return games, env, kept_ours, kept_theirs
+
+
+def _where(keep: jax.Array, new: jax.Array, old: jax.Array, axis: int) -> jax.Array:
+    """`new` where `keep` along the batch axis `axis`, `old` elsewhere."""
+    shape = [1] * new.ndim
+    shape[axis] = keep.shape[0]
+    return jnp.where(keep.reshape(shape), new, old)
+
+
+def test_positions_agree(positions):
+    _, _, ours, theirs = positions
+    np.testing.assert_array_equal(np.asarray(ours.observation), np.asarray(theirs.observation))
+    np.testing.assert_array_equal(ours.legal_action_mask, theirs.legal_action_mask)
+    assert not np.asarray(theirs.terminated).any()
+
+
+def test_recurrent_fn_steps_as_pgx(positions, network):
+    games, env, ours, theirs = positions
+    evaluate, params = network
+    search = GameSearch(games, evaluate)
+    reference = pgx_recurrent_fn(env, evaluate)
+    rng = np.random.default_rng(1)
+    model, pgx_model = jax.jit(search.recurrent_fn), jax.jit(reference)
+    embedding = embedding_of(ours.env_state)
+    alive = np.ones(B, bool)  # games not over in either (past an end, pgx's stays over)
+    endings = 0
+    legal = np.asarray(ours.legal_action_mask)
+    for _ in range(12):  # a move, then a move from the position it reached, ...
+        mask = legal
+        action = jnp.asarray([rng.choice(np.flatnonzero(m)) for m in mask], jnp.int32)
+        step, embedding = model(params, None, action, embedding)
+        expected, theirs = pgx_model(params, None, action, theirs)
+        over = np.asarray(theirs.terminated)
+        for field in ("reward", "discount", "prior_logits", "value"):
+            # past a game's end the next positions differ (ours: the next game; pgx's: none)
+            rows = alive if field in ("reward", "discount") else alive & ~over
+            np.testing.assert_array_equal(np.asarray(getattr(step, field))[rows],
+                                          np.asarray(getattr(expected, field))[rows])
+        ended = alive & over  # by this move
+        np.testing.assert_array_equal(np.asarray(step.value)[ended], 0.0)
+        np.testing.assert_array_equal(np.asarray(step.discount)[ended], 0.0)
+        legal = np.asarray(step.prior_logits) > jnp.finfo(jnp.float32).min
+        alive &= ~over
+        endings += int(ended.sum())
+    assert endings > 0  # the moves that end a game were compared too
+
+
+def test_search_equals_mctx_over_pgx(positions, network):
+    games, env, ours, theirs = positions
+    evaluate, params = network
+    search = GameSearch(games, evaluate)
+    reference = pgx_recurrent_fn(env, evaluate)
+
+    @jax.jit
+    def over_pgx(params, key, state):
+        logits, value = evaluate(params, state.observation.astype(jnp.float32))
+        root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
+        return mctx.gumbel_muzero_policy(params, key, root, reference, SIMULATIONS,
+                                         invalid_actions=~state.legal_action_mask,
+                                         max_num_considered_actions=16)
+
+    for seed in range(3):
+        key = jax.random.PRNGKey(seed)
+        mine = jax.jit(search, static_argnums=3)(params, key, ours, SIMULATIONS)
+        expected = over_pgx(params, key, theirs)
+        np.testing.assert_array_equal(mine.action, expected.action)
+        np.testing.assert_allclose(mine.action_weights, expected.action_weights, rtol=1e-6,
+                                   atol=1e-7)
+        np.testing.assert_array_equal(mine.search_tree.summary().visit_counts,
+                                      expected.search_tree.summary().visit_counts)
+
+
+def prefers_illegal(num_actions: int):
+    """A 'network' whose logits favour action 0, then 1, ... by wide margins: in Connect Four
+    the fullest columns; in Othello and Hex the corner cells, illegal most of the time."""
+
+    def evaluate(params, planes):
+        del params
+        logits = -10.0 * jnp.arange(num_actions, dtype=jnp.float32)
+        values = jnp.tanh(planes.reshape(planes.shape[0], -1).sum(-1) - 3.0)
+        return jnp.broadcast_to(logits, (planes.shape[0], num_actions)), values
+
+    return evaluate
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_search_never_picks_an_illegal_move(env_id):
+    """Self-play by search over many positions, a game's end and its restart included, with
+    a network that favours illegal moves: every chosen move is legal (the FFI step would
+    fail the call otherwise) and the improved policy puts no weight on illegal moves."""
+    games = SelfPlay(env_id, num_threads=1)
+    search = GameSearch(games, prefers_illegal(games.num_actions))
+    moves = {"ConnectFour-v0": 60, "Othello-v0": 70, "Hex-v0": 40}[env_id]
+
+    @jax.jit
+    def play(key):
+        def move(state, key):
+            out = search(None, key, state, 8)
+            return games.step(state, out.action.astype(jnp.int32)), (
+                out.action, out.action_weights, state.legal_action_mask, state.terminated)
+
+        first = games.init(key, 32)
+        return jax.lax.scan(move, first, jax.random.split(key, moves))[1]
+
+    actions, weights, legal, _ = jax.tree.map(np.asarray, play(jax.random.PRNGKey(0)))
+    assert np.take_along_axis(legal, actions[..., None], -1).all()
+    assert (weights[~legal] == 0).all()
+
+
+def test_floor_illegal():
+    logits = jnp.array([[1.0, 5.0, 3.0]])
+    floored = floor_illegal(logits, jnp.array([[True, False, True]]))
+    np.testing.assert_array_equal(floored[0, [0, 2]], [-4.0, -2.0])
+    assert floored[0, 1] == jnp.finfo(jnp.float32).min

@@ -1,0 +1,146 @@
+"""AlphaZero end to end, kept tiny: `metagraph train ConnectFour-v0 --algo alphazero` in a
+fresh process writes its run (checkpoint, metrics, curve, graph), resumes, and its trained
+agent plays by search (`game_player`) against OpenSpiel's random bot; bad config values are
+refused naming the field. Its pure parts against references: the value targets
+(`game_outcomes`) against a loop over the games, the loss (`policy_value_loss`) against NumPy."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from command_line import metagraph, refusal
+
+from components.agents.alphazero_agent import AlphaZeroAgent
+from components.agents.alphazero_config import AlphaZeroConfig
+from components.losses import game_outcomes, policy_value_loss
+
+pytest.importorskip("mctx")
+
+TINY = ["--set", "num_games=8", "--set", "num_steps=8", "--set", "num_simulations=4",
+        "--set", "eval_simulations=8", "--set", "buffer_size=256", "--set", "batch_size=16",
+        "--set", "updates_per_iteration=2", "--set", "hidden=[16]"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A run of two iterations from the command line."""
+    out = tmp_path_factory.mktemp("alphazero") / "run"
+    metagraph(out.parent, "train", "ConnectFour-v0", "--algo", "alphazero", "--out", str(out),
+              "--steps", "128", "--seed", "1", *TINY)
+    return out
+
+
+def rows(out) -> list[dict]:
+    return [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_the_command_line_trains_a_run_directory(run):
+    for name in ("checkpoint.npz", "config.json", "metrics.jsonl", "curve.png", "graph.html"):
+        assert (run / name).is_file(), name
+    metrics = rows(run)
+    assert len(metrics) == 2 and metrics[-1]["env_steps"] == 128
+    assert all(np.isfinite(m["loss"]) for m in metrics)
+    # positions are learnt from once their game has ended (the first iteration's 8 moves
+    # may end none: nothing to learn then)
+    assert metrics[-1]["episodes"] > 0 and metrics[-1]["policy_loss"] > 0
+    assert json.loads((run / "config.json").read_text())["algo"] == "alphazero"
+
+
+def test_resume_continues_the_run(run):
+    metagraph(run.parent, "train", "ConnectFour-v0", "--out", str(run), "--steps", "192",
+              "--resume")
+    metrics = rows(run)
+    assert len(metrics) == 3 and metrics[-1]["env_steps"] == 192
+
+
+def test_the_trained_agent_plays_by_search_against_random(run):
+    from components.training.game_evaluation import evaluate_games
+
+    result = evaluate_games(run, "random", games=4)  # every move checked legal by the game
+    assert result["games"] == 4 and result["wins"] + result["draws"] + result["losses"] == 4
+
+
+def test_greedy_picks_legal_moves_without_search(run):
+    """`predict` (the graph's `greedy`: the network's argmax over the legal moves) on the
+    games' agent observations, with full columns."""
+    from components.envs.games.game_environment import agent_observation
+    from components.envs.games.self_play import SelfPlay
+    from components.training import load
+
+    games = SelfPlay("ConnectFour-v0", num_threads=1)
+    state = games.init(jax.random.PRNGKey(0), 8)
+    step = jax.jit(games.step)
+    for column in (0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1):  # columns 0 and 1 full
+        state = step(state, jnp.full(8, column, jnp.int32))
+    moves = load(run).predict(np.asarray(agent_observation(state.observation,
+                                                           state.legal_action_mask)))
+    assert moves.shape == (8,) and (moves >= 2).all()
+
+
+@pytest.mark.parametrize("setting, field", [
+    ("num_simulations=0", "num_simulations"), ("torso=cnn", "torso"),
+    ("door=host", "door"), ("buffer_size=8", "buffer_size"),
+    ("max_considered_actions=1", "max_considered_actions"), ("l2=-1", "l2"),
+])
+def test_bad_config_values_are_refused_naming_the_field(tmp_path, capsys, setting, field):
+    message = refusal(capsys, ["train", "ConnectFour-v0", "--algo", "alphazero", "--out",
+                               str(tmp_path / "run"), "--set", setting])
+    assert f"AlphaZeroConfig.{field}" in message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", ["Othello-v0", "Hex-v0", "connect_four"])
+def test_one_iteration_of_every_game(env_id):
+    """Othello (a pass is a move), Hex (121 moves) and an OpenSpiel name: one iteration of
+    70 moves in 4 games, every searched move legal (the door would fail the call)."""
+    from components.training.algorithms import AlphaZero
+    from components.training.executors import lower
+
+    config = AlphaZeroConfig(num_games=4, num_steps=70, num_simulations=4, buffer_size=512,
+                             batch_size=16, updates_per_iteration=1, hidden=(16,))
+    algorithm = AlphaZero()
+    exe = lower(algorithm.build(env_id, config, 1000, 1), "xla", seed=0)
+    algorithm.start(exe, jax.random.PRNGKey(0))
+    [row] = algorithm.run(exe, config, jax.random.PRNGKey(1), 1)
+    assert row.steps == 280 and np.isfinite(row.extra["loss"])
+
+
+def test_alphazero_plays_only_games():
+    with pytest.raises(ValueError, match="not a two-player game"):
+        AlphaZeroAgent("CartPole-v1", AlphaZeroConfig())
+
+
+def test_game_outcomes_are_each_movers_result():
+    rng = np.random.default_rng(0)
+    terminated = rng.random((40, 5)) < 0.15
+    rewards = np.where(terminated, rng.choice([-1.0, 0.0, 1.0], (40, 5)), 0.0)
+    outcome, complete = game_outcomes(jnp.asarray(rewards, jnp.float32), jnp.asarray(terminated))
+    for game in range(5):  # the reference: walk each column's games forwards
+        start = 0
+        for t in np.flatnonzero(terminated[:, game]):
+            for s in range(start, t + 1):  # the mover at s is the last mover's iff t - s even
+                expected = rewards[t, game] * (1 if (t - s) % 2 == 0 else -1)
+                assert outcome[s, game] == expected and complete[s, game]
+            start = t + 1
+        assert not np.asarray(complete[start:, game]).any()
+
+
+def test_policy_value_loss_against_numpy():
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(6, 4)).astype(np.float32)
+    target = rng.dirichlet(np.ones(4), 6).astype(np.float32)
+    target[0, 2] = 0.0  # an illegal action's weight
+    target[0] /= target[0].sum()
+    value, z = rng.uniform(-1, 1, 6).astype(np.float32), rng.choice([-1.0, 0.0, 1.0], 6)
+    weight = np.array([1, 0, 1, 1, 0, 1], np.float32)
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    ce = -(target * log_p).sum(-1)
+    policy, value_error = jax.jit(policy_value_loss)(logits, value, target,
+                                                     z.astype(np.float32), weight)
+    np.testing.assert_allclose(policy, (weight * ce).sum() / weight.sum(), rtol=1e-5)
+    np.testing.assert_allclose(value_error, (weight * (value - z) ** 2).sum() / weight.sum(),
+                               rtol=1e-5)

@@ -1,0 +1,113 @@
+"""Self-play on the games through the command line (issue 25, parts 4 and 5): `metagraph
+train connect_four --algo reweight|ppo` (OpenSpiel's name of the game) trains a short run
+with its checkpoint, curve and graph, resumes, and `metagraph evaluate RUN --opponent random`
+plays it against OpenSpiel's random bot; a bad `--opponent` is one line naming the option."""
+
+import json
+
+import numpy as np
+import pytest
+
+from components.training import load
+from components.training.cli import main
+
+pytest.importorskip("pyspiel")
+
+TINY = {
+    "reweight": ["--set", "num_paths=8", "--set", "fit_paths=4", "--set", "fit_steps=1",
+                 "--set", "hidden=[16]", "--set", "snapshot_every=1", "--set", "pool_size=2",
+                 "--steps", "300"],
+    "ppo": ["--set", "num_envs=4", "--set", "num_steps=16", "--set", "minibatches=2",
+            "--set", "epochs=1", "--set", "hidden=[16]", "--set", "iterations_per_call=2",
+            "--steps", "256"],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(TINY))
+def run(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp(request.param)
+    main(["train", "connect_four", "--algo", request.param, "--out", str(out),
+          *TINY[request.param]])
+    return request.param, out
+
+
+def test_a_short_self_play_run_writes_what_every_run_does(run):
+    algo, out = run
+    for name in ("checkpoint.npz", "metrics.jsonl", "curve.png", "config.json"):
+        assert (out / name).is_file(), name
+    assert json.loads((out / "config.json").read_text())["env_id"] == "ConnectFour-v0"
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert rows and all(np.isfinite(row["loss"]) for row in rows)
+    if algo == "reweight":  # D(Q||P) in bits, as the reweight agent reports it
+        assert all(0 <= row["bits"] <= np.log2(8) + 1e-6 for row in rows)
+
+
+def test_evaluate_against_random_through_the_command_line(run, capsys):
+    _, out = run
+    main(["evaluate", str(out), "--opponent", "random", "--games", "4", "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 4 and result["opponent"] == "random"
+    assert result["wins"] + result["draws"] + result["losses"] == 4
+    assert sum(result["as_first"]) == 2
+
+
+def test_the_trained_policy_only_plays_legal_moves(run):
+    """The masked policy's greedy and sampled moves are legal in random positions."""
+    from components.envs.games.game_environment import agent_observation
+    from components.envs.games.self_play import SelfPlay
+
+    _, out = run
+    agent = load(out)
+    games = SelfPlay("ConnectFour-v0")
+    import jax
+
+    state = games.init(jax.random.PRNGKey(0), 16)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        obs = np.asarray(agent_observation(state.observation, state.legal_action_mask))
+        mask = np.asarray(state.legal_action_mask)
+        for deterministic in (True, False):
+            actions = agent.predict(obs, deterministic)
+            assert mask[np.arange(16), actions].all()
+        state = games.step(state, np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+
+
+def test_resume_continues_a_self_play_run(run):
+    algo, out = run
+    before = len((out / "metrics.jsonl").read_text().splitlines())
+    steps = int(TINY[algo][-1]) * 2
+    main(["train", "connect_four", "--out", str(out), "--resume", "--steps", str(steps)])
+    assert len((out / "metrics.jsonl").read_text().splitlines()) > before
+
+
+@pytest.mark.parametrize("spec,words", [("mcts:0", "--opponent mcts:0"),
+                                        ("minimax", "--opponent: unknown opponent")])
+def test_bad_opponents_are_one_line_naming_the_option(run, spec, words, capsys):
+    _, out = run
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", str(out), "--opponent", spec])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_opponent_for_a_run_that_is_no_game_is_refused(tmp_path, capsys):
+    out = tmp_path / "cartpole"
+    main(["train", "CartPole-v1", "--algo", "reweight", "--out", str(out), "--steps", "20",
+          "--set", "num_paths=2", "--set", "fit_paths=1", "--set", "fit_steps=1",
+          "--set", "hidden=[4]"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", str(out), "--opponent", "random"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--opponent: CartPole-v1 is not a two-player game" in err
+
+
+def test_evaluation_while_training_a_game_is_refused_with_what_to_do(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["train", "hex", "--algo", "ppo", "--out", str(tmp_path), "--eval-every", "100",
+              *TINY["ppo"]])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--eval-every" in err and "--opponent" in err
