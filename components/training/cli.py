@@ -10,6 +10,7 @@
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
                        [--opponent random|mcts:N [--games 200]]
                        [--algo ALGO | --trust-code]
+    metagraph play DIR [--second] [--seed S] [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
                      [--algo ALGO | --trust-code]
     metagraph plot RUN... -o plot.png [--window 100] [--title TEXT]
@@ -188,6 +189,19 @@ def evaluate_command(args: argparse.Namespace) -> None:
             print(f"wrote {args.video}")
 
 
+def play_command(args: argparse.Namespace) -> None:
+    """`metagraph play RUN_DIR`: a person plays the run's agent at its game, in the
+    terminal (`play.py`)."""
+    from components.training.loading import load
+    from components.training.play import play_game
+
+    agent = load(args.run_dir, args.algo, args.trust_code)
+    try:
+        play_game(agent, human=1 if args.second else 0, seed=args.seed)
+    except EOFError:
+        raise UsageError("metagraph play: the input ended before the game did") from None
+
+
 def export_command(args: argparse.Namespace) -> None:
     """`metagraph export RUN_DIR -o FILE`: the run's acting API with only the state it needs,
     for `backends.xla.load` in a process without the library's agents."""
@@ -301,6 +315,13 @@ def parser() -> argparse.ArgumentParser:
                           help="with --opponent: games to play (even; half as first player)")
     _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)
+    play = commands.add_parser("play", help="play a game's run yourself, in the terminal")
+    play.add_argument("run_dir")
+    play.add_argument("--second", action="store_true",
+                      help="the agent moves first (you are player 1, o)")
+    play.add_argument("--seed", type=int, default=0, help="the agent's search or sampling key")
+    _run_code_options(play, "play")
+    play.set_defaults(run=play_command)
     export = commands.add_parser(
         "export", help="write a run's acting API alone, for backends.xla.load")
     export.add_argument("run_dir")

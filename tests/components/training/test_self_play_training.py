@@ -111,3 +111,50 @@ def test_evaluation_while_training_a_game_is_refused_with_what_to_do(tmp_path, c
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "--eval-every" in err and "--opponent" in err
+
+
+def test_a_person_plays_the_trained_agent_in_a_terminal(run):
+    """`metagraph play RUN` in a fresh process on a pseudo-terminal: the board and the legal
+    moves are shown, a move that is not a column is refused with a message and asked again,
+    and the person's legal moves (the first listed) are played until the game's result."""
+    import os
+    import pty
+    import re
+    import subprocess
+    import sys
+    import time
+
+    _, out = run
+    leader, follower = pty.openpty()
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    process = subprocess.Popen([sys.executable, "-m", "components.training.cli", "play",
+                                str(out)], stdin=follower, stdout=follower, stderr=follower,
+                               env=env, close_fds=True)
+    os.close(follower)
+    seen, deadline, typed = "", time.monotonic() + 240, 0
+
+    def read_until(pattern: str) -> re.Match:
+        nonlocal seen
+        while (found := re.search(pattern, seen)) is None:
+            assert time.monotonic() < deadline and process.poll() is None, seen[-2000:]
+            seen += os.read(leader, 4096).decode()
+        seen = seen[found.end():]
+        return found
+
+    try:
+        read_until(r"you are x")
+        prompt = read_until(r"your move \(([a-g ]+)\): ")
+        os.write(leader, b"z\n")
+        read_until(r"'z' is not a column: type a letter a-g")
+        while True:
+            os.write(leader, prompt.group(1).split()[0].encode() + b"\n")
+            typed += 1
+            prompt = read_until(r"your move \(([a-g ]+)\): |You win\.|The agent wins\.|"
+                                r"A draw\.")
+            if prompt.group(0).endswith("."):
+                break
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+        os.close(leader)
+    assert 4 <= typed <= 21  # a game of Connect Four: at least 4 moves of each, at most 21
