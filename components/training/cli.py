@@ -8,7 +8,7 @@
                    [--video-every N]
                    [--track [--wandb-project NAME]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
-                       [--opponent random|mcts:N [--games 200]]
+                       [--opponent random|mcts:N|run:DIR [--games 200]]
                        [--algo ALGO | --trust-code]
     metagraph play DIR [--second] [--seed S] [--algo ALGO | --trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
@@ -309,8 +309,9 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--video-episodes", type=int, default=1, metavar="N")
     evaluate.add_argument("--opponent", default=None, metavar="SPEC",
                           help="a game's run: play against OpenSpiel's bots, `random` or "
-                               "`mcts:N` (UCT c=2, N simulations, random rollouts); random "
-                               "when a game's run names none")
+                               "`mcts:N` (UCT c=2, N simulations, random rollouts), or "
+                               "another run of the game, `run:DIR`; random when a game's "
+                               "run names none")
     evaluate.add_argument("--games", type=int, default=200, metavar="N",
                           help="with --opponent: games to play (even; half as first player)")
     _run_code_options(evaluate, "evaluate")

@@ -56,13 +56,24 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
         raise OpponentError(f"--opponent: {agent.env_id} is not a two-player game (games: "
                             f"{', '.join(OPENSPIEL_NAMES)}); evaluate it without --opponent")
     player = agent.algorithm.game_player(agent, deterministic)
-    return play_games(player, agent.env_id.removeprefix("metagraph/"), spec, games, seed)
+    other = None
+    if spec.kind == "run":  # another run of the same game, acting as the agent does
+        rival = load(spec.run, None, trust_code)
+        if rival.env_id != agent.env_id:
+            raise OpponentError(f"--opponent {spec.spec}: that run plays {rival.env_id}, "
+                                f"this one {agent.env_id}")
+        other = rival.algorithm.game_player(rival, deterministic)
+    return play_games(player, agent.env_id.removeprefix("metagraph/"), spec, games, seed,
+                      other)
 
 
 def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
-               seed: int = 12345) -> dict[str, Any]:
+               seed: int = 12345, opponent_player: GamePlayer | None = None
+               ) -> dict[str, Any]:
     """`games` games of `player` (a `GamePlayer`) against `opponent` at `env_id`, the player
-    first in the even-numbered games; the counts `evaluate_games` returns."""
+    first in the even-numbered games; the counts `evaluate_games` returns. With
+    `opponent_player` (another agent's `GamePlayer`), that plays the opponent's moves
+    instead of an OpenSpiel bot; OpenSpiel's game still checks every move."""
     pyspiel = require_openspiel()
     game = pyspiel.load_game(OPENSPIEL_NAMES[env_id])
     native = SelfPlay(env_id, num_threads=1)
@@ -72,13 +83,16 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
     state = native.init(init_key, games)
     side = np.arange(games) % 2  # the agent's player in each game
     references = [game.new_initial_state() for _ in range(games)]
-    bots = [opponent.bot(game, 1 - int(side[i]), seed + i) for i in range(games)]
+    bots = None if opponent_player is not None else [
+        opponent.bot(game, 1 - int(side[i]), seed + i) for i in range(games)]
     moves: list[list[int]] = [[] for _ in range(games)]
     outcome = np.full(games, np.nan)  # the agent's return, once its game is over
     started = time.perf_counter()
     while np.isnan(outcome).any():
-        key, act_key = jax.random.split(key)
+        key, act_key, rival_key = jax.random.split(key, 3)
         chosen = np.asarray(player(state, act_key))
+        rival = None if opponent_player is None else np.asarray(
+            opponent_player(state, rival_key))
         mask = np.asarray(state.legal_action_mask)
         current = np.asarray(state.current_player)
         actions = np.zeros(games, np.int32)
@@ -87,10 +101,11 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
                 actions[i] = int(np.flatnonzero(mask[i])[0])
                 continue
             _agree(i, env_id, moves[i], reference, mask[i], int(current[i]))
-            if current[i] == side[i]:
-                action = int(chosen[i])
+            if current[i] == side[i] or rival is not None:
+                who = "agent" if current[i] == side[i] else "opponent"
+                action = int(chosen[i] if who == "agent" else rival[i])
                 if not (0 <= action < mask.shape[1] and mask[i, action]):
-                    raise GameSyncError(f"{env_id} game {i}: the agent chose the illegal "
+                    raise GameSyncError(f"{env_id} game {i}: the {who} chose the illegal "
                                         f"move {action} after moves {moves[i]} (legal: "
                                         f"{np.flatnonzero(mask[i]).tolist()})")
             else:

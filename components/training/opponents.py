@@ -1,9 +1,12 @@
 """Opponents nobody here wrote, for `metagraph evaluate RUN --opponent SPEC`: OpenSpiel's bots
 over OpenSpiel's own game (the `games` extra, `pip install -e ".[games]"`).
 
-SPEC is `random` (a uniformly random legal move: `pyspiel.make_uniform_random_bot`) or
+SPEC is `random` (a uniformly random legal move: `pyspiel.make_uniform_random_bot`),
 `mcts:N` (`pyspiel.MCTSBot`: UCT with c = 2, N simulations per move, each leaf valued by one
-random rollout, `pyspiel.RandomRolloutEvaluator`; no solver, as in OpenSpiel's examples).
+random rollout, `pyspiel.RandomRolloutEvaluator`; no solver, as in OpenSpiel's examples), or
+`run:DIR`, another trained run of the same game (its `Algorithm.game_player`, sampling when
+the agent does: `--stochastic`, else two greedy agents play the same game over and over): the
+agents' round-robin.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-OPPONENTS = ("random", "mcts:N")
+OPPONENTS = ("random", "mcts:N", "run:DIR")
 UCT_C = 2.0
 
 
@@ -21,18 +24,23 @@ class OpponentError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Opponent:
-    """An opponent by its spec: `kind` "random" or "mcts", `simulations` (mcts)."""
+    """An opponent by its spec: `kind` "random", "mcts" or "run", `simulations` (mcts),
+    `run` (the run directory)."""
 
     kind: str
     simulations: int = 0
+    run: str = ""
 
     @property
     def spec(self) -> str:
-        """The spec it was parsed from (`random`, `mcts:N`)."""
+        """The spec it was parsed from (`random`, `mcts:N`, `run:DIR`)."""
+        if self.kind == "run":
+            return f"run:{self.run}"
         return self.kind if self.kind == "random" else f"mcts:{self.simulations}"
 
     def bot(self, game: Any, player: int, seed: int) -> Any:
-        """An OpenSpiel bot of this kind playing `player` at the pyspiel `game`."""
+        """An OpenSpiel bot of this kind playing `player` at the pyspiel `game` (not for
+        a run, which plays through its own `GamePlayer`)."""
         import pyspiel
 
         if self.kind == "random":
@@ -45,10 +53,13 @@ class Opponent:
 def parse_opponent(spec: str) -> Opponent:
     """The `Opponent` of `--opponent SPEC` (see the module docstring); `OpponentError`
     naming the option otherwise."""
-    expected = f"expected {' or '.join(OPPONENTS)} (N simulations per move, an int >= 1)"
+    expected = (f"expected {', '.join(OPPONENTS)} (N simulations per move, an int >= 1; DIR "
+                f"a run directory)")
     if spec == "random":
         return Opponent("random")
     kind, sep, count = spec.partition(":")
+    if kind == "run" and count:
+        return Opponent("run", run=count)
     if kind != "mcts" or not sep:
         raise OpponentError(f"--opponent: unknown opponent {spec!r}; {expected}")
     try:

@@ -33,7 +33,8 @@ def test_wilson_interval_refuses_impossible_counts():
 
 
 @pytest.mark.parametrize("spec,expected", [("random", Opponent("random")),
-                                           ("mcts:1000", Opponent("mcts", 1000))])
+                                           ("mcts:1000", Opponent("mcts", 1000)),
+                                           ("run:runs/c4", Opponent("run", run="runs/c4"))])
 def test_opponent_specs(spec, expected):
     assert parse_opponent(spec) == expected
     assert parse_opponent(spec).spec == spec
@@ -41,6 +42,7 @@ def test_opponent_specs(spec, expected):
 
 @pytest.mark.parametrize("spec,words", [("mcts:0", "int >= 1"), ("mcts:-3", "int >= 1"),
                                         ("mcts:ten", "int >= 1"), ("mcts", "unknown"),
+                                        ("run:", "unknown"),
                                         ("alphabeta:3", "unknown"), ("", "unknown")])
 def test_bad_opponent_specs_name_the_option(spec, words):
     with pytest.raises(OpponentError, match="--opponent") as info:
@@ -95,3 +97,17 @@ def test_the_player_gets_a_key_and_the_whole_batch():
 
     play_games(player, "ConnectFour-v0", Opponent("random"), 4)
     assert seen[0] == ((4, 6, 7, 2), jax.random.PRNGKey(0).shape)
+
+
+def test_another_agent_as_opponent_plays_the_other_side():
+    """`opponent_player`: the rival's moves come from it (OpenSpiel still checks each)."""
+    calls = []
+
+    def rival(state, key):
+        calls.append(1)
+        return random_player(4)(state, key)
+
+    result = play_games(random_player(3), "Hex-v0", Opponent("run", run="x"), 4,
+                        opponent_player=rival)
+    assert calls and result["opponent"] == "run:x"
+    assert result["wins"] + result["draws"] + result["losses"] == 4

@@ -51,6 +51,16 @@ def test_evaluate_against_random_through_the_command_line(run, capsys):
     assert sum(result["as_first"]) == 2
 
 
+def test_a_run_against_another_run_sampling(run, capsys):
+    """The round-robin's door: `--opponent run:DIR`, both agents sampling."""
+    _, out = run
+    main(["evaluate", str(out), "--opponent", f"run:{out}", "--games", "4", "--stochastic",
+          "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["opponent"] == f"run:{out}"
+    assert result["wins"] + result["draws"] + result["losses"] == 4
+
+
 def test_the_trained_policy_only_plays_legal_moves(run):
     """The masked policy's greedy and sampled moves are legal in random positions."""
     from components.envs.games.game_environment import agent_observation
