@@ -4,16 +4,21 @@ same run.
     python bench/games_throughput.py [--games ConnectFour-v0 Othello-v0 Hex-v0]
                                      [--sizes 1 256 4096] [--seconds 2]
 
-Every move is a uniformly random legal move; a game that ends starts again at once. Contenders,
-each in a fresh process (no other library's threads beside it), each timed `REPEATS` times after
-a warm-up (compiles included there) and its best run kept:
+Every move is a random legal move: the legal move with the largest of uniform noises drawn before
+timing (as `env_throughput.py` draws its actions before timing: every row times playing, not
+drawing random numbers, which would cost pgx and us alike); a game that ends starts again at
+once. Each contender counts moves (plies) per second; games per second are that over the mean
+length of a random game, measured with OpenSpiel's rules beforehand (the same for every
+contender, so the ratios are the moves' ratios). Contenders, each in a fresh process (no other
+library's threads beside it), each timed `REPEATS` times after two warm-up calls (compiles
+included there) and its best run kept:
 
 - `host`: our host pool (`components.envs.make`, every core's C++ threads), its legal mask read
-  and the random legal moves drawn with NumPy between steps, as a user's Python loop does;
+  and the moves picked with NumPy between steps, as a user's Python loop does;
 - `graph`: our in-graph door (`SelfPlay`: the native games through the XLA FFI) in one jitted
-  `lax.scan`, moves drawn with `jax.random.categorical` over the legal mask;
+  `lax.scan` that picks the moves over the legal mask;
 - `pgx`: pgx's same game under `jax.jit(jax.vmap(...))` with its `auto_reset`, in the same
-  `lax.scan` with the same move draw (pgx's own way to run many games on one device);
+  `lax.scan` picking moves the same way (pgx's own way to run many games on one device);
 - `openspiel`: OpenSpiel's Python API (`pyspiel`), N states stepped in turn from Python.
 
 The goals (issue 25): at N=4096, our best at least 10x pgx and at least 50x OpenSpiel.
@@ -35,17 +40,31 @@ PGX_NAMES = {"ConnectFour-v0": "connect_four", "Othello-v0": "othello", "Hex-v0"
 
 
 def best_rate(run, seconds: float) -> float:
-    """Games per second of `run(calls) -> games finished`, after a warm-up call: the number of
-    calls is chosen to last about `seconds`, and the best of `REPEATS` timed runs is kept."""
+    """Moves per second of `run(calls) -> moves played`, after two warm-up calls (the first
+    compiles): the number of calls is chosen to last about `seconds`, and the best of
+    `REPEATS` timed runs is kept."""
+    run(1)
     start = time.perf_counter()
     run(1)
     calls = max(1, int(seconds / max(time.perf_counter() - start, 1e-6)))
     best = 0.0
     for _ in range(REPEATS):
         start = time.perf_counter()
-        games = run(calls)
-        best = max(best, games / (time.perf_counter() - start))
+        moves = run(calls)
+        best = max(best, moves / (time.perf_counter() - start))
     return best
+
+
+def noise(n: int, actions: int, moves: int) -> np.ndarray:
+    """Uniform noise float32[moves, n, actions], drawn once: move t of a call picks, in each
+    game, the legal action with the largest noise[t]."""
+    return np.random.default_rng(0).random((moves, n, actions), np.float32)
+
+
+def num_actions(env_id: str) -> int:
+    from components.envs.engine import catalogue
+
+    return int(catalogue.spec(env_id).action_space.n)
 
 
 def host(env_id: str, n: int, seconds: float) -> float:
@@ -53,40 +72,35 @@ def host(env_id: str, n: int, seconds: float) -> float:
 
     env = envs.make(env_id, n, seed=0)
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
+    moves = moves_per_call(n)
+    drawn = noise(n, num_actions(env_id), moves)
 
     def run(calls: int) -> int:
-        games = 0
-        for _ in range(calls * 64):
-            mask = env.legal_mask()
-            # a uniformly random legal move: the largest of uniform draws over the legal ones
-            action = np.argmax(np.where(mask, rng.random(mask.shape), -1.0), axis=1)
-            _, _, terminated, _, _ = env.step(action.astype(np.int32))
-            games += int(terminated.sum())
-        return games
+        for _ in range(calls):
+            for t in range(moves):
+                action = np.argmax(np.where(env.legal_mask(), drawn[t], -1.0), axis=1)
+                env.step(action.astype(np.int32))
+        return calls * moves * n
 
     return best_rate(run, seconds)
 
 
-def scan_playouts(step, legal, n: int, moves: int):
-    """A jitted function `(state, key) -> (state, key, games finished)` playing `moves` random
-    legal moves in every game, `step(state, action)` and `legal(state)` the game's."""
+def scan_playouts(step, legal, n: int, drawn: np.ndarray):
+    """A jitted function `state -> state` playing `len(drawn)` moves in every game,
+    `step(state, action)` and `legal(state)` the game's, move t the legal action with the
+    largest `drawn[t]`."""
     import jax
     import jax.numpy as jnp
 
-    def body(carry, _):
-        state, key, games = carry
-        key, draw = jax.random.split(key)
-        logits = jnp.where(legal(state), 0.0, -jnp.inf)
-        action = jax.random.categorical(draw, logits).astype(jnp.int32)
-        state, ended = step(state, action)
-        return (state, key, games + ended.sum()), None
+    drawn = jnp.asarray(drawn)
+
+    def body(state, noise):
+        action = jnp.argmax(jnp.where(legal(state), noise, -1.0), axis=-1).astype(jnp.int32)
+        return step(state, action), None
 
     @jax.jit
-    def play(state, key):
-        (state, key, games), _ = jax.lax.scan(body, (state, key, jnp.int32(0)), None,
-                                              length=moves)
-        return state, key, games
+    def play(state):
+        return jax.lax.scan(body, state, drawn)[0]
 
     return play
 
@@ -95,15 +109,16 @@ def moves_per_call(n: int) -> int:
     return max(16, 8192 // n)
 
 
-def playout_rate(play, state, key, seconds: float) -> float:
-    holder = {"state": state, "key": key}
+def playout_rate(play, state, n: int, seconds: float) -> float:
+    import jax
+
+    holder = {"state": state}
 
     def run(calls: int) -> int:
-        games = 0
         for _ in range(calls):
-            holder["state"], holder["key"], ended = play(holder["state"], holder["key"])
-            games += int(ended)
-        return games
+            holder["state"] = play(holder["state"])
+        jax.block_until_ready(holder["state"])
+        return calls * moves_per_call(n) * n
 
     return best_rate(run, seconds)
 
@@ -114,10 +129,9 @@ def graph(env_id: str, n: int, seconds: float) -> float:
     from components.envs.games.self_play import SelfPlay
 
     games = SelfPlay(env_id)
-    play = scan_playouts(lambda s, a: (lambda t: (t, t.terminated))(games.step(s, a)),
-                         lambda s: s.legal_action_mask, n, moves_per_call(n))
-    return playout_rate(play, games.init(jax.random.PRNGKey(0), n), jax.random.PRNGKey(1),
-                        seconds)
+    play = scan_playouts(games.step, lambda s: s.legal_action_mask, n,
+                         noise(n, games.num_actions, moves_per_call(n)))
+    return playout_rate(play, games.init(jax.random.PRNGKey(0), n), n, seconds)
 
 
 def pgx_rate(env_id: str, n: int, seconds: float) -> float:
@@ -130,13 +144,13 @@ def pgx_rate(env_id: str, n: int, seconds: float) -> float:
 
     def step(carry, action):
         state, key = carry
-        key, draw = jax.random.split(key)
-        state = batched_step(state, action, jax.random.split(draw, n))
-        return (state, key), state.terminated
+        key, draw = jax.random.split(key)  # auto_reset's key of the next game
+        return batched_step(state, action, jax.random.split(draw, n)), key
 
-    play = scan_playouts(step, lambda carry: carry[0].legal_action_mask, n, moves_per_call(n))
+    play = scan_playouts(step, lambda carry: carry[0].legal_action_mask, n,
+                         noise(n, env.num_actions, moves_per_call(n)))
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), n))
-    return playout_rate(play, (state, jax.random.PRNGKey(2)), jax.random.PRNGKey(1), seconds)
+    return playout_rate(play, (state, jax.random.PRNGKey(2)), n, seconds)
 
 
 def openspiel(env_id: str, n: int, seconds: float) -> float:
@@ -149,17 +163,32 @@ def openspiel(env_id: str, n: int, seconds: float) -> float:
     states = [game.new_initial_state() for _ in range(n)]
 
     def run(calls: int) -> int:
-        games = 0
-        for _ in range(calls):
+        moves = max(1, 256 // n)  # rounds over the n states a call
+        for _ in range(calls * moves):
             for i, state in enumerate(states):
                 legal = state.legal_actions()
                 state.apply_action(legal[int(rng.integers(len(legal)))])
                 if state.is_terminal():
                     states[i] = game.new_initial_state()
-                    games += 1
-        return games
+        return calls * moves * n
 
     return best_rate(run, seconds)
+
+
+def mean_game_length(env_id: str, games: int = 500) -> float:
+    """The mean number of moves of a random game, with OpenSpiel's rules."""
+    import pyspiel
+
+    from components.envs.games import OPENSPIEL_NAMES
+
+    game, rng, moves = pyspiel.load_game(OPENSPIEL_NAMES[env_id]), np.random.default_rng(0), 0
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            moves += 1
+    return moves / games
 
 
 CONTENDERS = {"host": host, "graph": graph, "pgx": pgx_rate, "openspiel": openspiel}
@@ -191,14 +220,17 @@ def main() -> None:
     if args.one:
         print(json.dumps(CONTENDERS[args.one](args.env, args.n, args.seconds)))
         return
-    print(f"random playouts, games per second (each contender in a fresh process, best of "
-          f"{REPEATS} runs of about {args.seconds:g} s)")
+    print(f"random playouts, games per second (moves per second over a random game's mean "
+          f"length; each contender in a fresh process, best of {REPEATS} runs of about "
+          f"{args.seconds:g} s)")
     header = ["game", "N", *CONTENDERS, "best/pgx", "best/spiel"]
     print(" ".join(f"{h:>14}" if i == 0 else f"{h:>11}" for i, h in enumerate(header)))
     for env_id in args.games:
+        length = mean_game_length(env_id)
         for n in args.sizes:
             row = {name: in_fresh_process(name, env_id, n, args.seconds)
                    for name in CONTENDERS}
+            row = {k: v / length if isinstance(v, float) else v for k, v in row.items()}
             ours = max((row[k] for k in ("host", "graph") if isinstance(row[k], float)),
                        default=None)
             ratios = [ours / row[peer] if ours and isinstance(row[peer], float) else None
@@ -206,6 +238,8 @@ def main() -> None:
             cells = [f"{env_id:>14}", f"{n:>11}", *(fmt(v) for v in row.values()),
                      *(f"{r:>11.1f}" if r else f"{'-':>11}" for r in ratios)]
             print(" ".join(cells), flush=True)
+        print(f"{env_id}: a random game lasts {length:.1f} moves (OpenSpiel's rules, 500 "
+              f"games)")
     print("best: the faster of our two doors (host pool, in-graph).")
 
 
