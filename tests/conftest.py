@@ -26,6 +26,35 @@ os.environ.setdefault("METAGRAPH_EXTENSION_CACHE", tempfile.mkdtemp(prefix="meta
 
 MODEL_SPACES = {"x": Box((4,), batch=True), "key": PRNGKey()}
 
+# The heaviest test files, heaviest first (`--durations` of a full run, 2026-11-25). With
+# `--dist loadfile` a free worker takes the next file in collection order, so a long file
+# collected last runs alone at the end while the other worker idles: these go first, the
+# rest keep their order (largest first keeps both workers busy to the end).
+HEAVIEST_FIRST = (
+    "components/training/test_after_training.py",
+    "components/envs/test_bad_input_found_by_trying.py",
+    "components/replay/test_replay_buffers.py",
+    "components/training/test_ray.py",
+    "test_docs_code.py",
+    "components/training/test_alphazero_training.py",
+    "components/training/test_user_algorithm.py",
+    "components/training/test_self_play_training.py",
+    "components/training/test_ppo_training.py",
+    "components/training/test_training_bad_input.py",
+    "components/training/test_curves.py",
+    "components/training/test_eager_executor.py",
+    "components/agents/test_sac_agent.py",
+    "components/envs/mujoco/test_mjx_twin_vs_native.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Collect the `HEAVIEST_FIRST` files first (a stable sort: tests keep their order in
+    their file, and the other files theirs)."""
+    rank = {name: i for i, name in enumerate(HEAVIEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0].removeprefix("tests/"),
+                                         len(rank)))
+
 
 @pytest.fixture(scope="session")
 def model_graph() -> mg.MetaGraph:

@@ -89,13 +89,16 @@ def test_sampling_frequencies_and_importance_weights_follow_the_formulas(per):
     p /= p.sum()
     counts = np.zeros(8)
     beta = np.float32(0.5)
-    for key in keys(150):
+    # op by op (eager) a draw costs about 0.3 s on 2 cores: enough draws there for the
+    # weights, the frequencies' statistics on the compiled program (the same function)
+    for key in keys(150 if per.backend == "xla" else 15):
         batch, indices, weights = per.test(("sample", [key, beta]))
         np.testing.assert_array_equal(batch["obs"][:, 0], indices)
         expected = (8 * p[indices]) ** -beta / ((8 * p) ** -beta).max()
         np.testing.assert_allclose(weights, expected, rtol=1e-4)
         counts += np.bincount(indices, minlength=8)
-    assert stats.chisquare(counts, p * counts.sum()).pvalue > 1e-3
+    if per.backend == "xla":
+        assert stats.chisquare(counts, p * counts.sum()).pvalue > 1e-3
 
 
 def test_new_records_enter_at_the_running_maximum():

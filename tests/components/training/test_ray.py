@@ -109,6 +109,8 @@ def kill_a_sampler_mid_run(algo, algorithm, exe, config):
     return rows, pool, before, after
 
 
+@pytest.mark.slow  # the same replacement, through the same pool, as the user's algorithm's
+# test below (which checks the samplers run ahead too), for IMPALA
 def test_a_killed_sampler_is_replaced_and_the_run_goes_on(cluster, learner_exe):
     rows, pool, before, after = kill_a_sampler_mid_run("impala", Impala(), learner_exe, CONFIG)
     assert pool.replaced == 1 and rows[-1]["samplers_replaced"] == 1
@@ -133,6 +135,7 @@ def test_a_users_algorithm_survives_a_killed_sampler(cluster, monkeypatch):
     assert pool.streams == 3
     assert all(row["steps"] == 32 and np.isfinite(row["loss"]) for row in rows)
     assert {"policy_lag", "sample_seconds", "ends", "reward_sum"} <= set(rows[-1])
+    assert max(row["policy_lag"] for row in rows) >= 1  # samplers never wait for the learner
     learned = exe.get_states("reinforce_agent/policy")  # the learner went on learning
     assert any(not np.array_equal(a, b) for a, b in
                zip(jax.tree.leaves(weights), jax.tree.leaves(learned), strict=True))
