@@ -84,6 +84,28 @@ def ours(batch: int, simulations: int, moves: int) -> tuple:
     return search, game_step
 
 
+def pgx_recurrent_fn(env, evaluate):
+    """pgx's AlphaZero example's `recurrent_fn` (examples/alphazero/train.py) over pgx's game
+    `env`, with the network `evaluate(params, planes) -> (logits, value)`: the peer here, and
+    the reference of tests/components/search/test_game_search.py."""
+    import mctx
+
+    def recurrent_fn(params, rng_key, action, state):
+        del rng_key
+        mover = state.current_player
+        state = jax.vmap(env.step)(state, action)
+        logits, value = evaluate(params, state.observation.astype(jnp.float32))
+        logits = logits - jnp.max(logits, axis=-1, keepdims=True)
+        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
+        reward = state.rewards[jnp.arange(state.rewards.shape[0]), mover]
+        value = jnp.where(state.terminated, 0.0, value)
+        discount = jnp.where(state.terminated, 0.0, -1.0)
+        return mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits,
+                                      value=value), state
+
+    return recurrent_fn
+
+
 def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
     """mctx over pgx's Connect Four with the agent's network: (search(key) -> weights)."""
     import mctx
@@ -97,18 +119,7 @@ def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
     for actions in random_moves(batch, moves):
         state = step(state, jnp.asarray(actions))
 
-    def recurrent_fn(params, rng_key, action, state):  # pgx's examples/alphazero/train.py
-        del rng_key
-        mover = state.current_player
-        state = jax.vmap(env.step)(state, action)
-        logits, value = evaluate(params, state.observation.astype(jnp.float32))
-        logits = logits - jnp.max(logits, axis=-1, keepdims=True)
-        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
-        reward = state.rewards[jnp.arange(state.rewards.shape[0]), mover]
-        value = jnp.where(state.terminated, 0.0, value)
-        discount = jnp.where(state.terminated, 0.0, -1.0)
-        return mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits,
-                                      value=value), state
+    recurrent_fn = pgx_recurrent_fn(env, evaluate)
 
     @jax.jit
     def search(key):

@@ -85,7 +85,7 @@ def host(env_id: str, n: int, seconds: float) -> float:
     return best_rate(run, seconds)
 
 
-def scan_playouts(step, legal, n: int, drawn: np.ndarray):
+def scan_playouts(step, legal, drawn: np.ndarray):
     """A jitted function `state -> state` playing `len(drawn)` moves in every game,
     `step(state, action)` and `legal(state)` the game's, move t the legal action with the
     largest `drawn[t]`."""
@@ -129,7 +129,7 @@ def graph(env_id: str, n: int, seconds: float) -> float:
     from components.envs.games.self_play import SelfPlay
 
     games = SelfPlay(env_id)
-    play = scan_playouts(games.step, lambda s: s.legal_action_mask, n,
+    play = scan_playouts(games.step, lambda s: s.legal_action_mask,
                          noise(n, games.num_actions, moves_per_call(n)))
     return playout_rate(play, games.init(jax.random.PRNGKey(0), n), n, seconds)
 
@@ -147,7 +147,7 @@ def pgx_rate(env_id: str, n: int, seconds: float) -> float:
         key, draw = jax.random.split(key)  # auto_reset's key of the next game
         return batched_step(state, action, jax.random.split(draw, n)), key
 
-    play = scan_playouts(step, lambda carry: carry[0].legal_action_mask, n,
+    play = scan_playouts(step, lambda carry: carry[0].legal_action_mask,
                          noise(n, env.num_actions, moves_per_call(n)))
     state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), n))
     return playout_rate(play, (state, jax.random.PRNGKey(2)), n, seconds)

@@ -8,6 +8,8 @@ network that prefers illegal ones (an illegal move would fail the whole FFI call
 from __future__ import annotations
 
 import functools
+import sys
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -18,6 +20,9 @@ from components.envs.games import GAME_IDS
 from components.envs.games.self_play import GameState, SelfPlay
 from components.networks import PolicyValueNetwork
 from components.search import GameSearch, embedding_of, floor_illegal
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+from games_search import pgx_recurrent_fn  # noqa: E402  pgx's example, the bench's peer
 
 mctx = pytest.importorskip("mctx")
 pgx = pytest.importorskip("pgx")
@@ -31,25 +36,6 @@ def network():
     net = PolicyValueNetwork(7, hidden=(16,))
     params = net.transformed.init(jax.random.PRNGKey(3), jnp.zeros((1, 6, 7, 2)))
     return net.forward_with, params
-
-
-def pgx_recurrent_fn(env, evaluate):
-    """pgx's AlphaZero example's `recurrent_fn` (examples/alphazero/train.py), the reference."""
-
-    def recurrent_fn(params, rng_key, action, state):
-        del rng_key
-        mover = state.current_player
-        state = jax.vmap(env.step)(state, action)
-        logits, value = evaluate(params, state.observation.astype(jnp.float32))
-        logits = logits - jnp.max(logits, axis=-1, keepdims=True)
-        logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
-        reward = state.rewards[jnp.arange(state.rewards.shape[0]), mover]
-        value = jnp.where(state.terminated, 0.0, value)
-        discount = jnp.where(state.terminated, 0.0, -1.0)
-        return mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits,
-                                      value=value), state
-
-    return recurrent_fn
 
 
 @pytest.fixture(scope="module")
