@@ -86,9 +86,9 @@ class GameSearch:
         logits and value (0 past a game's end)."""
         del rng_key
         door = self.game.door
-        state, obs, reward, terminated, truncated, _, _ = door.step_with_extras(
-            embedding, action[:, None].astype(jnp.int32))
-        legal = door.legal_mask(state)[:, 0]
+        state, obs, reward, terminated, truncated, _, _, legal = door.step_with_legal_mask(
+            embedding, action[:, None].astype(jnp.int32), final_obs=False)
+        legal = legal[:, 0]
         planes = obs[:, 0].reshape((-1, *self.game.observation_shape))
         logits, value = self.evaluate(params, planes)
         over = (terminated | truncated)[:, 0]

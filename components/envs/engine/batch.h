@@ -144,12 +144,16 @@ struct StepOut {
   O* reward;
   bool* terminated;
   bool* truncated;
-  O* final_obs;
-  float* extras = nullptr;  // extras_dim floats per environment (none: nullptr)
+  O* final_obs;               // nullptr: not wanted (the step writes each observation once)
+  float* extras = nullptr;    // extras_dim floats per environment (none: nullptr)
+  bool* legal_mask = nullptr;  // num_actions bools per environment, of the state the step
+                               // leaves (the next episode's where one ended); nullptr: none
 
-  StepOut from(int64_t offset, int obs_dim, int extras_dim) const {
+  StepOut from(int64_t offset, int obs_dim, int extras_dim, int num_actions = 0) const {
     return {obs + offset * obs_dim, reward + offset, terminated + offset, truncated + offset,
-            final_obs + offset * obs_dim, extras ? extras + offset * extras_dim : nullptr};
+            final_obs ? final_obs + offset * obs_dim : nullptr,
+            extras ? extras + offset * extras_dim : nullptr,
+            legal_mask ? legal_mask + offset * num_actions : nullptr};
   }
 };
 
@@ -307,6 +311,9 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
   if constexpr (T::kFixedWords) words = Task::kStateWords;
   double* const base = batch.word(0);
   const int64_t n = batch.size();  // a local: the stores below cannot alias it
+  // Each observation is written once: where the final observation is wanted, there (and
+  // copied to obs below, where the next episode's first replaces it).
+  O* const observed = out.final_obs ? out.final_obs : out.obs;
   auto one = [&](auto fast_flavour, double* s, int64_t i) {
     constexpr bool kFast = decltype(fast_flavour)::value;
     constexpr int kWords = T::kFixedWords ? Task::kStateWords : 0;
@@ -318,7 +325,7 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     for (int d = 0; d < count; ++d) base[d * n + i] = s[d];
     const int64_t t = steps[i] + 1;
     steps[i] = t;
-    T::template observe<kFast>(task, ws, s, out.final_obs + i * obs_dim);
+    T::template observe<kFast>(task, ws, s, observed + i * obs_dim);
     if constexpr (T::kHasExtras) task.extras(s, out.extras + i * task.extras_dim());
     out.reward[i] = static_cast<O>(r.reward);
     out.terminated[i] = r.terminated;
@@ -355,14 +362,24 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
       }
     }
   }
-  std::memcpy(out.obs + begin * obs_dim, out.final_obs + begin * obs_dim,
-              sizeof(O) * obs_dim * (end - begin));
+  if (out.final_obs)
+    std::memcpy(out.obs + begin * obs_dim, out.final_obs + begin * obs_dim,
+                sizeof(O) * obs_dim * (end - begin));
   bool any_done = false;
   for (int64_t i = begin; i < end; ++i) any_done |= out.terminated[i] | out.truncated[i];
   if (any_done) {
     for (int64_t i = begin; i < end; ++i)
       if (out.terminated[i] || out.truncated[i])
         batch.restart(ws, i, out.obs + i * obs_dim, scratch);
+  }
+  if constexpr (T::kDiscrete) {
+    if (out.legal_mask) {
+      const int a = task.num_actions();
+      for (int64_t i = begin; i < end; ++i) {
+        batch.load(i, scratch);
+        T::legal_mask(task, scratch, out.legal_mask + i * a);
+      }
+    }
   }
   return any_done;
 }

@@ -83,7 +83,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
                     ffi::ResultBuffer<ffi::F32> reward, ffi::ResultBuffer<ffi::PRED> terminated,
                     ffi::ResultBuffer<ffi::PRED> truncated,
                     ffi::ResultBuffer<ffi::F32> final_obs, ffi::ResultBuffer<ffi::F32> extras,
-                    int32_t num_threads, int64_t instance) {
+                    ffi::ResultBuffer<ffi::PRED> legal_mask, int32_t num_threads,
+                    int64_t instance) {
   using T = Traits<Task>;
   const Instance<Task>* owner = Instance<Task>::find(instance);
   if (owner == nullptr)
@@ -93,6 +94,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   const int64_t o = task.obs_dim();
   const int64_t dim = T::action_dim(task);
   const int64_t e = T::extras_dim(task);
+  int64_t a = 0;  // legal-mask bools per environment
+  if constexpr (T::kDiscrete) a = task.num_actions();
   const size_t words = state_in.element_count();
   const int64_t n = block_envs(state_in, w);
   if (n == 0) return not_a_state(task.id() + " step", w);
@@ -100,7 +103,11 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   if (words != static_cast<size_t>(total * w * 2) || state_out->element_count() != words ||
       action.element_count() != static_cast<size_t>(total * dim) ||
       obs->element_count() != static_cast<size_t>(total * o) ||
-      final_obs->element_count() != static_cast<size_t>(total * o) ||
+      // An empty final_obs or legal_mask is one the caller does not want (not written).
+      (final_obs->element_count() != static_cast<size_t>(total * o) &&
+       final_obs->element_count() != 0) ||
+      (legal_mask->element_count() != static_cast<size_t>(total * a) &&
+       legal_mask->element_count() != 0) ||
       reward->element_count() != static_cast<size_t>(total) ||
       terminated->element_count() != static_cast<size_t>(total) ||
       truncated->element_count() != static_cast<size_t>(total) ||
@@ -112,9 +119,12 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
     std::memcpy(state_out->untyped_data(), state_in.untyped_data(), words * sizeof(uint32_t));
   uint32_t* state = state_out->typed_data();
   const auto* actions = reinterpret_cast<const typename T::Action*>(action.untyped_data());
+  const bool want_final = final_obs->element_count() > 0 || o == 0;
+  const bool want_mask = legal_mask->element_count() > 0 && a > 0;
   const StepOut<float> out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
-                           truncated->typed_data(), final_obs->typed_data(),
-                           e > 0 ? extras->typed_data() : nullptr};
+                           truncated->typed_data(), want_final ? final_obs->typed_data() : nullptr,
+                           e > 0 ? extras->typed_data() : nullptr,
+                           want_mask ? legal_mask->typed_data() : nullptr};
   const int threads = std::max(1, static_cast<int>(num_threads));
   std::vector<char> fast(threads, 0);
   FirstProblem bad_action, bad_state, failed;
@@ -139,7 +149,7 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
     typename Instance<Task>::Lease ws(*owner);
     std::vector<double> scratch(w);
     blocks(begin, end, [&](const Batch<Task>& batch, int64_t g, int64_t lo, int64_t hi) {
-      step_part(task, ws.get(), batch, actions + g * n * dim, lo, hi, out.from(g * n, o, e),
+      step_part(task, ws.get(), batch, actions + g * n * dim, lo, hi, out.from(g * n, o, e, a),
                 static_cast<bool>(fast[t]), g * n, failed, scratch.data());
     });
   };
@@ -218,6 +228,7 @@ auto step_binding() {
       .template Ret<ffi::Buffer<ffi::PRED>>()
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<ffi::PRED>>()
       .template Attr<int32_t>("num_threads")
       .template Attr<int64_t>("instance");
 }

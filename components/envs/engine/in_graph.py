@@ -101,18 +101,38 @@ class InGraphEnv(FunctionalEnv):
                                 f"{self.env_spec.env_id}.step")
         return self._step_with_extras(state, action)
 
-    def _step_with_extras(self, state: jax.Array, action: jax.Array) -> tuple:
+    def step_with_legal_mask(self, state: Any, action: jax.Array, *, final_obs: bool = True
+                             ) -> tuple:
+        """`step_with_extras`, also returning the legal actions of the states the step left
+        (the next episode's where one ended), bool[..., n, num_actions], from the same call
+        (one pass over the environments instead of a second call's). With `final_obs=False`
+        the final observations are not written (each observation once) and come back as
+        None: what a playout or a tree search that never reads them asks for."""
+        if not self.env_spec.discrete:
+            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        action = traced_actions(self.env_spec, action, self._batch_shape(state),
+                                f"{self.env_spec.env_id}.step")
+        out = self._step_with_extras(state, action, final_obs=final_obs, legal_mask=True)
+        return out if final_obs else out[:5] + (None,) + out[6:]
+
+    def _step_with_extras(self, state: jax.Array, action: jax.Array, *, final_obs: bool = True,
+                          legal_mask: bool = False) -> tuple:
         state = jnp.asarray(state)
         n_shape = self._batch_shape(state)
         obs = jax.ShapeDtypeStruct(n_shape + (self.obs_dim,), jnp.float32)
         flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
         extras = jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32)
+        # Outputs of no elements are ones not wanted: the step does not write them.
+        final = obs if final_obs else jax.ShapeDtypeStruct(n_shape + (0,), jnp.float32)
+        actions = int(self.env_spec.action_space.n) if legal_mask else 0
+        mask = jax.ShapeDtypeStruct(n_shape + (actions,), jnp.bool_)
         outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
-                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, obs, extras)
-        return jax.ffi.ffi_call(self._targets[1], outputs, vmap_method="broadcast_all",
-                                input_output_aliases={0: 0})(
+                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, final, extras, mask)
+        out = jax.ffi.ffi_call(self._targets[1], outputs, vmap_method="broadcast_all",
+                               input_output_aliases={0: 0})(
             state, action, num_threads=np.int32(self.num_threads),
             instance=np.int64(self.env_spec.task.instance))
+        return tuple(out) if legal_mask else tuple(out[:7])
 
     def legal_mask(self, state: Any) -> jax.Array:
         """The legal actions of each environment's state, bool[..., n, num_actions] (inside a

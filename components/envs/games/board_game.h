@@ -37,10 +37,13 @@
 //   Result outcome(first, second)           how a position set from outside stands for
 //                                           player 0 (kOngoing while the game goes on).
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/config.h"
@@ -59,6 +62,21 @@ inline int popcount(uint128 x) {
 
 // What a move did, for the player who made it.
 enum class Result { kOngoing, kWin, kLoss, kDraw };
+
+// out[k] = bit k of b, for k < count: eight cells at a time from a table of bytes.
+template <class B>
+inline void bits_to_bools(B b, int count, bool* out) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "byte k of a word is bit k");
+  static constexpr auto kBytes = [] {
+    std::array<uint64_t, 256> bytes{};
+    for (int v = 0; v < 256; ++v)
+      for (int j = 0; j < 8; ++j) bytes[v] |= static_cast<uint64_t>((v >> j) & 1) << (8 * j);
+    return bytes;
+  }();
+  int k = 0;
+  for (; k + 8 <= count; k += 8) std::memcpy(out + k, &kBytes[static_cast<uint8_t>(b >> k)], 8);
+  for (; k < count; ++k) out[k] = (b >> k) & 1;
+}
 
 // Whether a game goes on, how it ended, or that a physical state given to it was no position
 // of the game (its step is refused: `valid` is false).
@@ -118,20 +136,22 @@ class BoardGame {
     out.reward = result == Result::kWin ? 1.0 : (result == Result::kLoss ? -1.0 : 0.0);
   }
 
+  // Four cells at a time: their planes are an entry of a table indexed by the four cells'
+  // own and opponent bits (and the player to move, for the colour plane).
   template <class T>
   void observe(const double* s, T* obs) const {
+    constexpr int P = Rules::kPlanes;
     const Position p = load(s);
-    const Bits own = p.stones[p.to_move], opponent = p.stones[1 - p.to_move];
-    const T color = static_cast<T>(p.to_move);
-    for (int r = 0; r < Rules::kRows; ++r) {
-      for (int c = 0; c < Rules::kCols; ++c) {
-        T* cell = obs + (r * Rules::kCols + c) * Rules::kPlanes;
-        const int b = Rules::bit(r, c);
-        cell[0] = static_cast<T>((own >> b) & 1);
-        cell[1] = static_cast<T>((opponent >> b) & 1);
-        if constexpr (Rules::kPlanes == 3) cell[2] = color;
-      }
-    }
+    const Bits own = row_major(p.stones[p.to_move]);
+    const Bits opponent = row_major(p.stones[1 - p.to_move]);
+    const auto& table = PlaneTable<T>::get().cells[p.to_move];
+    auto entry = [&](int k) {
+      return table[static_cast<unsigned>((own >> k) & 15) |
+                   (static_cast<unsigned>((opponent >> k) & 15) << 4)];
+    };
+    int k = 0;
+    for (; k + 4 <= kCells; k += 4) std::memcpy(obs + k * P, entry(k), sizeof(T) * 4 * P);
+    if (k < kCells) std::memcpy(obs + k * P, entry(k), sizeof(T) * (kCells - k) * P);
   }
 
   void extras(const double* s, float* out) const {
@@ -216,6 +236,56 @@ class BoardGame {
       case Result::kLoss: return player == 0 ? kSecondWon : kFirstWon;
     }
     return kMalformed;
+  }
+
+  // The planes of four cells for each of their 256 own/opponent bit patterns, for each player
+  // to move (the colour plane; both alike for games without one).
+  template <class T>
+  struct PlaneTable {
+    T cells[2][256][4 * Rules::kPlanes];
+    static const PlaneTable& get() {
+      static const PlaneTable table = [] {
+        PlaneTable t{};
+        for (int player = 0; player < 2; ++player)
+          for (int v = 0; v < 256; ++v)
+            for (int j = 0; j < 4; ++j) {
+              T* cell = t.cells[player][v] + j * Rules::kPlanes;
+              cell[0] = static_cast<T>((v >> j) & 1);
+              cell[1] = static_cast<T>((v >> (4 + j)) & 1);
+              if constexpr (Rules::kPlanes == 3) cell[2] = static_cast<T>(player);
+            }
+        return t;
+      }();
+      return table;
+    }
+  };
+
+  // Whether the rules number the cells row by row (bit r * kCols + c), as the observation does.
+  static constexpr bool row_major_bits() {
+    for (int r = 0; r < Rules::kRows; ++r)
+      for (int c = 0; c < Rules::kCols; ++c)
+        if (Rules::bit(r, c) != r * Rules::kCols + c) return false;
+    return true;
+  }
+
+  // A bitboard with its cells renumbered row by row (the rules' own way where they have one).
+  template <class R, class = void>
+  struct HasRowMajor : std::false_type {};
+  template <class R>
+  struct HasRowMajor<R, std::void_t<decltype(R::row_major(Bits{}))>> : std::true_type {};
+
+  static Bits row_major(Bits b) {
+    if constexpr (HasRowMajor<Rules>::value) {
+      return Rules::row_major(b);
+    } else if constexpr (row_major_bits()) {
+      return b;
+    } else {
+      Bits out = 0;
+      for (int r = 0; r < Rules::kRows; ++r)
+        for (int c = 0; c < Rules::kCols; ++c)
+          out |= ((b >> Rules::bit(r, c)) & 1) << (r * Rules::kCols + c);
+      return out;
+    }
   }
 
   // A bitboard from its words (the low word first), and back.

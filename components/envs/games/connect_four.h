@@ -19,6 +19,13 @@ constexpr uint64_t every_connect_four_column(uint64_t bits) {
   return out;
 }
 
+// The multiplier that moves bit 7c to bit 42 + c (c = 0..6): the sum of 2^(42 - 6c).
+constexpr uint64_t every_connect_four_column_gather() {
+  uint64_t out = 0;
+  for (int c = 0; c < 7; ++c) out |= uint64_t{1} << (42 - 6 * c);
+  return out;
+}
+
 struct ConnectFour {
   using Bits = uint64_t;
   static constexpr int kRows = 6, kCols = 7, kPlanes = 2, kNumActions = 7;
@@ -29,9 +36,21 @@ struct ConnectFour {
   static constexpr Bits kTop = every_connect_four_column(Bits{1} << (kRows - 1));
 
   // Row 0 is the top row (as the observation and the physical state have it).
-  static int bit(int row, int col) { return col * kHeight + (kRows - 1 - row); }
+  static constexpr int bit(int row, int col) { return col * kHeight + (kRows - 1 - row); }
 
   static void initial(Bits& first, Bits& second) { first = second = 0; }
+
+  // The stones renumbered row by row (bit 7 * row + column, row 0 the top row), the
+  // observation's order: each row's seven bits, one per column 7 bits apart, gathered by one
+  // multiplication (bit 7c lands on bit 42 + c; no two partial products share a bit).
+  static Bits row_major(Bits b) {
+    constexpr Bits kBottoms = every_connect_four_column(1);
+    constexpr Bits kGather = every_connect_four_column_gather();
+    Bits out = 0;
+    for (int row = 0; row < kRows; ++row)
+      out |= ((((b >> (kRows - 1 - row)) & kBottoms) * kGather) >> 42 & 127) << (7 * row);
+    return out;
+  }
 
   static bool legal(Bits own, Bits opponent, int col, int /*player*/) {
     return (((own | opponent) >> (col * kHeight + kRows - 1)) & 1) == 0;

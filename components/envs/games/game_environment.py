@@ -106,10 +106,10 @@ class GameEnvironment(mg.Component):
         naming its index): {"obs", "reward" (the mover's), "terminated", "truncated",
         "final_obs" (the position the move reached, before a new game began)}."""
         door = self.games.door
-        env_state, obs, reward, terminated, truncated, final_obs, _ = door.step_with_extras(
-            self._env_state(), action)
+        env_state, obs, reward, terminated, truncated, final_obs, _, legal = (
+            door.step_with_legal_mask(self._env_state(), action))
         self.set_state("env_state", env_state)
         no_moves = jnp.zeros((self.num_envs, self.num_actions), jnp.bool_)
-        return {"obs": agent_observation(obs, door.legal_mask(env_state)), "reward": reward,
+        return {"obs": agent_observation(obs, legal), "reward": reward,
                 "terminated": terminated, "truncated": truncated,
                 "final_obs": agent_observation(final_obs, no_moves)}

@@ -30,7 +30,7 @@ struct Hex {
   static constexpr Bits kNotFirstColumn = kBoard & ~hex_column(0);
   static constexpr Bits kNotLastColumn = kBoard & ~hex_column(kCols - 1);
 
-  static int bit(int r, int c) { return r * kCols + c; }
+  static constexpr int bit(int r, int c) { return r * kCols + c; }
 
   static void initial(Bits& first, Bits& second) { first = second = 0; }
 
@@ -62,8 +62,7 @@ struct Hex {
   }
 
   static void legal_mask(Bits own, Bits opponent, int /*player*/, bool* mask) {
-    const Bits empty = ~(own | opponent);
-    for (int k = 0; k < kNumActions; ++k) mask[k] = (empty >> k) & 1;
+    bits_to_bools(~(own | opponent), kNumActions, mask);
   }
 
   static Result play(Bits& own, Bits& /*opponent*/, int action, int player) {

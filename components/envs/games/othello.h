@@ -24,7 +24,7 @@ struct Othello {
   static constexpr Bits kNotFirstColumn = 0xfefefefefefefefeULL;
   static constexpr Bits kNotLastColumn = 0x7f7f7f7f7f7f7f7fULL;
 
-  static int bit(int row, int col) { return row * kCols + col; }
+  static constexpr int bit(int row, int col) { return row * kCols + col; }
 
   static void initial(Bits& first, Bits& second) {
     first = (Bits{1} << bit(3, 4)) | (Bits{1} << bit(4, 3));
@@ -80,7 +80,7 @@ struct Othello {
 
   static void legal_mask(Bits own, Bits opponent, int /*player*/, bool* mask) {
     const Bits m = moves(own, opponent);
-    for (int k = 0; k < kPass; ++k) mask[k] = (m >> k) & 1;
+    bits_to_bools(m, kPass, mask);
     mask[kPass] = m == 0;
   }
 

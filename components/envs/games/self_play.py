@@ -96,20 +96,26 @@ class SelfPlay:
     def step(self, state: GameState, action: Any) -> GameState:
         """One move in every game: `action` int32[..., n], each legal for its game's current
         player (an illegal one fails the call, naming its index; no game moves)."""
-        return self.step_with_final_observation(state, action)[0]
+        return self._step(state, action, final_obs=False)[0]
 
     def step_with_final_observation(self, state: GameState, action: Any
                                     ) -> tuple[GameState, jax.Array]:
         """`step`, also returning each game's board after the move as planes: for a game that
         ended, its last position (from the view of the player who would have moved next),
         which the new game's `observation` has replaced."""
-        door = self.door
-        env_state, obs, _, terminated, truncated, final, extras = door.step_with_extras(
-            state.env_state, action)
+        state, final = self._step(state, action, final_obs=True)
+        return state, self._planes(final)
+
+    def _step(self, state: GameState, action: Any, final_obs: bool
+              ) -> tuple[GameState, jax.Array | None]:
+        # One call steps the games and gives the next positions' legal moves; the final
+        # observations are written only when asked for.
+        env_state, obs, _, terminated, truncated, final, extras, legal = (
+            self.door.step_with_legal_mask(state.env_state, action, final_obs=final_obs))
         # A game that ended started again: player 0 moves first in it.
         current = jnp.where(terminated | truncated, 0, extras[..., 0]).astype(jnp.int32)
-        return (GameState(env_state, self._planes(obs), current, door.legal_mask(env_state),
-                          extras[..., 1:3], terminated, truncated), self._planes(final))
+        return (GameState(env_state, self._planes(obs), current, legal, extras[..., 1:3],
+                          terminated, truncated), final)
 
     def _planes(self, obs: jax.Array) -> jax.Array:
         return obs.reshape(obs.shape[:-1] + self.observation_shape)

@@ -1,7 +1,8 @@
 """The contract's optional parts on both native doors, through a test task (tasks/nim.h, Nim:
 take 1-3 stones, the last stone wins): the legal-action mask, illegal actions refused like
 out-of-range ones with every state intact, and extra step outputs (the player to move, both
-players' rewards) equal on the host pool and in-graph, against the rules written here."""
+players' rewards) equal on the host pool and in-graph, against the rules written here; the
+in-graph step that also gives the next masks (`step_with_legal_mask`) steps alike."""
 
 from pathlib import Path
 
@@ -45,7 +46,18 @@ def test_legal_mask_and_extras_follow_the_rules_on_both_doors(nim):
         np.testing.assert_array_equal(np.asarray(door.legal_mask(state)), mask)
         actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int32)
         _, reward, terminated, _, info = pool.step(actions)
-        state, _, reward_graph, _, _, _, extras = door.step_with_extras(state, actions)
+        # One call giving the next states' masks, with or without the final observations,
+        # steps exactly as step_with_extras does.
+        masked = door.step_with_legal_mask(state, actions)
+        lean = door.step_with_legal_mask(state, actions, final_obs=False)
+        state, _, reward_graph, _, _, _, extras = out = door.step_with_extras(state, actions)
+        assert lean[5] is None
+        for i, (a, b) in enumerate(zip(masked[:7], out, strict=True)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+            if i != 5:
+                np.testing.assert_array_equal(np.asarray(lean[i]), np.asarray(b))
+        np.testing.assert_array_equal(np.asarray(masked[7]), pool.legal_mask())
+        np.testing.assert_array_equal(np.asarray(lean[7]), pool.legal_mask())
         stones = physics[:, 0] - (actions + 1)
         np.testing.assert_array_equal(terminated, stones == 0)
         np.testing.assert_array_equal(reward, (stones == 0).astype(np.float32))

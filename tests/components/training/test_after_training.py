@@ -174,20 +174,23 @@ def test_a_runs_user_code_runs_only_when_named_again_or_trusted(runs):
     assert "was trained with 'ppo'" in done.stderr
 
 
-def test_a_changed_user_file_is_refused(tmp_path):
-    shutil.copy(USER_MODULE, tmp_path / "user_reinforce.py")
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", USER, "--out", "run",
-              *RUNS[USER][1], *SMALL)
-    saved = json.loads((tmp_path / "run" / "config.json").read_text())
-    assert saved["algo_file"] == str(tmp_path / "user_reinforce.py")
+def test_a_changed_user_file_is_refused(runs):
+    module = runs / "user_reinforce.py"
+    saved = json.loads((runs / "user_reinforce" / "config.json").read_text())
+    assert saved["algo_file"] == str(module)
     assert len(saved["algo_sha256"]) == 64
-    with (tmp_path / "user_reinforce.py").open("a") as f:
-        f.write("\nprint('this ran')\n")
-    for command in (["evaluate", "run", "--trust-code"], ["evaluate", "run", "--algo", USER],
-                    ["train", "CartPole-v1", "--out", "run", "--resume", "--trust-code"]):
-        done = metagraph(tmp_path, *command, check=False)
-        assert done.returncode == 2, done.stderr
-        assert "changed since the run" in done.stderr and "this ran" not in done.stdout
+    original = module.read_text()
+    try:
+        module.write_text(original + "\nprint('this ran')\n")
+        for command in (["evaluate", "user_reinforce", "--trust-code"],
+                        ["evaluate", "user_reinforce", "--algo", USER],
+                        ["train", "CartPole-v1", "--out", "user_reinforce", "--resume",
+                         "--trust-code"]):
+            done = metagraph(runs, *command, check=False)
+            assert done.returncode == 2, done.stderr
+            assert "changed since the run" in done.stderr and "this ran" not in done.stdout
+    finally:  # the other tests of the module use the run and its file
+        module.write_text(original)
 
 
 def test_a_stale_temporary_checkpoint_is_removed_by_the_next_command_saying_so(runs):

@@ -35,7 +35,8 @@ def test_an_eager_run_equals_the_xla_run(tmp_path):
 def test_the_command_line_takes_the_executor(tmp_path, capsys):
     main(["train", "CartPole-v1", "--algo", "ppo", "--out", str(tmp_path), "--steps", "16",
           "--executor", "eager", "--set", "num_envs=2", "--set", "num_steps=8",
-          "--set", "hidden=[8]", "--set", "iterations_per_call=1"])
+          "--set", "hidden=[8]", "--set", "iterations_per_call=1", "--set", "epochs=1",
+          "--set", "minibatches=2"])  # SMALL's shapes: the eager ops compiled above serve
     assert "1 iterations" in capsys.readouterr().out
     with pytest.raises(ValueError, match="the eager executor runs one seed"):
         train("CartPole-v1", tmp_path / "seeds", "ppo", SMALL, steps=STEPS, seeds=2,

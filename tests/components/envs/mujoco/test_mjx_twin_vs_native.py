@@ -1,8 +1,9 @@
 """The pure-JAX twin of the MuJoCo tasks (door "jax", MJX) steps like the native core:
 teacher-forced from the same positions and velocities, with the same actions and elapsed steps,
 observation, final observation, reward, terminated, truncated and the step count agree; bad
-actions are refused with the other doors' message; it runs as the `Environment` component
-inside a compiled graph, auto-resetting into Gymnasium's reset distribution.
+actions, forged states and unstable steps are refused with the other doors' messages; it runs
+as the `Environment` component inside a compiled graph, auto-resetting into Gymnasium's reset
+distribution.
 
 Tolerances (measured with scripts of this test's shape, 128 states per task from random-action
 rollouts of the host pool): MJX computes in float32, the core in float64. Positions agree to
@@ -15,7 +16,8 @@ the measured float32 differences.
 
 MJX compiles slowly on 2 cores (a step program: HalfCheetah ~20 s, Hopper ~35 s, Ant ~50 s),
 so CI compares HalfCheetah, and Hopper, Walker2d and Ant run under `-m slow`; each task
-compiles its step once (a module-scoped fixture).
+compiles its step once (a module-scoped fixture, the door's own eager program, which every
+test of the task then steps).
 """
 
 import jax
@@ -67,7 +69,9 @@ def case(request):
     results = {}
     for door in ("native", "jax"):
         env = envs.make_functional(env_id, door=door)
-        step = jax.jit(env.step_with_final_obs)
+        # MJX's door compiles its step even when called eagerly: called so, that one program
+        # serves every test of the task below (an MJX compile is the cost here)
+        step = env.step_with_final_obs if door == "jax" else jax.jit(env.step_with_final_obs)
         state = env.state_from_physical(states, seed=1, elapsed_steps=elapsed)
         state, *outputs = step(state, jnp.asarray(actions))
         results[door] = [np.asarray(x) for x in outputs] + [env.elapsed_steps(state)]
@@ -114,6 +118,38 @@ def test_bad_actions_are_refused_with_the_native_message(case):
     with pytest.raises(TypeError, match=rf"{env_id}.step: expected actions "
                                         r"float32\[128, \d\], got float32\[128, 2\]"):
         step(start, jnp.asarray(actions[:, :2]))
+
+
+# ---- forged states and unstable steps, refused with one message, nothing moved --------------
+
+@pytest.mark.parametrize("steps", [2**31 - 1, -1])
+def test_forged_step_counts_are_refused_as_the_native_door_refuses_them(case, steps):
+    env_id, _, (twin, step, start, actions) = case
+    forged = start._replace(steps=start.steps.at[1].set(steps))
+    with pytest.raises(ValueError, match=rf"{env_id} step: environment 1 has step count "
+                                         rf"{steps} outside \[0, 1000\)"):
+        step(forged, jnp.asarray(actions))
+
+
+def test_forged_state_shapes_and_float_step_counts_are_refused(case):
+    _, _, (twin, step, start, actions) = case
+    n, nq = start.data.qpos.shape
+    actions = jnp.asarray(actions)
+    with pytest.raises(TypeError, match=rf"state.steps must be int32\[{n}\].*got float32"):
+        step(start._replace(steps=start.steps.astype(jnp.float32)), actions)
+    with pytest.raises(TypeError, match=rf"state.tracked must be float32\[{n}, "):
+        step(start._replace(tracked=start.tracked[:, :0]), actions)
+    with pytest.raises(TypeError, match=rf"state.data.qpos must be float\[{n}, {nq}\]"):
+        step(start._replace(data=start.data.replace(qpos=start.data.qpos[:, :3])), actions)
+
+
+@pytest.mark.parametrize("where", ["qvel", "qpos"])
+def test_a_step_from_an_unstable_state_raises(case, where):
+    _, _, (twin, step, start, actions) = case
+    data = (start.data.replace(qvel=start.data.qvel.at[0].set(1e30)) if where == "qvel"
+            else start.data.replace(qpos=start.data.qpos.at[0, 2].set(jnp.nan)))
+    with pytest.raises(FloatingPointError, match="environment 0 became unstable"):
+        step(start._replace(data=data), jnp.asarray(actions))
 
 
 class Roller(Stepper):
