@@ -210,24 +210,27 @@ std::string action_problem(const Task& task, const typename Traits<Task>::Action
 template <class Task>
 bool actions_ok(const Task& task, const typename Traits<Task>::Action* a, int dim,
                 int64_t begin, int64_t end) {
-  bool ok = true;
+  // Counted in integers (a bool reduction does not vectorise with every compiler).
+  uint32_t bad = 0;
   if constexpr (Traits<Task>::kDiscrete) {
-    const int32_t n = task.num_actions();
-    for (int64_t i = begin; i < end; ++i) ok &= (a[i] >= 0) & (a[i] < n);
+    const uint32_t n = static_cast<uint32_t>(task.num_actions());
+    for (int64_t i = begin; i < end; ++i) bad |= static_cast<uint32_t>(a[i]) >= n;
   } else {
-    for (int64_t k = begin * dim; k < end * dim; ++k) ok &= std::isfinite(a[k]);
+    for (int64_t k = begin * dim; k < end * dim; ++k) bad |= !std::isfinite(a[k]);
   }
-  return ok;
+  return bad == 0;
 }
 
 // Phase one of a step over environments [begin, end) of `batch`: records the first bad action
 // and the first bad state in `problems` (indices offset by `offset`), and returns whether the
-// whole part may take the task's fast flavour.
+// whole part may take the task's fast flavour. `trusted`: the part's states are those the
+// last step_part left, all in the fast flavour's range (it said so): they are not scanned
+// again, only the actions are checked (a host pool's own states; never states from outside).
 template <class Task>
 bool check_part(const Task& task, const Batch<Task>& batch,
                 const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,
                 int64_t offset, FirstProblem& bad_action, FirstProblem& bad_state,
-                double* scratch) {
+                double* scratch, bool trusted = false) {
   using T = Traits<Task>;
   const int dim = T::action_dim(task);
   if (!actions_ok(task, actions, dim, begin, end)) {
@@ -253,21 +256,24 @@ bool check_part(const Task& task, const Batch<Task>& batch,
       }
     }
   }
-  bool steps_ok = true;
+  if (T::kHasFast && trusted) return true;
   const int64_t* steps = batch.steps();
-  const int64_t max_steps = task.max_steps();
-  for (int64_t i = begin; i < end; ++i) steps_ok &= (steps[i] >= 0) & (steps[i] < max_steps);
+  const uint64_t max_steps = static_cast<uint64_t>(task.max_steps());
+  uint64_t steps_bad = 0;  // a count in [0, max_steps) is below it as an unsigned number
+  for (int64_t i = begin; i < end; ++i) steps_bad |= static_cast<uint64_t>(steps[i]) >= max_steps;
+  const bool steps_ok = steps_bad == 0;
   bool all_fast = false;
   if constexpr (T::kFixedWords) {
     // One pass that vectorises: the fast flavour's range implies a valid state.
     constexpr int S = Task::kStateWords;
-    bool fast = T::kHasFast, ok = true;
+    uint32_t slow = 0, invalid = 0;  // integers: see actions_ok
     for (int64_t i = begin; i < end; ++i) {
       double s[S];
       for (int d = 0; d < S; ++d) s[d] = batch.word(d)[i];
-      if constexpr (T::kHasFast) fast &= T::fast(task, s);
-      else ok &= task.valid(s);
+      if constexpr (T::kHasFast) slow |= !T::fast(task, s);
+      else invalid |= !task.valid(s);
     }
+    bool fast = T::kHasFast && slow == 0, ok = invalid == 0;
     if (fast) all_fast = true;
     if (!fast && T::kHasFast) {
       for (int64_t i = begin; i < end; ++i) {
@@ -294,12 +300,14 @@ bool check_part(const Task& task, const Batch<Task>& batch,
 // Phase two: one step of environments [begin, end) with same-step auto-reset: an environment
 // whose episode ended reports its last observation in final_obs and the next episode's first
 // in obs. Returns whether any episode ended; a task's step error goes to `failed` (the caller
-// fails the step, naming the environment).
+// fails the step, naming the environment). `fast_after` (if given): whether every state the
+// part leaves is in the fast flavour's range (false for a task without one), checked on each
+// state as it is written, which lets the next check_part trust them.
 template <class Task, class O>
 bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Batch<Task>& batch,
                const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,
                const StepOut<O>& out, bool fast, int64_t offset, FirstProblem& failed,
-               double* scratch) {
+               double* scratch, bool* fast_after = nullptr) {
   using T = Traits<Task>;
   const int obs_dim = task.obs_dim();
   const int dim = T::action_dim(task);
@@ -314,7 +322,11 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
   // Each observation is written once: where the final observation is wanted, there (and
   // copied to obs below, where the next episode's first replaces it).
   O* const observed = out.final_obs ? out.final_obs : out.obs;
-  auto one = [&](auto fast_flavour, double* s, int64_t i) {
+  uint32_t slow = 0;  // any state left outside the fast range (an integer: it vectorises)
+  if (fast_after) *fast_after = false;  // until the whole part has stepped
+  // Inlined by force: past a size GCC stops inlining it, and the loop below then calls it
+  // once per environment instead of stepping several per instruction (6x slower).
+  auto one = [&](auto fast_flavour, double* s, int64_t i) __attribute__((always_inline)) {
     constexpr bool kFast = decltype(fast_flavour)::value;
     constexpr int kWords = T::kFixedWords ? Task::kStateWords : 0;
     const int count = T::kFixedWords ? kWords : words;
@@ -323,6 +335,7 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     T::template step<kFast>(task, ws, s, actions + i * dim, r);
     if (r.error >= 0) return r.error;  // the environment did not move
     for (int d = 0; d < count; ++d) base[d * n + i] = s[d];
+    if constexpr (T::kHasFast) slow |= !T::fast(task, s);
     const int64_t t = steps[i] + 1;
     steps[i] = t;
     T::template observe<kFast>(task, ws, s, observed + i * obs_dim);
@@ -368,10 +381,14 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
   bool any_done = false;
   for (int64_t i = begin; i < end; ++i) any_done |= out.terminated[i] | out.truncated[i];
   if (any_done) {
-    for (int64_t i = begin; i < end; ++i)
-      if (out.terminated[i] || out.truncated[i])
+    for (int64_t i = begin; i < end; ++i) {
+      if (out.terminated[i] || out.truncated[i]) {
         batch.restart(ws, i, out.obs + i * obs_dim, scratch);
+        if constexpr (T::kHasFast) slow |= !T::fast(task, scratch);
+      }
+    }
   }
+  if (fast_after) *fast_after = T::kHasFast && slow == 0 && !failed.found();
   if constexpr (T::kDiscrete) {
     if (out.legal_mask) {
       const int a = task.num_actions();

@@ -47,6 +47,7 @@ class Pool {
         actions_(static_cast<size_t>(n_) * dim_),
         threads_(check_threads(*task_, num_threads), T::kMinPerThread),
         fast_(threads_.size(), 0),
+        trusted_(threads_.size(), 0),
         scratch_(threads_.size(), std::vector<double>(words_)) {
     for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
     std::vector<O> obs(static_cast<size_t>(n_) * task_->obs_dim());
@@ -64,6 +65,7 @@ class Pool {
     check_open();
     auto [array, obs] = new_array<O>({rows(), task_->obs_dim()});
     locked([&] {
+      distrust();
       if (seed) {
         reseed(*seed, obs);
       } else {
@@ -88,6 +90,7 @@ class Pool {
                                       std::to_string(i) + " is not finite");
     auto [array, obs] = new_array<O>({rows(), task_->obs_dim()});
     locked([&] {
+      distrust();
       parallel([&](Workspace& ws, int64_t i, double* scratch) {
         batch().start_from(ws, i, x.data() + i * p, obs + i * task_->obs_dim(), scratch);
       });
@@ -124,12 +127,14 @@ class Pool {
             std::memcpy(a + begin * dim_, given + begin * dim_,
                         sizeof(Action) * dim_ * (end - begin));
             fast_[t] = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
-                                  scratch(t));
+                                  scratch(t), trusted_[t] != 0);
           },
           [&](int t, int64_t begin, int64_t end) {
+            bool fast_after = false;
             if (step_part(*task_, workspaces_[t], all, a, begin, end, out, fast_[t] != 0, 0,
-                          failed, scratch(t)))
+                          failed, scratch(t), &fast_after))
               any_done.store(true, std::memory_order_relaxed);
+            trusted_[t] = fast_after;
           },
           [&] { return !bad_action.found() && !bad_state.found(); });
     });
@@ -196,7 +201,10 @@ class Pool {
       throw std::invalid_argument(task_->id() + ": records must have shape (" +
                                   std::to_string(n_) + ", " + std::to_string(words_) + ")");
     std::vector<uint64_t> block = checked_block(*task_, given, n_);
-    locked([&] { storage_ = std::move(block); });
+    locked([&] {
+      distrust();
+      storage_ = std::move(block);
+    });
   }
 
  private:
@@ -231,6 +239,8 @@ class Pool {
     });
   }
   double* scratch(int t) { return scratch_[t].data(); }
+  // States written by anything but a step are scanned by the next step's checks.
+  void distrust() { std::fill(trusted_.begin(), trusted_.end(), 0); }
   template <class V>
   std::vector<V> copy_of(nb::handle obj, size_t count, const char* what) const {
     const V* data = array_data<V>(obj, count, task_->id().c_str(), what);
@@ -254,6 +264,8 @@ class Pool {
   std::vector<Action> actions_;  // the step's private copy of the caller's actions
   ThreadPool threads_;
   std::vector<char> fast_;  // per part: whether it may take the fast flavour
+  // per part: its states are the last step's, all in the fast range (check_part's `trusted`)
+  std::vector<char> trusted_;
   std::vector<std::vector<double>> scratch_;  // per thread: one environment's words
   std::vector<Workspace> workspaces_;
   std::mutex mutex_;
