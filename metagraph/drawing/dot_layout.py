@@ -4,11 +4,16 @@ draws boxes, edge curves and edge labels where `dot` put them (`dot -Tjson0`, a 
 at a time). Where `dot` is missing or fails, there is no layout and the explorer packs boxes in
 rows itself.
 
-A view's graph: an open component is a cluster whose label is the explorer's title (name, then
-class, parameters and state) so that `dot` keeps room for it above its contents; a closed
-component and an API are boxes of about the explorer's size; edges carry the labels the
-explorer draws, so `dot` makes room for them beside the curves. Coordinates come back in
-points with y up; the explorer's are pixels with y down (12 px text is 12 pt here).
+A view's graph: an open component is a cluster that holds, besides its APIs and components,
+its title (name, then class, parameters and state) as an invisible node of the title's size.
+A node without edges lies on its cluster's first rank, so the title is in the component's top
+row (its left column when ranks run left to right), first in it, and `dot` routes the edges
+around it as around any node: no edge runs across a title, which a cluster label does not
+give (edges ran across those). Where that graph fails, the view is laid out again with the
+titles as cluster labels. A closed component and an API are boxes of about the explorer's
+size; edges carry the labels the explorer draws, so `dot` makes room for them beside the
+curves. Coordinates come back in points with y up; the explorer's are pixels with y down
+(12 px text is 12 pt here).
 """
 
 from __future__ import annotations
@@ -49,8 +54,11 @@ def _title(drawing: Drawing, scope: str) -> str:
     return f"{scope.rsplit('/', 1)[-1]}\n{' · '.join(meta)}"
 
 
-def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> str:
-    """The DOT text of one view, ranks running `rankdir` ("LR" or "TB")."""
+def view_source(drawing: Drawing, opened: set[str], rankdir: str,
+                title_nodes: bool = True) -> str:
+    """The DOT text of one view, ranks running `rankdir` ("LR" or "TB"). An open component's
+    title is an invisible node of the title's size on the component's first rank
+    (`title_nodes`), or else its cluster's label."""
     open_scopes, closed, apis = views.boxes(drawing, opened)
     dot = graphviz.Digraph("view", graph_attr={
         "rankdir": rankdir, "fontname": "Helvetica", "fontsize": "12",
@@ -58,6 +66,10 @@ def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> str:
         node_attr={"shape": "box", "fontname": "Helvetica", "fontsize": "12.5",
                    "height": f"{API_HEIGHT / DPI:.3f}", "margin": "0.16,0.02"},
         edge_attr={"fontname": "Helvetica", "fontsize": "10.5"})
+
+    def add_title(scope: str, into: graphviz.Digraph) -> None:
+        into.node(_title_node(scope), "", width=f"{_title_width(drawing, scope) / DPI:.3f}",
+                  height=f"{HEAD / DPI:.3f}", fixedsize="true", style="invis")
 
     def add_cluster(scope: str | None, into: graphviz.Digraph) -> None:
         for api in apis:
@@ -67,13 +79,23 @@ def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> str:
         for child in drawing.children(scope):
             if child.scope in closed:  # the title and the toggle, as one box
                 into.node(child.scope, "   " + _title(drawing, child.scope), fontsize="13",
+                          width=f"{_title_width(drawing, child.scope) / DPI:.3f}",
                           height=f"{HEAD / DPI:.3f}")
             elif child.scope in open_scopes:
                 with into.subgraph(name=f"cluster_{child.scope}") as sub:
-                    # three lines of 12 pt keep the explorer's 38 px title clear of the inside
-                    sub.attr(label="     " + _title(drawing, child.scope) + "\n ",
-                             fontsize="12", margin="10")
+                    sub.attr(margin="10")
+                    if not title_nodes:
+                        # three lines of 12 pt keep the explorer's 38 px title clear of the
+                        # inside
+                        sub.attr(label="     " + _title(drawing, child.scope) + "\n ",
+                                 fontsize="12")
+                    # a node without edges lies on its cluster's first rank; declared first
+                    # (LR) or last (TB), dot puts it first there: top, or left
+                    if title_nodes and rankdir == "LR":
+                        add_title(child.scope, sub)
                     add_cluster(child.scope, sub)
+                    if title_nodes and rankdir != "LR":
+                        add_title(child.scope, sub)
 
     add_cluster(None, dot)
     for edge in views.edges(drawing, opened):
@@ -81,6 +103,19 @@ def view_source(drawing: Drawing, opened: set[str], rankdir: str) -> str:
         dot.edge(edge.source, edge.target, label="\n".join(edge.label()), id=edge.key,
                  fontsize="14" if edge.error else "11")
     return dot.source
+
+
+def _title_node(scope: str) -> str:
+    """The name of an open component's title node (`|` is in no API's or component's name)."""
+    return f"{scope}|title"
+
+
+def _title_width(drawing: Drawing, scope: str) -> float:
+    """The width of a component's title, in px: room for the explorer's toggle, bold 13 px
+    name and 11 px class and sizes (its `headWidth`) at generous widths of a sans-serif font's
+    letters (the explorer squeezes a wider text into it)."""
+    name, meta = _title(drawing, scope).split("\n")
+    return max(0.72 * 13 * len(name) + 34, 0.62 * 11 * len(meta) + 20, 110)
 
 
 def _items(drawing: Drawing, opened: set[str]) -> int:
@@ -110,11 +145,13 @@ def _path(pos: str, height: float) -> str:
 
 def _layout(result: dict[str, Any]) -> dict[str, Any]:
     """One view's `dot -Tjson0` output as the explorer reads it: `boxes` (id -> x, y, w, h
-    of every component and API, top-left corner), `edges` (key -> SVG path `d` and label
+    of every component and API, top-left corner), `titles` (the same of each open component's
+    title; none where its title was a cluster label), `edges` (key -> SVG path `d` and label
     centre `label`), `size`."""
     x0, y0, x1, y1 = (float(v) for v in result["bb"].split(","))
     height = y1
     boxes: dict[str, list[float]] = {}
+    titles: dict[str, list[float]] = {}
     for obj in result.get("objects", []):
         if "bb" in obj and obj["name"].startswith("cluster_"):
             a, b, c, d = (float(v) for v in obj["bb"].split(","))
@@ -122,7 +159,9 @@ def _layout(result: dict[str, Any]) -> dict[str, Any]:
         elif "pos" in obj:
             x, y = (float(v) for v in obj["pos"].split(","))
             w, h = float(obj["width"]) * DPI, float(obj["height"]) * DPI
-            boxes[obj["name"]] = [x - w / 2, height - y - h / 2, w, h]
+            name = obj["name"]
+            into = titles if name.endswith("|title") else boxes
+            into[name.removesuffix("|title")] = [x - w / 2, height - y - h / 2, w, h]
     edges = {}
     for edge in result.get("edges", []):
         if "id" not in edge or "pos" not in edge:
@@ -133,7 +172,7 @@ def _layout(result: dict[str, Any]) -> dict[str, Any]:
             x, y = (float(v) for v in edge["lp"].split(","))
             label = [x, height - y]
         edges[edge["id"]] = {"d": path, "label": label}
-    return {"boxes": boxes, "edges": edges, "size": [x1 - x0, y1 - y0]}
+    return {"boxes": boxes, "titles": titles, "edges": edges, "size": [x1 - x0, y1 - y0]}
 
 
 def layouts(drawing: Drawing, opened: list[set[str]]) -> dict[str, dict[str, Any]]:
@@ -149,14 +188,20 @@ def layouts(drawing: Drawing, opened: list[set[str]]) -> dict[str, dict[str, Any
         return {}
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         first = dict(zip(("LR", "TB"), pool.map(
-            lambda rankdir: _run_dot(view_source(drawing, wanted[0], rankdir)),
+            lambda rankdir: _laid_out(drawing, wanted[0], rankdir),
             ("LR", "TB")), strict=True))
         rankdir = max(first, key=lambda r: _screen_scale(first[r]))
-        rest = list(pool.map(lambda view: _run_dot(view_source(drawing, view, rankdir)),
-                             wanted[1:]))
+        rest = list(pool.map(lambda view: _laid_out(drawing, view, rankdir), wanted[1:]))
     results = [first[rankdir], *rest]
     return {views.key(view): _layout(result)
             for view, result in zip(wanted, results, strict=True) if result is not None}
+
+
+def _laid_out(drawing: Drawing, opened: set[str], rankdir: str) -> dict[str, Any] | None:
+    """`dot`'s layout of one view with each open component's title a node of its own, or with
+    the titles as cluster labels where that fails; None where both fail."""
+    return (_run_dot(view_source(drawing, opened, rankdir)) or
+            _run_dot(view_source(drawing, opened, rankdir, title_nodes=False)))
 
 
 def _screen_scale(result: dict[str, Any] | None) -> float:

@@ -9,10 +9,11 @@ searched, and a `SpaceError`'s faulty edge is red.
 
 Layout: where Graphviz is installed, `dot` lays out the first view, every depth level and (for
 graphs of up to 40 components) every view one fold away from the first, as it lays out the
-static drawing (`dot_layout.py`); the explorer draws boxes, curves and edge labels where `dot`
-put them. Any other view, and every view without Graphviz, is laid out in the browser by a
-shelf packer (a few hundred lines that draw 500 components in milliseconds), rather than by a
-JavaScript layout library that would bring a megabyte into every file. Edge labels are on by
+static drawing (`dot_layout.py`); the explorer draws boxes, titles, curves and edge labels where
+`dot` put them (no edge runs across a title). Any other view, and every view without Graphviz,
+is laid out in the browser by a shelf packer (a few hundred lines that draw 500 components in
+milliseconds), rather than by a JavaScript layout library that would bring a megabyte into
+every file. Edge labels are on by
 default; one that would cover another label, an API or a title is hidden until its edge is
 hovered, and the faulty edge's label is always shown.
 """

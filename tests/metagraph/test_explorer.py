@@ -8,7 +8,8 @@ component hides what is inside and expanding shows it, a stateful component's st
 API's source, reach and XLA cost, search, a SpaceError's faulty edge in red, the notebook view
 with and without scripts, a 500-component graph opened and expanded quickly; the layout:
 Graphviz's where `dot` is installed and the row packer where it is not, edge labels on by
-default that never overlap, the faulty edge's label always shown, titles above the edges."""
+default that never overlap, the faulty edge's label always shown, titles above the edges and
+no edge drawn across a title."""
 
 from __future__ import annotations
 
@@ -350,6 +351,37 @@ def test_titles_are_drawn_above_every_edge_and_label(browser, ppo):
             e.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)); }""")
     assert above
     page.close()
+
+
+TITLE_CROSSINGS = """() => {  // `edge x component` for each drawn edge across a drawn title
+    const titles = [...document.querySelectorAll('rect.mg-head')].map(r => ({
+        id: r.dataset.id, x: +r.getAttribute('x'), y: +r.getAttribute('y'),
+        w: +r.getAttribute('width'), h: +r.getAttribute('height')}));
+    const crossing = [];
+    for (const path of document.querySelectorAll('.mg-edge')) {
+        const length = path.getTotalLength();
+        const points = [...Array(301).keys()].map(i => path.getPointAtLength(length * i / 300));
+        for (const t of titles) {  // more than a pixel inside: an edge ends on a closed box
+            if (points.some(q => q.x > t.x + 1 && q.x < t.x + t.w - 1 &&
+                                 q.y > t.y + 1 && q.y < t.y + t.h - 1))
+                crossing.push(path.dataset.key + ' x ' + t.id);
+        }
+    }
+    return crossing; }"""
+
+
+@pytest.mark.skipif(not have_graphviz(), reason="Graphviz's dot is not installed")
+def test_no_drawn_edge_runs_across_a_drawn_title(browser, ppo, error_page):
+    for path in (ppo[1], error_page):
+        page = Page(browser, path)
+        for click in (None, "#mg-collapse", "#mg-expand"):
+            if click:
+                page.page.click(click)
+            assert drawn_layout(page) == "dot"
+            assert page.count(".mg-edge") > 0 and page.count("rect.mg-head") > 0
+            assert page.page.evaluate(TITLE_CROSSINGS) == [], (path.name, click)
+        assert page.errors == []
+        page.close()
 
 
 def test_without_dot_the_row_packer_lays_it_out(browser, ppo, tmp_path, monkeypatch):

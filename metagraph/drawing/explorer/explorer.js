@@ -174,18 +174,22 @@
       x += m.w + 40;
     });
   }
-  function title(id) {  // a component's title: toggle, name, class and sizes, at its top left
+  function title(id) {  // a component's title: toggle, name, class and sizes, where dot put
+    var t = laid && open[id] && laid.titles && laid.titles[id];  // an open one's, else at the
+    if (t) return { x: t[0], y: t[1], w: t[2], h: HEAD };  // top left of its box
     var b = boxes[id];
     return { x: b.x, y: b.y, w: Math.min(b.w, headWidth(comps[id])), h: HEAD };
   }
-  function layoutFromDot() {  // boxes where dot put them, as wide as this browser's text needs
-    boxes = {};
+  function layoutFromDot() {  // boxes where dot put them, an API as wide as its text needs
+    boxes = {};  // (a title keeps dot's room, clear of the edges: `squeeze` fits its text)
     Object.keys(laid.boxes).forEach(function (id) {
       var b = laid.boxes[id], w = b[2];
       if (apis[id]) w = Math.max(w, pillSize(apis[id]).w);
-      else if (!open[id]) w = Math.max(w, headWidth(comps[id]));
       boxes[id] = { x: b[0] + (b[2] - w) / 2, y: b[1], w: w, h: apis[id] ? PILL_H : b[3] };
     });
+  }
+  function squeeze(text, font, room) {  // a title's text narrowed to the room dot kept for it
+    return textW(text, font) > room ? ' textLength="' + room.toFixed(1) + '" lengthAdjust="spacingAndGlyphs"' : "";
   }
   function visible(apiId) {  // the drawn box standing for an API: itself, or a closed ancestor
     var a = apis[apiId];
@@ -259,8 +263,8 @@
       parts.push('<g class="mg-component' + (closed ? " mg-collapsed" : "") + '" data-id="' + esc(c.id) + '">' +
         '<rect x="' + b.x + '" y="' + b.y + '" width="' + b.w + '" height="' + b.h + '" rx="8" fill="' + fill + '"/></g>');
       toggles.push('<g class="mg-heading" data-id="' + esc(c.id) + '"><rect x="' + (h.x + 1.5) + '" y="' + (h.y + 1.5) + '" width="' + (h.w - 3) + '" height="' + (HEAD - 3) + '" rx="7" fill="' + fill + '"/>' +
-        '<text class="mg-name" x="' + (h.x + 30) + '" y="' + (h.y + 17) + '">' + esc(c.name) + '</text>' +
-        '<text class="mg-meta" x="' + (h.x + PAD) + '" y="' + (h.y + 32) + '">' + esc(meta(c)) + '</text></g>' +
+        '<text class="mg-name" x="' + (h.x + 30) + '" y="' + (h.y + 17) + '"' + squeeze(c.name, BOLD, h.w - 34) + '>' + esc(c.name) + '</text>' +
+        '<text class="mg-meta" x="' + (h.x + PAD) + '" y="' + (h.y + 32) + '"' + squeeze(meta(c), SMALL, h.w - 2 * PAD) + '>' + esc(meta(c)) + '</text></g>' +
         '<rect class="mg-head" x="' + h.x + '" y="' + h.y + '" width="' + h.w + '" height="' + HEAD + '" rx="8" data-id="' + esc(c.id) + '"/>');
       if (hasKids) toggles.push('<g class="mg-toggle" data-id="' + esc(c.id) + '"><rect x="' + (h.x + 7) + '" y="' + (h.y + 5) + '" width="16" height="16" rx="3"/>' +
         '<text x="' + (h.x + 11) + '" y="' + (h.y + 17.5) + '">' + (closed ? "+" : "\u2212") + '</text></g>');
