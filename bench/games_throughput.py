@@ -17,6 +17,9 @@ included there) and its best run kept:
   and the moves picked with NumPy between steps, as a user's Python loop does;
 - `graph`: our in-graph door (`SelfPlay`: the native games through the XLA FFI) in one jitted
   `lax.scan` that picks the moves over the legal mask;
+- `playout`: our native random playouts (`SelfPlay.playout`: whole games played in C++
+  from each game's own stream, uniformly random legal moves, as OpenSpiel's random rollouts
+  play them), one jitted call from the first position counting the games it finished;
 - `pgx`: pgx's same game under `jax.jit(jax.vmap(...))` with its `auto_reset`, in the same
   `lax.scan` picking moves the same way (pgx's own way to run many games on one device);
 - `openspiel`: OpenSpiel's Python API (`pyspiel`), N states stepped in turn from Python.
@@ -141,6 +144,29 @@ def graph(env_id: str, n: int, seconds: float) -> float:
     return playout_rate(play, games.init(jax.random.PRNGKey(0), n), n, seconds)
 
 
+def playout(env_id: str, n: int, seconds: float) -> float:
+    import jax
+
+    from components.envs.games.self_play import SelfPlay
+
+    games = SelfPlay(env_id)
+    state = games.init(jax.random.PRNGKey(0), n)
+    play = jax.jit(games.playout)
+    holder = {"key": jax.random.PRNGKey(1)}
+
+    def run(calls: int) -> int:
+        moves = 0
+        lengths = []
+        for _ in range(calls):
+            holder["key"], key = jax.random.split(holder["key"])
+            lengths.append(play(state, key)[1])
+        for length in lengths:
+            moves += int(length.sum())
+        return moves
+
+    return best_rate(run, seconds)
+
+
 def pgx_rate(env_id: str, n: int, seconds: float) -> float:
     import jax
     import pgx
@@ -198,7 +224,9 @@ def mean_game_length(env_id: str, games: int = 500) -> float:
     return moves / games
 
 
-CONTENDERS = {"host": host, "graph": graph, "pgx": pgx_rate, "openspiel": openspiel}
+CONTENDERS = {"host": host, "graph": graph, "playout": playout, "pgx": pgx_rate,
+              "openspiel": openspiel}
+OURS = ("host", "graph", "playout")
 
 
 def in_fresh_process(name: str, env_id: str, n: int, seconds: float) -> float | str:
@@ -238,8 +266,7 @@ def main() -> None:
             row = {name: in_fresh_process(name, env_id, n, args.seconds)
                    for name in CONTENDERS}
             row = {k: v / length if isinstance(v, float) else v for k, v in row.items()}
-            ours = max((row[k] for k in ("host", "graph") if isinstance(row[k], float)),
-                       default=None)
+            ours = max((row[k] for k in OURS if isinstance(row[k], float)), default=None)
             ratios = [ours / row[peer] if ours and isinstance(row[peer], float) else None
                       for peer in ("pgx", "openspiel")]
             cells = [f"{env_id:>14}", f"{n:>11}", *(fmt(v) for v in row.values()),
@@ -247,7 +274,7 @@ def main() -> None:
             print(" ".join(cells), flush=True)
         print(f"{env_id}: a random game lasts {length:.1f} moves (OpenSpiel's rules, 500 "
               f"games)")
-    print("best: the faster of our two doors (host pool, in-graph).")
+    print("best: the fastest of ours (host pool, in-graph steps, native playouts).")
 
 
 if __name__ == "__main__":

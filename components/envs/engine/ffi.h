@@ -201,6 +201,94 @@ ffi::Error ffi_legal(ffi::Buffer<ffi::U32> state, ffi::ResultBuffer<ffi::PRED> m
   }
 }
 
+// Random playouts: key uint32[G, 2] (G >= 1, as reset's; with vmap's broadcast, one per
+// leading index), state uint32[..., W, n, 2], left as it is. Each environment plays actions
+// drawn uniformly among its legal ones (every action for a task without `legal`) from the
+// stream of (key g, j), j its index within the key's share of the environments, until its
+// episode terminates or its step count reaches max_steps: `returns` float32[..., n] the rewards
+// summed along the way, `extras` float32[..., n, E] those of the state it ended in (a game's
+// outcome for both players), `length` int32[..., n] the steps played. A state that reset and
+// step could not have produced fails the call, as a step does (discrete tasks only).
+template <class Task>
+ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in,
+                       ffi::ResultBuffer<ffi::F32> returns, ffi::ResultBuffer<ffi::F32> extras,
+                       ffi::ResultBuffer<ffi::S32> length, int32_t num_threads,
+                       int64_t instance) {
+  using T = Traits<Task>;
+  const Instance<Task>* owner = Instance<Task>::find(instance);
+  if (owner == nullptr)
+    return ffi::Error::InvalidArgument("playout: unknown task instance " +
+                                       std::to_string(instance));
+  const Task& task = owner->task();
+  if constexpr (!T::kDiscrete) {
+    return ffi::Error::InvalidArgument(task.id() + ": playouts draw discrete actions only");
+  } else {
+    const int64_t w = Batch<Task>::rows(task);
+    const int64_t e = T::extras_dim(task);
+    const int64_t n = block_envs(state_in, w);
+    if (n == 0) return not_a_state(task.id() + " playout", w);
+    const int64_t total = static_cast<int64_t>(state_in.element_count() / (w * 2));
+    const int64_t num_keys = static_cast<int64_t>(key.element_count() / 2);
+    if (num_keys < 1 || key.element_count() % 2 != 0 || total % num_keys != 0 ||
+        returns->element_count() != static_cast<size_t>(total) ||
+        extras->element_count() != static_cast<size_t>(total * e) ||
+        length->element_count() != static_cast<size_t>(total))
+      return ffi::Error::InvalidArgument(task.id() + " playout: inconsistent buffer sizes");
+    if (!aligned8(state_in.untyped_data()))
+      return ffi::Error::Internal(task.id() + " playout: state buffer is not 8-byte aligned");
+    auto* words = const_cast<uint32_t*>(state_in.typed_data());
+    const uint32_t* keys = key.typed_data();
+    const int64_t per_key = total / num_keys;
+    const int a = task.num_actions();
+    FirstProblem bad_state, failed;
+    const ThreadPool::Job play = [&](int, int64_t begin, int64_t end) {
+      typename Instance<Task>::Lease ws(*owner);
+      std::vector<double> s(w);
+      std::vector<char> mask_store(static_cast<size_t>(a));
+      bool* mask = reinterpret_cast<bool*>(mask_store.data());
+      for (int64_t i = begin; i < end; ++i) {
+        const Batch<Task> batch(task, words + (i / n) * w * n * 2, n);
+        if (!batch.valid(i % n, s.data())) {  // loads the state into s
+          bad_state.offer(i, batch.invalid_message(i % n, i));
+          return;
+        }
+        const int64_t g = i / per_key;
+        const uint64_t seed = (static_cast<uint64_t>(keys[2 * g]) << 32) | keys[2 * g + 1];
+        uint64_t rng = stream_state(seed, static_cast<uint64_t>(i % per_key));
+        int64_t t = batch.steps()[i % n];
+        const int64_t start = t;
+        double sum = 0.0;
+        for (bool done = false; !done;) {
+          // (each step from a valid state leaves a valid one: no check inside the loop)
+          int32_t action = T::random_legal(task, s.data(), rng, mask);
+          if (action < 0) break;  // nothing legal: the playout ends where it is
+          Step r;
+          T::template step<false>(task, ws.get(), s.data(), &action, r);
+          if (r.error >= 0) {
+            failed.offer(i, task.id() + ": environment " + std::to_string(i) + " " +
+                                T::error_message(task, r.error));
+            return;
+          }
+          sum += r.reward;
+          ++t;
+          done = r.terminated || t >= task.max_steps();
+        }
+        returns->typed_data()[i] = static_cast<float>(sum);
+        length->typed_data()[i] = static_cast<int32_t>(t - start);
+        if constexpr (T::kHasExtras) task.extras(s.data(), extras->typed_data() + i * e);
+      }
+    };
+    try {
+      parallel_run(std::max(1, static_cast<int>(num_threads)), T::kMinPerThread, total, play);
+    } catch (const std::exception& ex) {  // no exception may cross into XLA
+      return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " playout: " + ex.what());
+    }
+    if (bad_state.found()) return ffi::Error::InvalidArgument(bad_state.message());
+    if (failed.found()) return ffi::Error(ffi::ErrorCode::kFailedPrecondition, failed.message());
+    return ffi::Error::Success();
+  }
+}
+
 inline auto legal_binding() {
   return ffi::Ffi::Bind()
       .Arg<ffi::Buffer<ffi::U32>>()
@@ -213,6 +301,18 @@ inline auto reset_binding() {
       .Arg<ffi::Buffer<ffi::U32>>()
       .Ret<ffi::Buffer<ffi::U32>>()
       .Ret<ffi::Buffer<ffi::F32>>()
+      .Attr<int64_t>("instance");
+}
+
+template <class Task>
+auto playout_binding() {
+  return ffi::Ffi::Bind()
+      .Arg<ffi::Buffer<ffi::U32>>()
+      .Arg<ffi::Buffer<ffi::U32>>()
+      .Ret<ffi::Buffer<ffi::F32>>()
+      .Ret<ffi::Buffer<ffi::F32>>()
+      .Ret<ffi::Buffer<ffi::S32>>()
+      .Attr<int32_t>("num_threads")
       .Attr<int64_t>("instance");
 }
 

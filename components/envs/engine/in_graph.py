@@ -21,20 +21,21 @@ _registered: set[str] = set()
 _lock = threading.Lock()
 
 
-def target_names(task: Any) -> tuple[str, str, str]:
-    """The XLA FFI target names of a compiled task class: (reset, step, legal)."""
+def target_names(task: Any) -> tuple[str, str, str, str]:
+    """The XLA FFI target names of a compiled task class: (reset, step, legal, playout)."""
     cls = type(task)
     base = f"metagraph_{cls.__module__.replace('.', '_')}_{cls.__name__}"
-    return f"{base}_reset", f"{base}_step", f"{base}_legal"
+    return f"{base}_reset", f"{base}_step", f"{base}_legal", f"{base}_playout"
 
 
-def register_ffi_targets(task: Any) -> tuple[str, str, str]:
-    """Register the reset, step and legal handlers of `task`'s class with XLA (CPU), once per
-    class (idempotent, thread-safe); returns their target names."""
+def register_ffi_targets(task: Any) -> tuple[str, str, str, str]:
+    """Register the reset, step, legal and playout handlers of `task`'s class with XLA (CPU),
+    once per class (idempotent, thread-safe); returns their target names."""
     names = target_names(task)
     with _lock:
         if names[0] not in _registered:
-            handlers = (type(task).ffi_reset, type(task).ffi_step, type(task).ffi_legal)
+            cls = type(task)
+            handlers = (cls.ffi_reset, cls.ffi_step, cls.ffi_legal, cls.ffi_playout)
             for name, handler in zip(names, handlers, strict=True):
                 jax.ffi.register_ffi_target(name, handler, platform="cpu")
             _registered.add(names[0])
@@ -70,7 +71,7 @@ class InGraphEnv(FunctionalEnv):
         register_ffi_targets(self.env_spec.task)
 
     @property
-    def _targets(self) -> tuple[str, str, str]:
+    def _targets(self) -> tuple[str, str, str, str]:
         return target_names(self.env_spec.task)
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
@@ -144,6 +145,31 @@ class InGraphEnv(FunctionalEnv):
         return jax.ffi.ffi_call(self._targets[2], jax.ShapeDtypeStruct(shape, jnp.bool_),
                                 vmap_method="broadcast_all")(
             state, instance=np.int64(self.env_spec.task.instance))
+
+    def playout(self, state: Any, key: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """Random playouts from every environment's state, natively (inside a program too):
+        each plays actions drawn uniformly among its legal ones (OpenSpiel's random rollouts)
+        until its episode terminates or reaches the step limit. `key`: a raw PRNG key
+        uint32[2] (or a typed key); environment i draws from the stream of (key, i), i over
+        the leading axes flattened. `state` is left as it is. Returns (`returns` float32[...,
+        n], the rewards summed along each playout; `extras` float32[..., n, extras_dim], those
+        of the state it ended in: a game's outcome for both players; `length` int32[..., n],
+        the steps played). A forged state fails the call as a step does."""
+        if not self.env_spec.discrete:
+            raise TypeError(f"{self.env_spec.env_id}: playouts draw discrete actions only")
+        if jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key):
+            key = jax.random.key_data(key)
+        key = jnp.asarray(key)
+        if key.dtype != jnp.uint32 or key.shape[-1:] != (2,):
+            raise TypeError(f"{self.env_spec.env_id}.playout: key must be a raw PRNG key "
+                            f"uint32[2], got {key.dtype}{list(key.shape)}")
+        n_shape = self._batch_shape(state)
+        outputs = (jax.ShapeDtypeStruct(n_shape, jnp.float32),
+                   jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32),
+                   jax.ShapeDtypeStruct(n_shape, jnp.int32))
+        return tuple(jax.ffi.ffi_call(self._targets[3], outputs, vmap_method="broadcast_all")(
+            key, jnp.asarray(state), num_threads=np.int32(self.num_threads),
+            instance=np.int64(self.env_spec.task.instance)))
 
     def records(self, state: Any) -> np.ndarray:
         """The environments' records, uint64[..., n, W], read on the host (the words of the

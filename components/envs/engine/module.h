@@ -117,11 +117,11 @@ std::pair<const uint64_t*, npy_intp> records_view(const Task& task, nb::handle r
 }
 
 // Binds `Task` as class `name` (made with `name(env_id, kwargs)`), its pool as `namePool`,
-// and its FFI handlers as the class attributes `ffi_reset`, `ffi_step` and `ffi_legal`
-// (capsules).
+// and its FFI handlers as the class attributes `ffi_reset`, `ffi_step`, `ffi_legal` and
+// `ffi_playout` (capsules).
 template <class Task>
 void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
-               void* ffi_step_handler, void* ffi_legal_handler) {
+               void* ffi_step_handler, void* ffi_legal_handler, void* ffi_playout_handler) {
   using H = Handle<Task>;
   using P = Pool<Task>;
   using T = Traits<Task>;
@@ -182,6 +182,7 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
   task.attr("ffi_reset") = nb::capsule(ffi_reset_handler);
   task.attr("ffi_step") = nb::capsule(ffi_step_handler);
   task.attr("ffi_legal") = nb::capsule(ffi_legal_handler);
+  task.attr("ffi_playout") = nb::capsule(ffi_playout_handler);
   const std::string pool_name = std::string(name) + "Pool";
   nb::class_<P>(m, pool_name.c_str())
       .def("__init__",
@@ -221,9 +222,12 @@ inline void init_module(nb::module_& m) {
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_step, ::metagraph::engine::ffi_step<Type>,         \
                                 ::metagraph::engine::step_binding<Type>());                  \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_legal, ::metagraph::engine::ffi_legal<Type>,       \
-                                ::metagraph::engine::legal_binding());
+                                ::metagraph::engine::legal_binding());                        \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_playout, ::metagraph::engine::ffi_playout<Type>,   \
+                                ::metagraph::engine::playout_binding<Type>());
 
 #define METAGRAPH_BIND_TASK(m, Name, Type)                                                    \
   ::metagraph::engine::bind_task<Type>(m, #Name, reinterpret_cast<void*>(Name##_ffi_reset),   \
                                        reinterpret_cast<void*>(Name##_ffi_step),              \
-                                       reinterpret_cast<void*>(Name##_ffi_legal))
+                                       reinterpret_cast<void*>(Name##_ffi_legal),             \
+                                       reinterpret_cast<void*>(Name##_ffi_playout))

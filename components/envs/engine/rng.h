@@ -26,6 +26,12 @@ inline double uniform(uint64_t& state, double lo, double hi) {
   return lo + (hi - lo) * unit;
 }
 
+// Uniform integer in [0, count) (count >= 1), from the next output by Lemire's multiply and
+// shift (no division; its bias, below count / 2^64, is nothing next to any use here).
+inline uint32_t below(uint64_t& state, uint32_t count) {
+  return static_cast<uint32_t>((static_cast<unsigned __int128>(splitmix64(state)) * count) >> 64);
+}
+
 // Standard normal double (Box-Muller on two uniforms; the second value is not kept, so each
 // call draws exactly two numbers from the stream).
 inline double standard_normal(uint64_t& state) {

@@ -44,6 +44,9 @@
 //   void legal_mask(const double* state, bool* mask) const;  with `legal`: every action's
 //       legality at once (num_actions bools), where that is cheaper than asking per action
 //       (Othello's moves come from one pass over the board); it must agree with `legal`.
+//   int32_t random_legal(const double* state, uint64_t& rng) const;  with `legal`: an action
+//       drawn uniformly among the state's legal ones with engine::below (rng.h), for random
+//       playouts, where that is cheaper than the mask (a bitboard's k-th set bit).
 //   std::string invalid_reason(const double* state) const;  why `valid` refused a state, in
 //       the words of the task ("is no position of the game"), for the refusal's message.
 //   int extras_dim() const; void extras(const double* state, float* out) const;  more numbers
@@ -55,6 +58,8 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+
+#include "rng.h"
 
 namespace metagraph::engine {
 
@@ -103,6 +108,13 @@ struct HasLegalMask : std::false_type {};
 template <class Task>
 struct HasLegalMask<Task, std::void_t<decltype(std::declval<const Task&>().legal_mask(
                               static_cast<const double*>(nullptr), static_cast<bool*>(nullptr)))>>
+    : std::true_type {};
+
+template <class Task, class = void>
+struct HasRandomLegal : std::false_type {};
+template <class Task>
+struct HasRandomLegal<Task, std::void_t<decltype(std::declval<const Task&>().random_legal(
+                                static_cast<const double*>(nullptr), std::declval<uint64_t&>()))>>
     : std::true_type {};
 
 template <class Task, class = void>
@@ -185,6 +197,29 @@ struct Traits {
       task.legal_mask(state, out);
     } else {
       for (int k = 0; k < a; ++k) out[k] = legal(task, state, k);
+    }
+  }
+  // An action drawn uniformly among the legal ones of a valid state (discrete tasks; every
+  // action for a task without `legal`), or -1 when none is legal; `mask` is scratch of
+  // num_actions bools.
+  static int32_t random_legal(const Task& task, const double* state, uint64_t& rng,
+                              bool* mask) {
+    if constexpr (HasRandomLegal<Task>::value) {
+      return task.random_legal(state, rng);
+    } else {
+      const int a = task.num_actions();
+      if constexpr (HasLegalMask<Task>::value) {
+        task.legal_mask(state, mask);
+      } else {
+        for (int k = 0; k < a; ++k) mask[k] = legal(task, state, k);
+      }
+      uint32_t count = 0;
+      for (int k = 0; k < a; ++k) count += mask[k];
+      if (count == 0) return -1;
+      uint32_t k = below(rng, count);
+      int32_t action = 0;
+      while (!mask[action] || k-- > 0) ++action;  // the k-th legal action
+      return action;
     }
   }
   static Workspace workspace(const Task& task) {

@@ -31,7 +31,8 @@
 //   kNumActions, kMaxSteps; kBoard (the bits that are cells);
 //   int bit(row, col)                       the cell's bit, row 0 the top row;
 //   void initial(Bits& first, Bits& second) the first position (player 0 to move);
-//   bool legal(own, opponent, action, player), void legal_mask(own, opponent, player, mask);
+//   bool legal(own, opponent, action, player);
+//   uint128 legal_actions(own, opponent, player)  bit k set where action k is legal;
 //   Result play(Bits& own, Bits& opponent, action, player)   a legal move, for the mover;
 //   bool consistent(first, second, to_move)  cheap checks of a position (every step runs them);
 //   Result outcome(first, second)           how a position set from outside stands for
@@ -47,6 +48,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "engine/rng.h"
 #include "engine/task.h"
 
 namespace metagraph::games {
@@ -62,6 +64,28 @@ inline int popcount(uint128 x) {
 
 // What a move did, for the player who made it.
 enum class Result { kOngoing, kWin, kLoss, kDraw };
+
+// The position of the k-th set bit of x (k from 0, fewer than popcount(x)).
+inline int nth_bit(uint128 x, int k) {
+  uint64_t w = static_cast<uint64_t>(x);
+  int base = 0;
+  if (const int low = popcount(w); k >= low) {
+    k -= low;
+    w = static_cast<uint64_t>(x >> 64);
+    base = 64;
+  }
+  for (int width = 32; width > 0; width >>= 1) {  // halve the word around the bit
+    const uint64_t half = w & ((uint64_t{1} << width) - 1);
+    if (const int c = popcount(half); k >= c) {
+      k -= c;
+      w >>= width;
+      base += width;
+    } else {
+      w = half;
+    }
+  }
+  return base;
+}
 
 // out[k] = bit k of b, for k < count: eight cells at a time from a table of bytes.
 template <class B>
@@ -118,11 +142,15 @@ class BoardGame {
 
   void legal_mask(const double* s, bool* mask) const {
     const Position p = load(s);
-    if (p.status != kPlaying) {
-      for (int k = 0; k < Rules::kNumActions; ++k) mask[k] = false;
-      return;
-    }
-    Rules::legal_mask(p.stones[p.to_move], p.stones[1 - p.to_move], p.to_move, mask);
+    bits_to_bools(legal_actions(p), Rules::kNumActions, mask);
+  }
+
+  // A legal action drawn uniformly: the k-th set bit of the legal actions.
+  int32_t random_legal(const double* s, uint64_t& rng) const {
+    const uint128 legal = legal_actions(load(s));
+    const int count = popcount(legal);
+    if (count == 0) return -1;
+    return nth_bit(legal, static_cast<int>(engine::below(rng, static_cast<uint32_t>(count))));
   }
 
   void step(double* s, const Action* action, engine::Step& out) const {
@@ -226,6 +254,11 @@ class BoardGame {
     int to_move = 0;
     int status = kPlaying;
   };
+
+  static uint128 legal_actions(const Position& p) {
+    if (p.status != kPlaying) return 0;
+    return Rules::legal_actions(p.stones[p.to_move], p.stones[1 - p.to_move], p.to_move);
+  }
 
   // The game's status after `result` for `player` (0 or 1).
   static int status_of(Result result, int player) {

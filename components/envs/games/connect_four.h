@@ -56,8 +56,11 @@ struct ConnectFour {
     return (((own | opponent) >> (col * kHeight + kRows - 1)) & 1) == 0;
   }
 
-  static void legal_mask(Bits own, Bits opponent, int player, bool* mask) {
-    for (int col = 0; col < kCols; ++col) mask[col] = legal(own, opponent, col, player);
+  // The columns whose top cell is empty, bit c for column c (gathered as row_major does).
+  static uint128 legal_actions(Bits own, Bits opponent, int /*player*/) {
+    constexpr Bits kBottoms = every_connect_four_column(1);
+    const Bits open_tops = (~(own | opponent) >> (kRows - 1)) & kBottoms;
+    return ((open_tops * every_connect_four_column_gather()) >> 42) & 127;
   }
 
   static Result play(Bits& own, Bits& opponent, int col, int /*player*/) {

@@ -61,8 +61,8 @@ struct Hex {
     return (((own | opponent) >> action) & 1) == 0;
   }
 
-  static void legal_mask(Bits own, Bits opponent, int /*player*/, bool* mask) {
-    bits_to_bools(~(own | opponent), kNumActions, mask);
+  static uint128 legal_actions(Bits own, Bits opponent, int /*player*/) {
+    return ~(own | opponent) & kBoard;
   }
 
   static Result play(Bits& own, Bits& /*opponent*/, int action, int player) {

@@ -78,10 +78,10 @@ struct Othello {
     return (((own | opponent) >> action) & 1) == 0 && flips(own, opponent, action) != 0;
   }
 
-  static void legal_mask(Bits own, Bits opponent, int /*player*/, bool* mask) {
+  // The squares that outflank, or the pass alone when there are none.
+  static uint128 legal_actions(Bits own, Bits opponent, int /*player*/) {
     const Bits m = moves(own, opponent);
-    bits_to_bools(m, kPass, mask);
-    mask[kPass] = m == 0;
+    return m != 0 ? uint128{m} : uint128{1} << kPass;
   }
 
   static Result play(Bits& own, Bits& opponent, int action, int /*player*/) {

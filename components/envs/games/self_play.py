@@ -117,6 +117,15 @@ class SelfPlay:
         return (GameState(env_state, self._planes(obs), current, legal, extras[..., 1:3],
                           terminated, truncated), final)
 
+    def playout(self, state: GameState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """Random playouts, natively, from every game's position (`state` is left as it is):
+        uniformly random legal moves to the end, as OpenSpiel's random rollouts play them,
+        each game drawing from its own stream of `key`. Returns (`returns` float32[..., n,
+        2], each player's outcome: +1 win, -1 loss, 0 draw; `length` int32[..., n], the moves
+        played)."""
+        _, extras, length = self.door.playout(state.env_state, key)
+        return extras[..., 1:3], length
+
     def _planes(self, obs: jax.Array) -> jax.Array:
         return obs.reshape(obs.shape[:-1] + self.observation_shape)
 
