@@ -85,9 +85,9 @@ def test_whole_episode_with_truncation_and_auto_reset_matches_gymnasium(env_id):
 
 def test_angles_of_any_size_match_gymnasium():
     """The cores' own vectorizing sin/cos (every quadrant, up to |x| = 1e5) and the C library's
-    beyond it (to 1e15), mixed in one batch: Pendulum never wraps its angle, so any angle is legal. The
-    pool first steps states of its own, all in the fast range (which it then trusts without
-    scanning them again): states set from outside are scanned, not trusted."""
+    beyond it (to 1e15), mixed in one batch: Pendulum never wraps its angle, so any angle is
+    legal. The pool first steps states of its own, all in the fast range (which it then trusts
+    without scanning them again): states set from outside are scanned, not trusted."""
     rng = np.random.default_rng(7)
     # over half of them beyond 1e5, up to 1e15 (where the fast flavour's reduction is wrong)
     magnitude = 10.0 ** rng.uniform(-3, 15, N)

@@ -10,6 +10,7 @@ state is refused as a step refuses it."""
 from __future__ import annotations
 
 import collections
+import contextlib
 
 import jax
 import jax.numpy as jnp
@@ -62,10 +63,8 @@ def late_positions(env_id: str, count: int, rng: np.random.Generator) -> list:
             state.apply_action(legal[int(rng.integers(len(legal)))])
         back = int(rng.integers(2, 6))
         if len(history) > back:
-            try:
+            with contextlib.suppress(TooLarge):  # too many continuations: another game
                 positions.append((history[-back], exact_outcomes(history[-back], [NODES])))
-            except TooLarge:
-                pass
     return positions
 
 
