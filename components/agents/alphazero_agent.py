@@ -80,7 +80,8 @@ class AlphaZeroAgent(mg.Component):
         self.network = network if network is not None else PolicyValueNetwork(
             self.num_actions, config.torso, config.hidden, config.channels, config.blocks)
         self.search = GameSearch(games, self.network.forward_with,
-                                 config.max_considered_actions)
+                                 config.max_considered_actions, config.rollouts,
+                                 config.rollout_weight)
         obs = self.rollout.env.observation_space
         self.replay = ReplayBuffer(config.buffer_size, Dict(
             obs=obs, policy=Box((self.num_actions,)), value=Box(()), weight=Box(())))

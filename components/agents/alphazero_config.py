@@ -12,6 +12,7 @@ from components.agents.config_checks import (
     NUM_ENVS,
     POSITIVE,
     POSITIVE_INT,
+    UNIT,
     AgentConfig,
     Rule,
 )
@@ -29,6 +30,9 @@ class AlphaZeroConfig(AgentConfig):
     num_simulations: int = 32     # search simulations per self-play move
     eval_simulations: int = 64    # search simulations per move when playing a trained agent
     max_considered_actions: int = 16  # actions sequential halving considers at the root
+    rollouts: int = 0             # native random playouts mixed into each expanded node's
+    eval_rollouts: int = 0        #   value in self-play's search / when playing (0: none)
+    rollout_weight: float = 0.5   # the playouts' share of those values (AlphaGo's lambda)
     gumbel_scale: float = 1.0     # Gumbel noise of self-play's root (exploration)
     buffer_size: int = 65536      # positions the replay keeps
     batch_size: int = 256         # positions per update
@@ -52,6 +56,9 @@ class AlphaZeroConfig(AgentConfig):
             "num_simulations": POSITIVE_INT,
             "eval_simulations": POSITIVE_INT,
             "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
+            "rollouts": (lambda v: v >= 0, "an int >= 0"),
+            "eval_rollouts": (lambda v: v >= 0, "an int >= 0"),
+            "rollout_weight": UNIT,
             "gumbel_scale": NON_NEGATIVE,
             "buffer_size": (lambda v: BUFFER_SIZE[0](v) and v >= self.num_games * self.num_steps,
                             f"{BUFFER_SIZE[1]}, at least num_games * num_steps (an "

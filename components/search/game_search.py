@@ -72,11 +72,42 @@ class GameSearch:
         game: the native games (`SelfPlay`), stepped inside the search.
         evaluate: `evaluate(params, planes) -> (logits, value)` (`Evaluate`).
         max_num_considered_actions: actions sequential halving considers at the root.
+        rollouts: random playouts (`SelfPlay.playout`, native) from every position the
+            search expands; their mean outcome for the player to move is mixed into the
+            network's value (AlphaGo's leaf evaluation: Silver et al. 2016; the root keeps
+            the network's). 0: none.
+        rollout_weight: the playouts' share of a position's value, in [0, 1] (AlphaGo's
+            lambda), with `rollouts` > 0.
     """
 
     game: SelfPlay
     evaluate: Evaluate
     max_num_considered_actions: int = 16
+    rollouts: int = 0
+    rollout_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        if isinstance(self.rollouts, bool) or not isinstance(self.rollouts, int) \
+                or self.rollouts < 0:
+            raise ValueError(f"GameSearch: rollouts must be an int >= 0, got "
+                             f"{self.rollouts!r}")
+        if not 0.0 <= self.rollout_weight <= 1.0:
+            raise ValueError(f"GameSearch: rollout_weight must be in [0, 1], got "
+                             f"{self.rollout_weight!r}")
+
+    def value(self, net_value: jax.Array, embedding: jax.Array, player: jax.Array,
+              key: jax.Array) -> jax.Array:
+        """A position's value for its player to move: the network's `net_value` [B], mixed
+        with the mean outcome of `rollouts` random playouts from `embedding` [B, W, 1, 2]
+        for `player` [B] (int32, 0 or 1) where the search has rollouts."""
+        if self.rollouts == 0:
+            return net_value
+        states = jnp.repeat(embedding, self.rollouts, axis=-2)  # [B, W, rollouts, 2]
+        _, extras, _ = self.game.door.playout(states, key)  # extras [B, rollouts, 3]
+        outcome = jnp.take_along_axis(extras[..., 1:3], player[:, None, None], axis=-1)
+        mixed = (1.0 - self.rollout_weight) * net_value + \
+            self.rollout_weight * outcome[..., 0].mean(axis=-1)
+        return mixed.astype(net_value.dtype)
 
     def recurrent_fn(self, params: Any, rng_key: jax.Array, action: jax.Array,
                      embedding: jax.Array) -> tuple[Any, jax.Array]:
@@ -84,14 +115,17 @@ class GameSearch:
         [B] in each game `embedding` [B, W, 1, 2] through the native door; the mover's
         reward, discount -1 (0 where the game ended), the next position's floored prior
         logits and value (0 past a game's end)."""
-        del rng_key
         door = self.game.door
-        state, obs, reward, terminated, truncated, _, _, legal = door.step_with_legal_mask(
+        state, obs, reward, terminated, truncated, _, extras, legal = door.step_with_legal_mask(
             embedding, action[:, None].astype(jnp.int32), final_obs=False)
         legal = legal[:, 0]
         planes = obs[:, 0].reshape((-1, *self.game.observation_shape))
         logits, value = self.evaluate(params, planes)
         over = (terminated | truncated)[:, 0]
+        # the player to move after the move (extras: -1 where the game ended; those nodes'
+        # value is 0 below, whatever their playouts give)
+        player = jnp.maximum(extras[:, 0, 0], 0.0).astype(jnp.int32)
+        value = self.value(value, state, player, rng_key)
         return require_mctx().RecurrentFnOutput(
             reward=reward[:, 0], discount=jnp.where(over, 0.0, -1.0).astype(jnp.float32),
             prior_logits=floor_illegal(logits, legal),
@@ -111,7 +145,7 @@ class GameSearch:
         """`__call__` on a batch's parts: its in-graph state uint32[W, n, 2], its planes
         [n, rows, columns, planes] and legal actions bool[n, num_actions]."""
         mctx = require_mctx()
-        logits, value = self.evaluate(params, planes)
+        logits, value = self.evaluate(params, planes)  # (the root's value: the network's)
         root = mctx.RootFnOutput(prior_logits=logits, value=value,
                                  embedding=embedding_of(env_state))
         return mctx.gumbel_muzero_policy(

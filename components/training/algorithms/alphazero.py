@@ -5,6 +5,7 @@ each game's native state with the run's network (`game_player`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
@@ -28,12 +29,14 @@ class AlphaZero(IterativeAlgorithm):
 
     def game_player(self, agent: Any, deterministic: bool = True) -> GamePlayer:
         """A player searching every move with `config.eval_simulations` simulations of the
-        run's network (`GameSearch`), without Gumbel noise when `deterministic`. `agent` is
-        a `TrainedAgent` (`load(RUN)`)."""
+        run's network (`GameSearch`) and `config.eval_rollouts` random playouts mixed into
+        each expanded node's value, without Gumbel noise when `deterministic`. `agent` is a
+        `TrainedAgent` (`load(RUN)`)."""
         root = agent.graph.root
         params = jax.device_put(agent.state[agent.graph.scope_of(root.network)]["params"])
+        searcher = dataclasses.replace(root.search, rollouts=agent.config.eval_rollouts)
         search = jax.jit(functools.partial(
-            root.search, num_simulations=agent.config.eval_simulations,
+            searcher, num_simulations=agent.config.eval_simulations,
             gumbel_scale=0.0 if deterministic else 1.0))
 
         def play(state: Any, key: jax.Array) -> np.ndarray:

@@ -179,3 +179,40 @@ def test_floor_illegal():
     floored = floor_illegal(logits, jnp.array([[True, False, True]]))
     np.testing.assert_array_equal(floored[0, [0, 2]], [-4.0, -2.0])
     assert floored[0, 1] == jnp.finfo(jnp.float32).min
+
+
+@pytest.mark.parametrize("env_id", list(GAME_IDS))
+def test_rollouts_mix_the_exact_expected_outcome_into_the_value(env_id):
+    """With playouts, an expanded position's value is (1 - w) * the network's + w * the mean
+    outcome of random play for the player to move there: checked against the exact expected
+    outcome under uniformly random moves, enumerated with OpenSpiel's rules, from positions
+    two to five moves before the end of OpenSpiel's random games (both players to move)."""
+    pytest.importorskip("pyspiel")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "envs" / "games"))
+    from test_games_playout import late_positions
+    from test_games_vs_openspiel import openspiel_board
+
+    games = SelfPlay(env_id, num_threads=1)
+    rollouts, weight = 2048, 0.25
+    search = GameSearch(games, lambda p, x: None, rollouts=rollouts, rollout_weight=weight)
+    positions = late_positions(env_id, 4, np.random.default_rng(1))
+    physics = np.stack([np.append(openspiel_board(s, env_id), s.current_player())
+                        for s, _ in positions])
+    embedding = embedding_of(jnp.asarray(games.door.state_from_physical(physics)))
+    player = jnp.asarray([s.current_player() for s, _ in positions], jnp.int32)
+    net = jnp.asarray([0.5, -0.5, 1.0, 0.0], jnp.float32)
+    value = np.asarray(jax.jit(search.value)(net, embedding, player, jax.random.PRNGKey(0)))
+    for k, (state, exact) in enumerate(positions):
+        sign = 1 if state.current_player() == 0 else -1  # exact: player 0's returns
+        mean = sign * sum(p * ret for (ret, _), p in exact.items())
+        spread = np.sqrt(sum(p * (sign * ret - mean) ** 2 for (ret, _), p in exact.items()))
+        assert abs(value[k] - ((1 - weight) * net[k] + weight * mean)) <= \
+            weight * 5 * spread / np.sqrt(rollouts) + 1e-6, (env_id, k, value[k], mean)
+
+
+def test_rollout_settings_are_checked():
+    games = SelfPlay("ConnectFour-v0", num_threads=1)
+    with pytest.raises(ValueError, match="rollouts must be an int >= 0"):
+        GameSearch(games, lambda p, x: None, rollouts=-1)
+    with pytest.raises(ValueError, match=r"rollout_weight must be in \[0, 1\]"):
+        GameSearch(games, lambda p, x: None, rollouts=4, rollout_weight=1.5)
