@@ -18,6 +18,18 @@ from components.envs.engine.spec import EnvSpec, physical_rows
 from metagraph.checks import positive_int
 
 
+def raw_key(key: Any, where: str) -> jax.Array:
+    """`key` (a typed key or a raw one) as a raw PRNG key uint32[..., 2]; TypeError naming
+    `where` otherwise."""
+    if jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    key = jnp.asarray(key)
+    if key.dtype != jnp.uint32 or key.shape[-1:] != (2,):
+        raise TypeError(f"{where}: key must be a raw PRNG key uint32[2], got "
+                        f"{key.dtype}{list(key.shape)}")
+    return key
+
+
 @dataclasses.dataclass(frozen=True)
 class FunctionalEnv:
     """The functional interface shared by every door: argument checks and the API; a door
@@ -34,12 +46,7 @@ class FunctionalEnv:
     def reset(self, key: jax.Array, num_envs: int) -> tuple[Any, jax.Array]:
         """Initial states of `num_envs` environments, one random stream per environment index.
         Leading axes of `key` (from vmap or a batch of keys) are more groups of environments."""
-        if jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key):
-            key = jax.random.key_data(key)
-        key = jnp.asarray(key)
-        if key.dtype != jnp.uint32 or key.shape[-1:] != (2,):
-            raise TypeError(f"{self.env_spec.env_id}.reset: key must be a raw PRNG key "
-                            f"uint32[2], got {key.dtype}{list(key.shape)}")
+        key = raw_key(key, f"{self.env_spec.env_id}.reset")
         positive_int(num_envs, f"{self.env_spec.env_id}.reset: num_envs")
         return self._reset(key, num_envs)
 

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from components.envs.engine.actions import traced_actions
-from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
+from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps, raw_key
 from components.envs.engine.threads import resolve_threads
 
 _registered: set[str] = set()
@@ -157,12 +157,7 @@ class InGraphEnv(FunctionalEnv):
         the steps played). A forged state fails the call as a step does."""
         if not self.env_spec.discrete:
             raise TypeError(f"{self.env_spec.env_id}: playouts draw discrete actions only")
-        if jnp.issubdtype(jnp.asarray(key).dtype, jax.dtypes.prng_key):
-            key = jax.random.key_data(key)
-        key = jnp.asarray(key)
-        if key.dtype != jnp.uint32 or key.shape[-1:] != (2,):
-            raise TypeError(f"{self.env_spec.env_id}.playout: key must be a raw PRNG key "
-                            f"uint32[2], got {key.dtype}{list(key.shape)}")
+        key = raw_key(key, f"{self.env_spec.env_id}.playout")
         n_shape = self._batch_shape(state)
         outputs = (jax.ShapeDtypeStruct(n_shape, jnp.float32),
                    jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32),

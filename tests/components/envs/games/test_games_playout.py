@@ -139,3 +139,11 @@ def _state(games: SelfPlay, env_state) -> object:
     """A GameState around engine words (playout reads only env_state)."""
     state = games.init(jax.random.PRNGKey(0), 1)
     return state._replace(env_state=jnp.asarray(env_state))
+
+
+def test_a_key_that_is_no_prng_key_is_refused():
+    games = SelfPlay("ConnectFour-v0", num_threads=1)
+    state = games.init(jax.random.PRNGKey(0), 2)
+    with pytest.raises(TypeError, match=r"ConnectFour-v0.playout: key must be a raw PRNG key "
+                                        r"uint32\[2\], got float32\[3\]"):
+        games.playout(state, jnp.zeros(3))
