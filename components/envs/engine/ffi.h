@@ -262,6 +262,11 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
           // (each step from a valid state leaves a valid one: no check inside the loop)
           int32_t action = T::random_legal(task, s.data(), rng, mask);
           if (action < 0) break;  // nothing legal: the playout ends where it is
+          if (action >= a) {  // a task's own random_legal gone wrong: never stepped
+            failed.offer(i, task.id() + ": random_legal drew action " + std::to_string(action) +
+                                " outside [0, " + std::to_string(a) + ")");
+            return;
+          }
           Step r;
           T::template step<false>(task, ws.get(), s.data(), &action, r);
           if (r.error >= 0) {
