@@ -77,9 +77,8 @@ def ours(batch: int, simulations: int, moves: int) -> tuple:
 
     @jax.jit
     def game_step():  # what the search's model step costs without the network
-        door = games.door
-        after = door.step_with_extras(embedding, action)
-        return after[1], door.legal_mask(after[0])
+        after = games.door.step_with_legal_mask(embedding, action, final_obs=False)
+        return after[1], after[-1]
 
     return search, game_step
 

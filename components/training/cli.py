@@ -86,6 +86,13 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
         if not isinstance(values, dict):
             raise UsageError(f"--config {path}: expected a table of settings, got "
                              f"{type(values).__name__}")
+    values.update(set_values(args))
+    return values
+
+
+def set_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of --set KEY=VALUE (JSON values; a value that is not JSON is a string)."""
+    values: dict[str, Any] = {}
     for item in args.set or []:
         key, sep, raw = item.partition("=")
         if not sep:
@@ -163,7 +170,8 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     opponent = None if args.opponent is None else parse_opponent(args.opponent)
     agent = load(args.run_dir, args.algo, args.trust_code,
-                 checkpoint="best.npz" if args.best else "checkpoint.npz")
+                 checkpoint="best.npz" if args.best else "checkpoint.npz",
+                 overrides=set_values(args))
     if opponent is not None or is_game(agent.env_id):  # a game: against an opponent
         from components.training.game_evaluation import describe, evaluate_games
 
@@ -195,7 +203,7 @@ def play_command(args: argparse.Namespace) -> None:
     from components.training.loading import load
     from components.training.play import play_game
 
-    agent = load(args.run_dir, args.algo, args.trust_code)
+    agent = load(args.run_dir, args.algo, args.trust_code, overrides=set_values(args))
     try:
         play_game(agent, human=1 if args.second else 0, seed=args.seed)
     except EOFError:
@@ -224,6 +232,14 @@ def _run_code_options(command: argparse.ArgumentParser, what: str) -> None:
     command.add_argument("--trust-code", action="store_true",
                          help="import the algorithm file the run's config.json names (only "
                               "if unchanged since training)")
+
+
+def _acting_overrides(command: argparse.ArgumentParser) -> None:
+    """--set KEY=VALUE on the commands that act with a run: settings of how it acts."""
+    command.add_argument("--set", action="append", metavar="KEY=VALUE",
+                         help="override a setting of the run's config that does not change "
+                              "its state, e.g. eval_simulations=400 (a search agent's "
+                              "simulations a move)")
 
 
 def plot_command(args: argparse.Namespace) -> None:
@@ -314,6 +330,7 @@ def parser() -> argparse.ArgumentParser:
                                "run names none")
     evaluate.add_argument("--games", type=int, default=200, metavar="N",
                           help="with --opponent: games to play (even; half as first player)")
+    _acting_overrides(evaluate)
     _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)
     play = commands.add_parser("play", help="play a game's run yourself, in the terminal")
@@ -321,6 +338,7 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument("--second", action="store_true",
                       help="the agent moves first (you are player 1, o)")
     play.add_argument("--seed", type=int, default=0, help="the agent's search or sampling key")
+    _acting_overrides(play)
     _run_code_options(play, "play")
     play.set_defaults(run=play_command)
     export = commands.add_parser(

@@ -20,6 +20,7 @@ optimizer or replay, compiled once per observation shape. The acting APIs are th
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -159,8 +160,8 @@ class TrainedAgent:
 
 
 def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool = False,
-         eval_envs: int = 1, checkpoint: str = "checkpoint.npz", executor: str = "xla"
-         ) -> TrainedAgent:
+         eval_envs: int = 1, checkpoint: str = "checkpoint.npz", executor: str = "xla",
+         overrides: Mapping[str, Any] | None = None) -> TrainedAgent:
     """The trained agent of run directory `out`: its last checkpoint, or another file of it
     (`checkpoint="best.npz"`: the best evaluated state, `train --save-best`).
 
@@ -170,6 +171,9 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     while its SHA-256 is the one recorded at training (`trusted_code.py`). `eval_envs`: the
     batch of the graph's own `greedy` (the executor's; `predict` takes any batch).
     `executor`: the kind of `TrainedAgent.executor`, "xla" or "eager" (`executors.py`).
+    `overrides`: config settings that replace the run's own, for how the agent acts (e.g.
+    `{"eval_simulations": 400}`: a search agent's simulations a move); one that changes the
+    state's shapes is a `LoadError`.
 
     Raises:
         LoadError: `out` is not a run directory with a checkpoint, or its checkpoint does
@@ -179,7 +183,13 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     run = RunDir(out, create=False)
     saved = run.read_config()
     alg = algorithm_of_run(run, saved, algo, trust_code)
-    config = alg.config_class.from_dict(saved["config"])
+    try:
+        config = alg.config_class.from_dict({**saved["config"], **(overrides or {})})
+    except (TypeError, ValueError) as error:
+        if not overrides:
+            raise
+        raise LoadError(f"{run.path}: the overrides {dict(overrides)} do not make a "
+                        f"config: {error}") from None
     path = run.path / checkpoint
     if not path.is_file():
         raise LoadError(f"{run.path}: no checkpoint ({checkpoint}) to load")

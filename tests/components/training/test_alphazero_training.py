@@ -64,6 +64,23 @@ def test_the_trained_agent_plays_by_search_against_random(run):
     assert result["games"] == 4 and result["wins"] + result["draws"] + result["losses"] == 4
 
 
+def test_evaluate_and_load_take_acting_overrides(run, capsys):
+    """`metagraph evaluate RUN --set eval_simulations=N` searches N simulations a move (the
+    run's config.json unchanged); a setting that changes the state's shapes, or no setting
+    of the config, is refused naming the run."""
+    from components.training import cli, load
+
+    assert load(run, overrides={"eval_simulations": 3}).config.eval_simulations == 3
+    capsys.readouterr()
+    cli.main(["evaluate", str(run), "--opponent", "random", "--games", "2", "--json",
+              "--set", "eval_simulations=3"])
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+    assert json.loads((run / "config.json").read_text())["config"]["eval_simulations"] == 8
+    for setting, words in (("hidden=[32]", "checkpoint"), ("simulations=3", "unknown keys")):
+        message = refusal(capsys, ["evaluate", str(run), "--set", setting])
+        assert str(run) in message and words in message, message
+
+
 def test_greedy_picks_legal_moves_without_search(run):
     """`predict` (the graph's `greedy`: the network's argmax over the legal moves) on the
     games' agent observations, with full columns."""
