@@ -379,13 +379,11 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     std::memcpy(out.obs + begin * obs_dim, out.final_obs + begin * obs_dim,
                 sizeof(O) * obs_dim * (end - begin));
   bool any_done = false;
-  for (int64_t i = begin; i < end; ++i) any_done |= out.terminated[i] | out.truncated[i];
-  if (any_done) {
-    for (int64_t i = begin; i < end; ++i) {
-      if (out.terminated[i] || out.truncated[i]) {
-        batch.restart(ws, i, out.obs + i * obs_dim, scratch);
-        if constexpr (T::kHasFast) slow |= !T::fast(task, scratch);
-      }
+  for (int64_t i = begin; i < end; ++i) {
+    if (out.terminated[i] | out.truncated[i]) {
+      any_done = true;
+      batch.restart(ws, i, out.obs + i * obs_dim, scratch);
+      if constexpr (T::kHasFast) slow |= !T::fast(task, scratch);
     }
   }
   if (fast_after) *fast_after = T::kHasFast && slow == 0 && !failed.found();

@@ -87,7 +87,7 @@ class ThreadPool {
     }
     wake_.notify_all();
     work(0);
-    while (pending_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    wait_until([&] { return pending_.load(std::memory_order_acquire) == 0; });
     first_ = second_ = nullptr;
     proceed_ = nullptr;
   }
@@ -109,6 +109,22 @@ class ThreadPool {
     const int64_t end = begin + chunk < n_ ? begin + chunk : n_;
     return {begin, end};
   }
+  // Waits for `done()`, which other threads make true within a part's time: spinning with the
+  // CPU's pause hint for the first few thousand tries (tens of microseconds at most), as a
+  // yield is a system call that can hold the waiter past the moment it was released; then
+  // yielding the core.
+  template <class Done>
+  static void wait_until(Done&& done) {
+    for (int spins = 0; !done(); ++spins) {
+      if (spins < 4096) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
   // Spin for a new job for up to `kSpin`, then sleep until one comes.
   uint64_t wait_for_job(uint64_t seen) {
     constexpr auto kSpin = std::chrono::microseconds(200);
@@ -129,7 +145,7 @@ class ThreadPool {
     (*first_)(t, range.first, range.second);
     if (second_ == nullptr) return;
     arrived_.fetch_add(1, std::memory_order_acq_rel);
-    while (arrived_.load(std::memory_order_acquire) != used_) std::this_thread::yield();
+    wait_until([&] { return arrived_.load(std::memory_order_acquire) == used_; });
     if (proceed_ == nullptr || (*proceed_)()) (*second_)(t, range.first, range.second);
   }
   void loop(int t) {
