@@ -148,12 +148,14 @@ struct StepOut {
   float* extras = nullptr;    // extras_dim floats per environment (none: nullptr)
   bool* legal_mask = nullptr;  // num_actions bools per environment, of the state the step
                                // leaves (the next episode's where one ended); nullptr: none
+  bool* done = nullptr;        // terminated or truncated, per environment; nullptr: not wanted
 
   StepOut from(int64_t offset, int obs_dim, int extras_dim, int num_actions = 0) const {
     return {obs + offset * obs_dim, reward + offset, terminated + offset, truncated + offset,
             final_obs ? final_obs + offset * obs_dim : nullptr,
             extras ? extras + offset * extras_dim : nullptr,
-            legal_mask ? legal_mask + offset * num_actions : nullptr};
+            legal_mask ? legal_mask + offset * num_actions : nullptr,
+            done ? done + offset : nullptr};
   }
 };
 
@@ -299,7 +301,7 @@ bool check_part(const Task& task, const Batch<Task>& batch,
 
 // Phase two: one step of environments [begin, end) with same-step auto-reset: an environment
 // whose episode ended reports its last observation in final_obs and the next episode's first
-// in obs. Returns whether any episode ended; a task's step error goes to `failed` (the caller
+// in obs. Returns whether any episode ended (out.done, where given, says which); a task's step error goes to `failed` (the caller
 // fails the step, naming the environment). `fast_after` (if given): whether every state the
 // part leaves is in the fast flavour's range (false for a task without one), checked on each
 // state as it is written, which lets the next check_part trust them.
@@ -380,7 +382,9 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
                 sizeof(O) * obs_dim * (end - begin));
   bool any_done = false;
   for (int64_t i = begin; i < end; ++i) {
-    if (out.terminated[i] | out.truncated[i]) {
+    const bool done = out.terminated[i] | out.truncated[i];
+    if (out.done) out.done[i] = done;
+    if (done) {
       any_done = true;
       batch.restart(ws, i, out.obs + i * obs_dim, scratch);
       if constexpr (T::kHasFast) slow |= !T::fast(task, scratch);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nanobind/nanobind.h>
@@ -98,13 +99,17 @@ class Pool {
     return array;
   }
 
-  // One step of every environment: (obs, reward, terminated, truncated, final_obs, any_done).
-  // Bad actions and states are refused (before any environment moves) with the in-graph
-  // door's messages; a step the task fails (MuJoCo went unstable) names the environment.
+  // One step of every environment: (obs, reward, terminated, truncated, final_obs, done,
+  // done_copy, extras); done (terminated or truncated) and its copy are None where no episode
+  // ended, extras None for a task without extra outputs. Actions of another type or shape are
+  // a TypeError (the Python door converts or refuses them); bad actions and states are refused
+  // (before any environment moves) with the in-graph door's messages; a step the task fails
+  // (MuJoCo went unstable) names the environment.
   nb::tuple step(nb::handle actions) {
     check_open();
     // The caller's data is copied (another Python thread may write it once the GIL is free)
     // inside the threaded pass, by each thread for its part, as it checks it.
+    check_action_shape(actions);
     const Action* given = array_data<Action>(actions, static_cast<size_t>(n_) * dim_,
                                              task_->id().c_str(), "actions");
     const int o = task_->obs_dim();
@@ -113,13 +118,17 @@ class Pool {
     auto [reward_array, reward] = new_array<O>({rows()});
     auto [terminated_array, terminated] = new_array<bool>({rows()});
     auto [truncated_array, truncated] = new_array<bool>({rows()});
-    auto [extras_array, extras] = new_array<float>({rows(), T::extras_dim(*task_)});
+    auto [done_array, done] = new_array<bool>({rows()});
+    nb::object extras_array = nb::none();
+    float* extras = nullptr;
+    if constexpr (T::kHasExtras)
+      std::tie(extras_array, extras) = new_array<float>({rows(), T::extras_dim(*task_)});
     FirstProblem bad_action, bad_state, failed;
     std::atomic<bool> any_done{false};
     locked([&] {
       const Batch<Task> all = batch();
-      const StepOut<O> out{obs, reward, terminated, truncated, final_obs,
-                           T::kHasExtras ? extras : nullptr};
+      StepOut<O> out{obs, reward, terminated, truncated, final_obs, extras};
+      out.done = done;
       Action* a = actions_.data();
       threads_.run(
           n_,
@@ -141,8 +150,14 @@ class Pool {
     if (bad_action.found()) throw std::invalid_argument(bad_action.message());
     if (bad_state.found()) throw std::invalid_argument(bad_state.message());
     if (failed.found()) throw std::runtime_error(failed.message());
+    if (!any_done.load()) return nb::make_tuple(obs_array, reward_array, terminated_array,
+                                               truncated_array, final_array, nb::none(),
+                                               nb::none(), extras_array);
+    PyObject* copy = PyArray_NewCopy(reinterpret_cast<PyArrayObject*>(done_array.ptr()),
+                                     NPY_CORDER);
+    if (copy == nullptr) throw nb::python_error();
     return nb::make_tuple(obs_array, reward_array, terminated_array, truncated_array,
-                          final_array, any_done.load(), extras_array);
+                          final_array, done_array, nb::steal(copy), extras_array);
   }
 
   // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
@@ -219,6 +234,20 @@ class Pool {
       throw std::invalid_argument(task.id() + ": num_threads must be in [1, " +
                                   std::to_string(kMaxThreads) + "], got " + std::to_string(n));
     return n;
+  }
+  // That the actions are a NumPy array of their exact shape, (n,) discrete, (n, action_dim)
+  // continuous (array_data checks the rest); a TypeError, as a wrong dtype is: the Python door
+  // then converts or refuses them.
+  void check_action_shape(nb::handle actions) const {
+    if (!PyArray_Check(actions.ptr()))
+      throw nb::type_error((task_->id() + ": actions must be a NumPy array").c_str());
+    auto* array = reinterpret_cast<PyArrayObject*>(actions.ptr());
+    const int ndim = T::kDiscrete ? 1 : 2;
+    if (PyArray_NDIM(array) != ndim || PyArray_DIM(array, 0) != n_ ||
+        (!T::kDiscrete && PyArray_DIM(array, 1) != dim_))
+      throw nb::type_error((task_->id() + ": actions must have shape (" + std::to_string(n_) +
+                            (T::kDiscrete ? std::string(",") : ", " + std::to_string(dim_)) +
+                            ")").c_str());
   }
   void check_open() const {
     if (closed_.load()) throw std::runtime_error(task_->id() + ": the pool is closed");

@@ -72,8 +72,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = self.env_spec.action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._action_dtype = self.env_spec.action_dtype
-        self._action_shape = (self.num_envs, *self.env_spec.action_shape)
         self.render_mode = None
         self.closed = False
 
@@ -118,18 +116,21 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         truncated, info)`; a done environment's last observation is in `info["final_obs"]`;
         a task with extra step outputs puts them in `info["extras"]` (num_envs, extras_dim),
         read from the state each step ended in."""
-        # (a closed pool refuses to step by itself: no Python check on this hot path)
-        if not (type(actions) is np.ndarray and actions.dtype == self._action_dtype
-                and actions.shape == self._action_shape and actions.flags.c_contiguous
-                and actions.flags.aligned):
-            actions = host_actions(self.env_spec, actions, self.num_envs)
-        # the C++ step checks the values (range, NaN) itself before any environment moves
-        obs, reward, terminated, truncated, final_obs, any_done, extras = self._pool.step(actions)
-        info = {"extras": extras} if extras.shape[1] else {}
-        if any_done:
-            done = terminated | truncated
+        # (a closed pool refuses to step by itself: no Python check on this hot path). The
+        # pool takes its own dtype and shape as they are and refuses anything else with a
+        # TypeError, here converted (or refused, saying what was expected) and given again;
+        # it checks the values (range, NaN) itself before any environment moves.
+        try:
+            out = self._pool.step(actions)
+        except TypeError:
+            out = None  # (converted outside the handler: its errors chain to nothing)
+        if out is None:
+            out = self._pool.step(host_actions(self.env_spec, actions, self.num_envs))
+        obs, reward, terminated, truncated, final_obs, done, done_copy, extras = out
+        info = {} if extras is None else {"extras": extras}
+        if done is not None:
             info.update({"final_obs": final_obs, "_final_obs": done,
-                         "final_info": {}, "_final_info": done.copy()})
+                         "final_info": {}, "_final_info": done_copy})
         return obs, reward, terminated, truncated, info
 
     def legal_mask(self) -> np.ndarray:
