@@ -176,7 +176,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
         from components.training.game_evaluation import describe, evaluate_games
 
         games = evaluate_games(agent, opponent or parse_opponent("random"), args.games,
-                               deterministic=not args.stochastic)
+                               seed=args.seed, deterministic=not args.stochastic)
         print(json.dumps(games) if args.json else describe(games, args.run_dir))
         return
     result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
@@ -330,6 +330,10 @@ def parser() -> argparse.ArgumentParser:
                                "run names none")
     evaluate.add_argument("--games", type=int, default=200, metavar="N",
                           help="with --opponent: games to play (even; half as first player)")
+    evaluate.add_argument("--seed", type=int, default=12345,
+                          help="a game's run: the match's seed (the agent's search key, the "
+                               "bots' seeds seed+i): a long match splits into processes of "
+                               "different seeds")
     _acting_overrides(evaluate)
     _run_code_options(evaluate, "evaluate")
     evaluate.set_defaults(run=evaluate_command)

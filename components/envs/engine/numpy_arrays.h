@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 
@@ -37,11 +38,18 @@ constexpr const char* kNumpyName = std::is_same_v<T, float>      ? "float32"
 
 // A fresh NumPy array of T, left for the C++ code to fill; and where its data is.
 template <class T>
-std::pair<nb::object, T*> new_array(std::initializer_list<npy_intp> shape) {
-  PyObject* array = PyArray_SimpleNew(static_cast<int>(shape.size()),
-                                      const_cast<npy_intp*>(shape.begin()), kNumpyType<T>);
+std::pair<nb::object, T*> new_array(const npy_intp* shape, int ndim) {
+  PyObject* array = PyArray_SimpleNew(ndim, const_cast<npy_intp*>(shape), kNumpyType<T>);
   if (array == nullptr) throw nb::python_error();
   return {nb::steal(array), static_cast<T*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)))};
+}
+template <class T>
+std::pair<nb::object, T*> new_array(std::initializer_list<npy_intp> shape) {
+  return new_array<T>(shape.begin(), static_cast<int>(shape.size()));
+}
+template <class T>
+std::pair<nb::object, T*> new_array(const std::vector<npy_intp>& shape) {
+  return new_array<T>(shape.data(), static_cast<int>(shape.size()));
 }
 
 // The data of `obj` if it is an aligned, C-contiguous, native-order NumPy array of `count` T;

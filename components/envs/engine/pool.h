@@ -51,6 +51,9 @@ class Pool {
         trusted_(threads_.size(), 0),
         scratch_(threads_.size(), std::vector<double>(words_)) {
     for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
+    const npy_intp rows = n_, o = task_->obs_dim();
+    step_shapes_ = {{rows, o}, {rows, o}, {rows}, {rows}, {rows}, {rows}, {rows}};
+    if constexpr (T::kHasExtras) step_shapes_.push_back({rows, T::extras_dim(*task_)});
     std::vector<O> obs(static_cast<size_t>(n_) * task_->obs_dim());
     reseed(seed, obs.data());
   }
@@ -107,22 +110,19 @@ class Pool {
   // (MuJoCo went unstable) names the environment.
   nb::tuple step(nb::handle actions) {
     check_open();
+    check_action_shape(actions);
     // The caller's data is copied (another Python thread may write it once the GIL is free)
     // inside the threaded pass, by each thread for its part, as it checks it.
-    check_action_shape(actions);
     const Action* given = array_data<Action>(actions, static_cast<size_t>(n_) * dim_,
                                              task_->id().c_str(), "actions");
-    const int o = task_->obs_dim();
-    auto [obs_array, obs] = new_array<O>({rows(), o});
-    auto [final_array, final_obs] = new_array<O>({rows(), o});
-    auto [reward_array, reward] = new_array<O>({rows()});
-    auto [terminated_array, terminated] = new_array<bool>({rows()});
-    auto [truncated_array, truncated] = new_array<bool>({rows()});
-    auto [done_array, done] = new_array<bool>({rows()});
-    nb::object extras_array = nb::none();
-    float* extras = nullptr;
-    if constexpr (T::kHasExtras)
-      std::tie(extras_array, extras) = new_array<float>({rows(), T::extras_dim(*task_)});
+    const StepArrays arrays = step_arrays();
+    O* const obs = data<O>(arrays.obs);
+    O* const final_obs = data<O>(arrays.final_obs);
+    O* const reward = data<O>(arrays.reward);
+    bool* const terminated = data<bool>(arrays.terminated);
+    bool* const truncated = data<bool>(arrays.truncated);
+    bool* const done = data<bool>(arrays.done);
+    float* const extras = T::kHasExtras ? data<float>(arrays.extras) : nullptr;
     FirstProblem bad_action, bad_state, failed;
     std::atomic<bool> any_done{false};
     locked([&] {
@@ -150,14 +150,12 @@ class Pool {
     if (bad_action.found()) throw std::invalid_argument(bad_action.message());
     if (bad_state.found()) throw std::invalid_argument(bad_state.message());
     if (failed.found()) throw std::runtime_error(failed.message());
-    if (!any_done.load()) return nb::make_tuple(obs_array, reward_array, terminated_array,
-                                               truncated_array, final_array, nb::none(),
-                                               nb::none(), extras_array);
-    PyObject* copy = PyArray_NewCopy(reinterpret_cast<PyArrayObject*>(done_array.ptr()),
-                                     NPY_CORDER);
-    if (copy == nullptr) throw nb::python_error();
-    return nb::make_tuple(obs_array, reward_array, terminated_array, truncated_array,
-                          final_array, done_array, nb::steal(copy), extras_array);
+    if (!any_done.load())
+      return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
+                            arrays.final_obs, nb::none(), nb::none(), arrays.extras);
+    std::memcpy(data<bool>(arrays.done_copy), done, static_cast<size_t>(n_));
+    return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
+                          arrays.final_obs, arrays.done, arrays.done_copy, arrays.extras);
   }
 
   // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
@@ -235,6 +233,51 @@ class Pool {
                                   std::to_string(kMaxThreads) + "], got " + std::to_string(n));
     return n;
   }
+  // The arrays a step returns (extras: None for a task without extra outputs).
+  struct StepArrays {
+    nb::object obs, final_obs, reward, terminated, truncated, done, done_copy, extras;
+  };
+  // Whether the caller let go of all of `arrays`: every array's reference count is this
+  // pool's alone (so no Python object, view or exported buffer can see them change) and each
+  // is as it was made (still writeable, its shape and dtype not set in place).
+  bool unheld(const StepArrays& arrays) const {
+    const nb::object* all[] = {&arrays.obs,        &arrays.final_obs, &arrays.reward,
+                               &arrays.terminated, &arrays.truncated, &arrays.done,
+                               &arrays.done_copy,  &arrays.extras};
+    for (size_t k = 0; k < step_shapes_.size(); ++k) {
+      auto* a = reinterpret_cast<PyArrayObject*>(all[k]->ptr());
+      const std::vector<npy_intp>& shape = step_shapes_[k];
+      if (Py_REFCNT(all[k]->ptr()) != 1 || !PyArray_ISWRITEABLE(a) ||
+          PyArray_TYPE(a) != kStepTypes[k] || PyArray_NDIM(a) != static_cast<int>(shape.size()))
+        return false;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (PyArray_DIM(a, static_cast<int>(d)) != shape[d]) return false;
+    }
+    return true;
+  }
+  // The arrays of a step: a set the caller let go of (`unheld`), else new ones, kept for a
+  // later step. Reusing them keeps each thread's part of the outputs at the same addresses,
+  // in its own core's cache (arrays new from the allocator move around, and their lines cross
+  // cores: the second thread's speed), and saves the allocations. A caller holds a step's
+  // arrays until its next step at least, so a few sets are kept. Returned as this step's own
+  // references (under the GIL), so that a concurrent step finds the set held.
+  StepArrays step_arrays() {
+    for (const StepArrays& kept : kept_arrays_)
+      if (unheld(kept)) return kept;
+    StepArrays made{new_array<O>(step_shapes_[0]).first, new_array<O>(step_shapes_[1]).first,
+                    new_array<O>(step_shapes_[2]).first, new_array<bool>(step_shapes_[3]).first,
+                    new_array<bool>(step_shapes_[4]).first,
+                    new_array<bool>(step_shapes_[5]).first,
+                    new_array<bool>(step_shapes_[6]).first, nb::none()};
+    if constexpr (T::kHasExtras) made.extras = new_array<float>(step_shapes_[7]).first;
+    if (kept_arrays_.size() >= kKeptArrays) kept_arrays_.erase(kept_arrays_.begin());
+    kept_arrays_.push_back(made);
+    return made;
+  }
+  template <class V>
+  static V* data(const nb::object& array) {
+    return static_cast<V*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array.ptr())));
+  }
   // That the actions are a NumPy array of their exact shape, (n,) discrete, (n, action_dim)
   // continuous (array_data checks the rest); a TypeError, as a wrong dtype is: the Python door
   // then converts or refuses them.
@@ -291,6 +334,12 @@ class Pool {
   int dim_;
   std::vector<uint64_t> storage_;
   std::vector<Action> actions_;  // the step's private copy of the caller's actions
+  static constexpr size_t kKeptArrays = 3;
+  std::vector<StepArrays> kept_arrays_;  // step arrays made, reused once the caller let go
+  // the shapes of StepArrays' arrays in order (extras' where the task has extras) and dtypes
+  std::vector<std::vector<npy_intp>> step_shapes_;
+  static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<O>, kNumpyType<O>, NPY_BOOL,
+                                       NPY_BOOL,      NPY_BOOL,      NPY_BOOL,      NPY_FLOAT32};
   ThreadPool threads_;
   std::vector<char> fast_;  // per part: whether it may take the fast flavour
   // per part: its states are the last step's, all in the fast range (check_part's `trusted`)

@@ -51,6 +51,22 @@ def test_evaluate_against_random_through_the_command_line(run, capsys):
     assert sum(result["as_first"]) == 2
 
 
+def test_evaluate_seed_reaches_the_match(run, capsys, monkeypatch):
+    """`--seed` is the match's seed (a long match splits into processes of different seeds);
+    its default stays the library's."""
+    import components.training.game_evaluation as game_evaluation
+
+    _, out = run
+    seeds = []
+    real = game_evaluation.play_games
+    monkeypatch.setattr(game_evaluation, "play_games",
+                        lambda *a, **k: seeds.append(a[4]) or real(*a, **k))
+    for extra in (["--seed", "7"], []):
+        main(["evaluate", str(out), "--opponent", "random", "--games", "2", "--json", *extra])
+        assert json.loads(capsys.readouterr().out)["games"] == 2
+    assert seeds == [7, 12345]
+
+
 def test_a_run_against_another_run_sampling(run, capsys):
     """The round-robin's door: `--opponent run:DIR`, both agents sampling."""
     _, out = run

@@ -1,0 +1,78 @@
+"""The host pool's step returns arrays no one else can see change: new ones, or ones of an
+earlier step that the caller let go of (the pool keeps a few sets and reuses a set once every
+array in it is referenced by the pool alone). Whatever the caller holds is never written."""
+
+import numpy as np
+import pytest
+
+from components import envs
+
+N = 8
+
+
+@pytest.fixture
+def pool():
+    env = envs.make("CartPole-v1", N, seed=0, num_threads=1)
+    env.reset(seed=0)
+    yield env
+    env.close()
+
+
+def steps(env, count, hold):
+    """`count` steps of alternating actions; every output kept (copies where not `hold`)."""
+    out = []
+    for t in range(count):
+        result = env.step(np.full(N, t % 2, np.int32))
+        out.append(result if hold else
+                   tuple(np.copy(x) if isinstance(x, np.ndarray) else
+                         {k: np.copy(v) if isinstance(v, np.ndarray) else v
+                          for k, v in x.items()} for x in result))
+    return out
+
+
+def test_held_arrays_are_never_written_and_dropped_ones_give_the_same_results():
+    held, copied = (envs.make("CartPole-v1", N, seed=3, num_threads=1) for _ in range(2))
+    held.reset(seed=3), copied.reset(seed=3)
+    kept = steps(held, 60, hold=True)       # every array still referenced: never reused
+    snapshot = [tuple(np.copy(x) if isinstance(x, np.ndarray) else x for x in r[:4])
+                for r in kept]
+    fresh = steps(copied, 60, hold=False)   # dropped after copying: reused every step
+    for r, s, f in zip(kept, snapshot, fresh, strict=True):
+        for a, b, c in zip(r[:4], s, f[:4], strict=True):
+            np.testing.assert_array_equal(a, b)  # not written since it was returned
+            np.testing.assert_array_equal(a, c)  # reusing arrays changed no result
+        assert r[4].keys() == f[4].keys()
+        for k in r[4]:
+            if isinstance(r[4][k], np.ndarray):
+                np.testing.assert_array_equal(r[4][k], f[4][k])
+    assert any("final_obs" in r[4] for r in kept)  # episodes ended on the way
+
+
+def test_dropped_arrays_are_reused_and_held_ones_are_not(pool):
+    addresses = set()
+    for _ in range(10):
+        obs = pool.step(np.zeros(N, np.int32))[0]
+        addresses.add(obs.ctypes.data)
+        del obs
+    assert len(addresses) == 1  # the same set every step: no allocation
+    first = pool.step(np.zeros(N, np.int32))[0]
+    view = first[:2]
+    del first  # the view still refers to it
+    second = pool.step(np.zeros(N, np.int32))[0]
+    assert not np.shares_memory(view, second)
+    buffer = memoryview(second)
+    del second
+    third = pool.step(np.zeros(N, np.int32))[0]
+    assert not np.shares_memory(np.asarray(buffer), third)
+
+
+def test_an_array_changed_in_place_is_not_reused(pool):
+    obs = pool.step(np.zeros(N, np.int32))[0]
+    obs.shape = (2, N // 2, 4)
+    del obs
+    assert pool.step(np.zeros(N, np.int32))[0].shape == (N, 4)
+    obs = pool.step(np.zeros(N, np.int32))[0]
+    obs.flags.writeable = False
+    del obs
+    for _ in range(4):
+        assert pool.step(np.zeros(N, np.int32))[0].flags.writeable
