@@ -47,8 +47,7 @@ class Pool {
         storage_(static_cast<size_t>(words_) * n_),
         actions_(static_cast<size_t>(n_) * dim_),
         threads_(check_threads(*task_, num_threads), T::kMinPerThread),
-        fast_(threads_.size(), 0),
-        trusted_(threads_.size(), 0),
+        parts_(threads_.size()),
         scratch_(threads_.size(), std::vector<double>(words_)) {
     for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
     const npy_intp rows = n_, o = task_->obs_dim();
@@ -123,8 +122,8 @@ class Pool {
     bool* const truncated = data<bool>(arrays.truncated);
     bool* const done = data<bool>(arrays.done);
     float* const extras = T::kHasExtras ? data<float>(arrays.extras) : nullptr;
+    bool* const done_copy = data<bool>(arrays.done_copy);
     FirstProblem bad_action, bad_state, failed;
-    std::atomic<bool> any_done{false};
     locked([&] {
       const Batch<Task> all = batch();
       StepOut<O> out{obs, reward, terminated, truncated, final_obs, extras};
@@ -135,25 +134,27 @@ class Pool {
           [&](int t, int64_t begin, int64_t end) {
             std::memcpy(a + begin * dim_, given + begin * dim_,
                         sizeof(Action) * dim_ * (end - begin));
-            fast_[t] = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
-                                  scratch(t), trusted_[t] != 0);
+            parts_[t].fast = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
+                                        scratch(t), parts_[t].trusted);
           },
           [&](int t, int64_t begin, int64_t end) {
             bool fast_after = false;
-            if (step_part(*task_, workspaces_[t], all, a, begin, end, out, fast_[t] != 0, 0,
-                          failed, scratch(t), &fast_after))
-              any_done.store(true, std::memory_order_relaxed);
-            trusted_[t] = fast_after;
+            parts_[t].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
+                                           parts_[t].fast, 0, failed, scratch(t), &fast_after);
+            parts_[t].trusted = fast_after;
+            std::memcpy(done_copy + begin, done + begin, static_cast<size_t>(end - begin));
           },
           [&] { return !bad_action.found() && !bad_state.found(); });
     });
     if (bad_action.found()) throw std::invalid_argument(bad_action.message());
     if (bad_state.found()) throw std::invalid_argument(bad_state.message());
     if (failed.found()) throw std::runtime_error(failed.message());
-    if (!any_done.load())
+    const int used = threads_.parts(n_);
+    bool any_done = false;
+    for (int t = 0; t < used; ++t) any_done |= parts_[t].any_done;
+    if (!any_done)
       return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
                             arrays.final_obs, nb::none(), nb::none(), arrays.extras);
-    std::memcpy(data<bool>(arrays.done_copy), done, static_cast<size_t>(n_));
     return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
                           arrays.final_obs, arrays.done, arrays.done_copy, arrays.extras);
   }
@@ -312,7 +313,9 @@ class Pool {
   }
   double* scratch(int t) { return scratch_[t].data(); }
   // States written by anything but a step are scanned by the next step's checks.
-  void distrust() { std::fill(trusted_.begin(), trusted_.end(), 0); }
+  void distrust() {
+    for (PartFlags& part : parts_) part.trusted = false;
+  }
   template <class V>
   std::vector<V> copy_of(nb::handle obj, size_t count, const char* what) const {
     const V* data = array_data<V>(obj, count, task_->id().c_str(), what);
@@ -341,9 +344,15 @@ class Pool {
   static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<O>, kNumpyType<O>, NPY_BOOL,
                                        NPY_BOOL,      NPY_BOOL,      NPY_BOOL,      NPY_FLOAT32};
   ThreadPool threads_;
-  std::vector<char> fast_;  // per part: whether it may take the fast flavour
-  // per part: its states are the last step's, all in the fast range (check_part's `trusted`)
-  std::vector<char> trusted_;
+  // What each part of a step knows of its environments, one cache line each (written by its
+  // own thread every step: on a shared line the two threads' writes would bounce it).
+  struct alignas(64) PartFlags {
+    bool fast = false;      // the check let it take the fast flavour
+    bool trusted = false;   // its states are the last step's, all in the fast range
+                            // (check_part's `trusted`)
+    bool any_done = false;  // an episode of the part ended this step
+  };
+  std::vector<PartFlags> parts_;
   std::vector<std::vector<double>> scratch_;  // per thread: one environment's words
   std::vector<Workspace> workspaces_;
   std::mutex mutex_;
