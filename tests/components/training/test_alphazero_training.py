@@ -126,14 +126,16 @@ def test_one_iteration_of_every_game(env_id):
     assert row.steps == 280 and np.isfinite(row.extra["loss"])
 
 
-def test_connect_four_ships_its_playouts_other_games_the_defaults():
+def test_connect_four_and_othello_ship_their_playouts_hex_the_defaults():
     """`metagraph train GAME --algo alphazero` starts from configs/alphazero.toml: Connect
-    Four's playouts, under the user's --set; other games keep AlphaZeroConfig's own."""
+    Four's and Othello's playouts, under the user's --set; Hex keeps AlphaZeroConfig's own."""
     from components.training.algorithms import AlphaZero
 
     c4 = AlphaZero().config("ConnectFour-v0", {"eval_rollouts": 2})
     assert (c4.rollouts, c4.eval_rollouts, c4.rollout_weight) == (4, 2, 0.75)
-    assert AlphaZero().config("Othello-v0", {}) == AlphaZeroConfig()
+    othello = AlphaZero().config("Othello-v0", {})
+    assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 4, 0.5)
+    assert AlphaZero().config("Hex-v0", {}) == AlphaZeroConfig()
 
 
 def test_alphazero_plays_only_games():
