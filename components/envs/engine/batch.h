@@ -301,10 +301,11 @@ bool check_part(const Task& task, const Batch<Task>& batch,
 
 // Phase two: one step of environments [begin, end) with same-step auto-reset: an environment
 // whose episode ended reports its last observation in final_obs and the next episode's first
-// in obs. Returns whether any episode ended (out.done, where given, says which); a task's step error goes to `failed` (the caller
-// fails the step, naming the environment). `fast_after` (if given): whether every state the
-// part leaves is in the fast flavour's range (false for a task without one), checked on each
-// state as it is written, which lets the next check_part trust them.
+// in obs. Returns whether any episode ended (out.done, where given, says which); a task's step
+// error goes to `failed` (the caller fails the step, naming the environment). `fast_after`
+// (if given): whether every state the part leaves is in the fast flavour's range (false for a
+// task without one), checked on each state as it is written, which lets the next check_part
+// trust them.
 template <class Task, class O>
 bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Batch<Task>& batch,
                const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,

@@ -125,8 +125,7 @@ class Pool {
     FirstProblem bad_action, bad_state, failed;
     locked([&] {
       const Batch<Task> all = batch();
-      StepOut<O> out{obs, reward, terminated, truncated, final_obs, extras};
-      out.done = done;
+      const StepOut<O> out{obs, reward, terminated, truncated, final_obs, extras, nullptr, done};
       Action* a = actions_.data();
       threads_.run(
           n_,
