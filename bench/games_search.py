@@ -1,10 +1,12 @@
-"""Search simulations per second at Connect Four: the AlphaZero agent's search (mctx's Gumbel
-MuZero, its model the native game stepped through the in-graph door) against the same mctx
-search over pgx's pure-JAX Connect Four (`pgx.make("connect_four")`, the recurrent function of
-pgx's own AlphaZero example), with the same network (the agent's default `PolicyValueNetwork`,
-the same parameters), the same simulation count and batch, from the same positions.
+"""Search simulations per second at Connect Four or Othello: the AlphaZero agent's search (mctx's
+Gumbel MuZero, its model the native game stepped through the in-graph door) against the same
+mctx search over pgx's pure-JAX game (`pgx.make("connect_four")`, `pgx.make("othello")`, the
+recurrent function of pgx's own AlphaZero example), with the same network (the agent's default
+`PolicyValueNetwork`, the same parameters), the same simulation count and batch, from the same
+positions. (Hex is left out: pgx's Hex has the swap rule, a 122nd action and four planes, so
+one network cannot serve both.)
 
-    python bench/games_search.py [--batch 256] [--simulations 32] [--rounds 5]
+    python bench/games_search.py [--game othello] [--batch 256] [--simulations 32]
 
 Each contender runs in a fresh process (no other program's threads or compiled code beside
 it). One timed call is one search of every game of the batch (jitted, compiled before
@@ -13,8 +15,8 @@ down). Beside it, what the search's model step costs without the network: one mo
 game of the batch, to the next planes and legal moves (ours: the door's step and legal mask;
 pgx: `vmap(env.step)`), and mctx's own cost: the same search with a free model (constant
 outputs, no game, no network), what both contenders pay whatever their game. The positions
-are reached by `--moves` random moves (the same in both), so searches meet the games' ends
-inside their trees.
+are reached by `--moves` random legal moves (drawn in our game, the same moves played in
+pgx's), so searches meet the games' ends inside their trees.
 """
 
 from __future__ import annotations
@@ -30,29 +32,35 @@ import jax.numpy as jnp
 import numpy as np
 
 CONTENDERS = ("ours", "pgx", "floor")
+GAMES = {"connect_four": ("ConnectFour-v0", "Connect Four"), "othello": ("Othello-v0", "Othello")}
 
 
-def network(batch: int):
-    """The AlphaZero agent (default config, `batch` games) and its network's parameters."""
+def network(game: str, batch: int):
+    """The AlphaZero agent at `game` (default config, `batch` games) and its network's
+    parameters."""
     from components.agents.alphazero_agent import AlphaZeroAgent
     from components.agents.alphazero_config import AlphaZeroConfig
 
-    agent = AlphaZeroAgent("ConnectFour-v0", AlphaZeroConfig(num_games=batch))
-    params = agent.network.transformed.init(jax.random.PRNGKey(0), jnp.zeros((1, 6, 7, 2)))
+    agent = AlphaZeroAgent(GAMES[game][0], AlphaZeroConfig(num_games=batch))
+    planes = jnp.zeros((1, *agent.planes_shape))
+    params = agent.network.transformed.init(jax.random.PRNGKey(0), planes)
     return agent, params
 
 
-def random_moves(batch: int, moves: int) -> np.ndarray:
-    """[moves, batch] random columns that stay legal in every game: no column gets more
-    than 6 stones (a game may still end: a search from it is timed all the same)."""
+def random_moves(agent, batch: int, moves: int) -> tuple:
+    """The state of our `batch` games after `moves` random legal moves, and those moves
+    [moves, batch] (to play the same in pgx's game); a game that ends is searched all the
+    same (the engine starts the next one)."""
+    games = agent.rollout.env.games
+    state = games.init(jax.random.PRNGKey(0), batch)
+    step = jax.jit(games.step)
     rng = np.random.default_rng(0)
-    heights = np.zeros((batch, 7), int)
     chosen = np.zeros((moves, batch), np.int32)
     for t in range(moves):
-        for i in range(batch):
-            chosen[t, i] = rng.choice(np.flatnonzero(heights[i] < 6))
-            heights[i, chosen[t, i]] += 1
-    return chosen
+        legal = np.asarray(state.legal_action_mask)
+        chosen[t] = [rng.choice(np.flatnonzero(row)) for row in legal]
+        state = step(state, jnp.asarray(chosen[t]))
+    return state, chosen
 
 
 def first_legal(legal: jax.Array) -> jax.Array:
@@ -60,17 +68,14 @@ def first_legal(legal: jax.Array) -> jax.Array:
     return jnp.argmax(legal, -1).astype(jnp.int32)
 
 
-def ours(batch: int, simulations: int, moves: int) -> tuple:
+def ours(game: str, batch: int, simulations: int, moves: int) -> tuple:
     """The agent's search over the native games: (search(key) -> action weights)."""
     from components.envs.games.self_play import SelfPlay
     from components.search import embedding_of
 
-    agent, params = network(batch)
+    agent, params = network(game, batch)
     games: SelfPlay = agent.rollout.env.games
-    state = games.init(jax.random.PRNGKey(0), batch)
-    step = jax.jit(games.step)
-    for actions in random_moves(batch, moves):
-        state = step(state, jnp.asarray(actions))
+    state, _ = random_moves(agent, batch, moves)
     search = jax.jit(lambda key: agent.search(params, key, state, simulations).action_weights)
     embedding = embedding_of(state.env_state)
     action = first_legal(state.legal_action_mask)[:, None]
@@ -105,17 +110,17 @@ def pgx_recurrent_fn(env, evaluate):
     return recurrent_fn
 
 
-def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
-    """mctx over pgx's Connect Four with the agent's network: (search(key) -> weights)."""
+def pgx_search(game: str, batch: int, simulations: int, moves: int) -> tuple:
+    """mctx over pgx's game with the agent's network: (search(key) -> weights)."""
     import mctx
     import pgx
 
-    agent, params = network(batch)
+    agent, params = network(game, batch)
     evaluate = agent.network.forward_with
-    env = pgx.make("connect_four")
+    env = pgx.make(game)
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), batch))
     step = jax.jit(jax.vmap(env.step))
-    for actions in random_moves(batch, moves):
+    for actions in random_moves(agent, batch, moves)[1]:
         state = step(state, jnp.asarray(actions))
 
     recurrent_fn = pgx_recurrent_fn(env, evaluate)
@@ -139,13 +144,13 @@ def pgx_search(batch: int, simulations: int, moves: int) -> tuple:
     return search, game_step
 
 
-def floor(batch: int, simulations: int, moves: int) -> tuple:
+def floor(game: str, batch: int, simulations: int, moves: int) -> tuple:
     """mctx's own cost: the same search with a free model (no game, no network: constant
     outputs, a one-word embedding), (search(key) -> weights)."""
     import mctx
 
     del moves
-    agent, _ = network(batch)
+    agent, _ = network(game, batch)
     actions = agent.num_actions
 
     def recurrent_fn(params, rng_key, action, embedding):
@@ -167,11 +172,11 @@ def floor(batch: int, simulations: int, moves: int) -> tuple:
     return search, lambda: jnp.zeros(())
 
 
-def measure(name: str, batch: int, simulations: int, moves: int, rounds: int, calls: int
-            ) -> dict:
+def measure(name: str, game: str, batch: int, simulations: int, moves: int, rounds: int,
+            calls: int) -> dict:
     """Simulations per second of one contender, in this process."""
     make = {"ours": ours, "pgx": pgx_search, "floor": floor}[name]
-    search, game_step = make(batch, simulations, moves)
+    search, game_step = make(game, batch, simulations, moves)
     jax.block_until_ready((search(jax.random.PRNGKey(0)), game_step()))  # compile
     best = step_best = float("inf")
     for r in range(rounds):
@@ -192,6 +197,7 @@ def measure(name: str, batch: int, simulations: int, moves: int, rounds: int, ca
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=tuple(GAMES), default="connect_four")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--simulations", type=int, default=32)
     parser.add_argument("--moves", type=int, default=12)
@@ -199,19 +205,20 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=5)
     parser.add_argument("--only", choices=CONTENDERS, help=argparse.SUPPRESS)  # the child
     args = parser.parse_args()
-    settings = (args.batch, args.simulations, args.moves, args.rounds, args.calls)
+    settings = (args.game, args.batch, args.simulations, args.moves, args.rounds, args.calls)
     if args.only:
         print(json.dumps(measure(args.only, *settings)))
         return
     results = {}
     for name in CONTENDERS:
         child = subprocess.run(
-            [sys.executable, __file__, "--only", name, "--batch", str(args.batch),
+            [sys.executable, __file__, "--only", name, "--game", args.game,
+             "--batch", str(args.batch),
              "--simulations", str(args.simulations), "--moves", str(args.moves),
              "--rounds", str(args.rounds), "--calls", str(args.calls)],
             capture_output=True, text=True, check=True)
         results[name] = json.loads(child.stdout.strip().splitlines()[-1])
-    print(f"Connect Four, Gumbel MuZero (mctx), batch {args.batch}, {args.simulations} "
+    print(f"{GAMES[args.game][1]}, Gumbel MuZero (mctx), batch {args.batch}, {args.simulations} "
           f"simulations, the agent's default network, best of {args.rounds} x {args.calls}")
     for name, label in (("ours", "ours: native game, in-graph door"),
                         ("pgx", "mctx over pgx's game")):

@@ -39,7 +39,11 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
     """Play the trained agent of run directory `out` (or a `TrainedAgent`) `games` games
     against `opponent` ("random", "mcts:N" or an `Opponent`); see the module docstring.
     Returns {"opponent", "games", "wins", "draws", "losses", "win_rate", "win_rate_95",
-    "score", "score_95", "as_first": [w, d, l], "as_second": [w, d, l], "seconds"}.
+    "score", "score_95", "as_first": [w, d, l], "as_second": [w, d, l], "seconds",
+    "agent_moves", "agent_seconds_per_move", "opponent_moves", "opponent_seconds_per_move"}:
+    a side's seconds per move are the time it spent choosing moves over the moves it made
+    (each of the agent's calls chooses a move in every game at once, on its opponent's turns
+    and in finished games too, so its figure is an upper bound).
 
     Raises:
         OpponentError: a bad opponent spec, `games` < 2 or odd, a run whose environment is not
@@ -88,11 +92,17 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
     moves: list[list[int]] = [[] for _ in range(games)]
     outcome = np.full(games, np.nan)  # the agent's return, once its game is over
     started = time.perf_counter()
+    thinking = {"agent": 0.0, "opponent": 0.0}  # seconds spent choosing moves, each side
+    made = {"agent": 0, "opponent": 0}  # moves each side made
     while np.isnan(outcome).any():
         key, act_key, rival_key = jax.random.split(key, 3)
-        chosen = np.asarray(player(state, act_key))
+        before = time.perf_counter()
+        chosen = np.asarray(player(state, act_key))  # every game's move in one call
+        thinking["agent"] += time.perf_counter() - before
+        before = time.perf_counter()
         rival = None if opponent_player is None else np.asarray(
             opponent_player(state, rival_key))
+        thinking["opponent"] += time.perf_counter() - before
         mask = np.asarray(state.legal_action_mask)
         current = np.asarray(state.current_player)
         actions = np.zeros(games, np.int32)
@@ -109,7 +119,11 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
                                         f"move {action} after moves {moves[i]} (legal: "
                                         f"{np.flatnonzero(mask[i]).tolist()})")
             else:
+                who = "opponent"
+                before = time.perf_counter()
                 action = int(bots[i].step(reference))
+                thinking["opponent"] += time.perf_counter() - before
+            made[who] += 1
             actions[i] = action
             moves[i].append(action)
             reference.apply_action(action)
@@ -130,7 +144,11 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
                                         f"returns {rewards[i].tolist()}, OpenSpiel's "
                                         f"{returns.tolist()}")
                 outcome[i] = rewards[i, side[i]]
-    return summarise(outcome, side, opponent.spec, time.perf_counter() - started)
+    result = summarise(outcome, side, opponent.spec, time.perf_counter() - started)
+    for who in ("agent", "opponent"):  # what one move cost each side (the agent's calls
+        result[f"{who}_moves"] = made[who]  # choose every game's move at once)
+        result[f"{who}_seconds_per_move"] = round(thinking[who] / max(made[who], 1), 6)
+    return result
 
 
 def _agree(i: int, env_id: str, moves: list[int], reference: Any, mask: np.ndarray,
@@ -171,7 +189,10 @@ def describe(result: dict[str, Any], run: str | Path = "") -> str:
             f"{result['wins']} wins, {result['draws']} draws, {result['losses']} losses; "
             f"win rate {result['win_rate']:.1%} (95% Wilson interval {low:.1%} to {high:.1%}); "
             f"as first player {first[0]}/{first[1]}/{first[2]}, as second "
-            f"{second[0]}/{second[1]}/{second[2]} (w/d/l); {result['seconds']:.1f} s")
+            f"{second[0]}/{second[1]}/{second[2]} (w/d/l); {result['seconds']:.1f} s"
+            + (f"; per move: agent {result['agent_seconds_per_move'] * 1e3:.1f} ms, opponent "
+               f"{result['opponent_seconds_per_move'] * 1e3:.1f} ms"
+               if "agent_seconds_per_move" in result else ""))
 
 
 __all__ = ["GameSyncError", "describe", "evaluate_games", "play_games", "summarise"]

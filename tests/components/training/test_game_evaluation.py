@@ -111,3 +111,19 @@ def test_another_agent_as_opponent_plays_the_other_side():
                         opponent_player=rival)
     assert calls and result["opponent"] == "run:x"
     assert result["wins"] + result["draws"] + result["losses"] == 4
+
+
+def test_each_side_s_moves_and_thinking_time_are_counted():
+    """Both sides' moves are counted (alternating turns: about as many each), and a player
+    that sleeps 20 ms a call shows at least that per move, more than MCTS-5's."""
+    import time
+
+    def slow(state, key):
+        time.sleep(0.02)
+        return random_player(4)(state, key)
+
+    result = play_games(slow, "ConnectFour-v0", Opponent("mcts", 5), 2, seed=5)
+    assert result["agent_moves"] > 0 and result["opponent_moves"] > 0
+    assert abs(result["agent_moves"] - result["opponent_moves"]) <= 2  # alternating turns
+    assert result["agent_seconds_per_move"] >= 0.02
+    assert 0 < result["opponent_seconds_per_move"] < result["agent_seconds_per_move"]
