@@ -1,6 +1,6 @@
 """The typed, validated configuration of the AlphaZero agent (Gumbel MuZero self-play on the
 native two-player games), with per-game defaults shipped with the package
-(`configs/alphazero.toml`: Connect Four's and Othello's playouts), which
+(`configs/alphazero.toml`: each game's playouts), which
 `AlphaZeroConfig.for_env(env_id)` and `metagraph train GAME --algo alphazero` start from."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class AlphaZeroConfig(AgentConfig):
     blocks: int = 2               # residual torso's blocks
     iterations_per_call: int = 1  # iterations fused into one executable call
     door: str = "native"          # the games' door: only the in-graph native one
-    # `for_env`'s per-game defaults (Connect Four's and Othello's playouts)
+    # `for_env`'s per-game defaults (each game's playouts)
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "alphazero.toml"
 
     def rules(self) -> dict[str, Rule]:

@@ -28,8 +28,8 @@ class AlphaZero(IterativeAlgorithm):
     acting_apis = ("greedy",)  # the network's argmax; playing searches (game_player)
 
     def config(self, env_id: str, values: dict[str, Any]) -> AlphaZeroConfig:
-        """`AlphaZeroConfig.for_env(env_id, values)`: the game's shipped defaults (Connect
-        Four's playouts, `components/agents/configs/alphazero.toml`) under the user's
+        """`AlphaZeroConfig.for_env(env_id, values)`: the game's shipped defaults (its
+        playouts, `components/agents/configs/alphazero.toml`) under the user's
         values."""
         return AlphaZeroConfig.for_env(env_id, values)
 

@@ -126,16 +126,19 @@ def test_one_iteration_of_every_game(env_id):
     assert row.steps == 280 and np.isfinite(row.extra["loss"])
 
 
-def test_connect_four_and_othello_ship_their_playouts_hex_the_defaults():
-    """`metagraph train GAME --algo alphazero` starts from configs/alphazero.toml: Connect
-    Four's and Othello's playouts, under the user's --set; Hex keeps AlphaZeroConfig's own."""
+def test_each_game_ships_its_playouts():
+    """`metagraph train GAME --algo alphazero` starts from configs/alphazero.toml: each
+    game's playouts, under the user's --set; Hex's search takes its values from the playouts
+    alone and considers every move."""
     from components.training.algorithms import AlphaZero
 
     c4 = AlphaZero().config("ConnectFour-v0", {"eval_rollouts": 2})
     assert (c4.rollouts, c4.eval_rollouts, c4.rollout_weight) == (4, 2, 0.75)
     othello = AlphaZero().config("Othello-v0", {})
     assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 4, 0.5)
-    assert AlphaZero().config("Hex-v0", {}) == AlphaZeroConfig()
+    hex_ = AlphaZero().config("Hex-v0", {"num_games": 8})
+    assert (hex_.num_games, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
+    assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
 
 
 def test_alphazero_plays_only_games():
