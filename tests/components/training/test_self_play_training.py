@@ -184,3 +184,14 @@ def test_a_person_plays_the_trained_agent_in_a_terminal(run):
         process.kill()
         os.close(leader)
     assert 4 <= typed <= 21  # a game of Connect Four: at least 4 moves of each, at most 21
+
+
+def test_othello_and_hex_rank_wins_by_speed_by_default():
+    """configs/reweight.toml: Othello and Hex fit the quickest wins (`quick_outcome`),
+    Connect Four every win (`return`); --set still overrides."""
+    from components.agents.reweight_config import ReweightConfig
+
+    assert ReweightConfig.for_env("Othello-v0").quality == "quick_outcome"
+    assert ReweightConfig.for_env("Hex-v0").quality == "quick_outcome"
+    assert ReweightConfig.for_env("ConnectFour-v0").quality == "return"
+    assert ReweightConfig.for_env("Hex-v0", {"quality": "return"}).quality == "return"
