@@ -20,8 +20,9 @@ others take turns, the oldest replaced). q(p) is the game's outcome for the lear
 losses by length, `quality.quick_outcome`), and the weighted maximum likelihood fits only the
 learner's moves (the mask is 1 on them). With probability `explore` a ply's move (either
 side's) is a uniformly random legal one instead of the policy's, so that the games stay
-varied once the policy is nearly deterministic. Observations are the mover's view with its
-legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
+varied once the policy is nearly deterministic; with `fit_explored = False` the learner's
+random moves are left out of the fit (the mask is 0 on them). Observations are the mover's
+view with its legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
 """
 
 from __future__ import annotations
@@ -160,8 +161,9 @@ class ReweightAgent(mg.Component):
             chosen = jnp.where(explore, jnp.where(legal, 0.0, ILLEGAL_LOGIT), chosen)
             action = self.policy.distribution.sample(chosen, step_key)
             out = self.rollout.env.step(action)
+            fitted = learner_moves if self.config.fit_explored else learner_moves & ~explore[:, 0]
             return out["obs"], (obs, action, out["reward"], out["terminated"] | out["truncated"],
-                                learner_moves)
+                                fitted)
 
         _, (observations, actions, rewards, done, learner) = mg.scan(
             ply, obs, (jnp.arange(horizon), jax.random.split(key, horizon)))
@@ -177,8 +179,9 @@ class ReweightAgent(mg.Component):
         if self.config.quality == "quick_outcome":
             q = quality.quick_outcome(outcome, in_game.sum(0), horizon)
         self._snapshot(iteration)
-        # the path's return is the outcome, at the learner's first move (inside its mask)
-        paths["reward"] = jnp.zeros_like(paths["reward"]).at[jnp.arange(n), side].set(outcome)
+        # the path's return is the outcome, at the learner's first fitted move (in its mask)
+        first = jnp.argmax(paths["mask"] > 0, axis=1)
+        paths["reward"] = jnp.zeros_like(paths["reward"]).at[jnp.arange(n), first].set(outcome)
         return paths, q
 
     def _snapshot(self, iteration):

@@ -46,6 +46,7 @@ class ReweightConfig(AgentConfig):
     pool_size: int = 4
     snapshot_every: int = 10
     explore: float = 0.1          # self-play: probability of a uniformly random legal move
+    fit_explored: bool = True     # self-play: fit the learner's random (explore) moves too
     # `for_env`'s per-environment defaults (the games')
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "reweight.toml"
 

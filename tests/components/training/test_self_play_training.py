@@ -5,6 +5,7 @@ plays it against OpenSpiel's random bot; a bad `--opponent` is one line naming t
 
 import json
 
+import jax
 import numpy as np
 import pytest
 
@@ -195,3 +196,26 @@ def test_othello_and_hex_rank_wins_by_speed_by_default():
     assert ReweightConfig.for_env("Hex-v0").quality == "quick_outcome"
     assert ReweightConfig.for_env("ConnectFour-v0").quality == "return"
     assert ReweightConfig.for_env("Hex-v0", {"quality": "return"}).quality == "return"
+
+
+@pytest.mark.parametrize("fit_explored", [True, False])
+def test_the_learner_s_random_moves_are_fitted_only_if_asked(fit_explored):
+    """Every move random (explore = 1): the fit's mask is 1 on all of the learner's moves
+    with `fit_explored` (the default), on none of them without."""
+    import metagraph as mg
+    from backends import xla
+    from components.agents.reweight_agent import ReweightAgent
+    from components.agents.reweight_config import ReweightConfig
+    from metagraph.spaces import PRNGKey
+
+    config = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,), explore=1.0,
+                            fit_explored=fit_explored)
+    exe = xla.lower(mg.build(ReweightAgent("ConnectFour-v0", config), {"key": PRNGKey()},
+                             apis=["sample_paths"]))
+    out = exe.sample_paths(np.asarray(jax.random.PRNGKey(0)))
+    moves = np.asarray(out["mask"]).sum(1)
+    if fit_explored:
+        assert (moves >= 3).all()  # a game lasts at least 7 plies: 3 of them the learner's
+        assert set(np.asarray(out["return"]).tolist()) <= {-1.0, 0.0, 1.0}
+    else:
+        assert (moves == 0).all()
