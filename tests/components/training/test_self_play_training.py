@@ -189,13 +189,16 @@ def test_a_person_plays_the_trained_agent_in_a_terminal(run):
 
 def test_othello_and_hex_rank_wins_by_speed_by_default():
     """configs/reweight.toml: Othello and Hex fit the quickest wins (`quick_outcome`),
-    Connect Four every win (`return`); --set still overrides."""
+    Connect Four every win (`return`); Hex leaves its exploration moves out of the fit;
+    --set still overrides."""
     from components.agents.reweight_config import ReweightConfig
 
     assert ReweightConfig.for_env("Othello-v0").quality == "quick_outcome"
     assert ReweightConfig.for_env("Hex-v0").quality == "quick_outcome"
     assert ReweightConfig.for_env("ConnectFour-v0").quality == "return"
     assert ReweightConfig.for_env("Hex-v0", {"quality": "return"}).quality == "return"
+    assert not ReweightConfig.for_env("Hex-v0").fit_explored
+    assert ReweightConfig.for_env("Othello-v0").fit_explored
 
 
 @pytest.mark.parametrize("fit_explored", [True, False])
