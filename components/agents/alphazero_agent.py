@@ -5,7 +5,9 @@
 1. self-play: `num_steps` moves of `num_games` games (a `Rollout` over a `GameEnvironment`),
    every move chosen by a search (`components.search.GameSearch`: `mctx`'s Gumbel MuZero, its
    model the native game stepped through the in-graph door, its evaluations the network), so
-   search, game and network are one compiled program;
+   search, game and network are one compiled program; with `explore` > 0 a move is, with
+   that probability, a uniformly random legal one instead of the search's (the search's
+   policy is still its position's target), so that self-play sees more varied positions;
 2. the targets: the search's improved policy of every position, and the game's outcome for
    its mover (`losses.game_outcomes`); positions whose game does not end within the
    iteration's moves are kept with weight 0 (not learnt from);
@@ -37,6 +39,7 @@ from components.envs.games import game_id, is_game
 from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import AlphaZeroLoss, game_outcomes
 from components.networks import PolicyValueNetwork
+from components.policy import explore_legal
 from components.replay import ReplayBuffer
 from components.search import GameSearch
 from metagraph.spaces import Box, Dict
@@ -109,7 +112,11 @@ class AlphaZeroAgent(mg.Component):
             out = self.search.search(self.network.current_params(planes), step_key,
                                      self.rollout.env.env_state(), planes, legal,
                                      cfg.num_simulations, cfg.gumbel_scale)
-            return out.action.astype(jnp.int32), out.action_weights
+            action = out.action.astype(jnp.int32)
+            if cfg.explore > 0:  # the move played, not the search's policy recorded
+                action = explore_legal(jax.random.fold_in(step_key, 1), action, legal,
+                                       cfg.explore)
+            return action, out.action_weights
 
         return self.rollout.run(act, key, cfg.num_steps)
 

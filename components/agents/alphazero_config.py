@@ -38,6 +38,8 @@ class AlphaZeroConfig(AgentConfig):
     eval_rollouts: int = 0        #   value in self-play's search / when playing (0: none)
     rollout_weight: float = 0.5   # the playouts' share of those values (AlphaGo's lambda)
     gumbel_scale: float = 1.0     # Gumbel noise of self-play's root (exploration)
+    explore: float = 0.0          # self-play: probability of playing a uniformly random legal
+    #                               move instead of the search's (its policy still recorded)
     buffer_size: int = 65536      # positions the replay keeps
     batch_size: int = 256         # positions per update
     updates_per_iteration: int = 32
@@ -66,6 +68,7 @@ class AlphaZeroConfig(AgentConfig):
             "eval_rollouts": (lambda v: v >= 0, "an int >= 0"),
             "rollout_weight": UNIT,
             "gumbel_scale": NON_NEGATIVE,
+            "explore": UNIT,
             "buffer_size": (lambda v: BUFFER_SIZE[0](v) and v >= self.num_games * self.num_steps,
                             f"{BUFFER_SIZE[1]}, at least num_games * num_steps (an "
                             f"iteration's positions)"),

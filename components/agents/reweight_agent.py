@@ -11,18 +11,19 @@ Its parts can be swapped without subclassing (keyword arguments, see `ReweightAg
 policy, an observation preprocessor, the loss and the optimizer.
 
 On a two-player game (`components.envs.games`) the agent plays itself (path reweighting in
-self-play): each of the N paths is one whole game of the current policy, as player 0 in half
-of them and player 1 in the others, against the current policy (half the games) or one of
-the `pool_size` earlier policies kept in the state (`pool_0` ...: a snapshot of the policy
-every `snapshot_every` iterations; `pool_0` keeps the first, the untrained policy, and the
-others take turns, the oldest replaced). q(p) is the game's outcome for the learner (+1, 0,
--1: `quality.game_outcome`; with `quality = "quick_outcome"` wins are ranked by speed and
-losses by length, `quality.quick_outcome`), and the weighted maximum likelihood fits only the
-learner's moves (the mask is 1 on them). With probability `explore` a ply's move (either
-side's) is a uniformly random legal one instead of the policy's, so that the games stay
+self-play): each of the N paths is one whole game of the current policy, as player 0 in half of
+them and player 1 in the others, against the current policy (half the games) or one of the
+`pool_size` earlier policies kept in the state (`pool_0` ...: a snapshot of the policy every
+`snapshot_every` iterations; `pool_0` keeps the first, the untrained policy, and the others
+take turns, the oldest replaced). q(p) is the game's outcome for the learner (+1, 0, -1:
+`quality.game_outcome`; with `quality = "quick_outcome"` wins are ranked by speed and losses by
+length, `quality.quick_outcome`; with `quality = "margin"` wins and losses by the final stone
+margin, Othello's disc margin, `quality.margin_outcome`), and the weighted maximum likelihood
+fits only the learner's moves (the mask is 1 on them). With probability `explore` a ply's move
+(either side's) is a uniformly random legal one instead of the policy's, so that the games stay
 varied once the policy is nearly deterministic; with `fit_explored = False` the learner's
-random moves are left out of the fit (the mask is 0 on them). Observations are the mover's
-view with its legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
+random moves are left out of the fit (the mask is 0 on them). Observations are the mover's view
+with its legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class ReweightAgent(mg.Component):
         super().__init__(name)
         self.config = config
         self.self_play = is_game(env_id)
-        games_only, other = {"quick_outcome"}, {"max_height", "return_and_height"}
+        games_only, other = {"quick_outcome", "margin"}, {"max_height", "return_and_height"}
         if config.quality in (other if self.self_play else games_only):
             raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
                              f"{env_id} ({'a game' if self.self_play else 'not a game'})")
@@ -138,6 +139,7 @@ class ReweightAgent(mg.Component):
         [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
         learner."""
         n, horizon = self.config.num_paths, self.horizon
+        rows, columns, planes = self.rollout.env.games.observation_shape
         side_key, opponent_key, key = jax.random.split(key, 3)
         side = jnp.arange(n) % 2  # the learner's player in each game
         iteration = self.get_state("iteration", jnp.zeros((), jnp.int32))
@@ -162,10 +164,16 @@ class ReweightAgent(mg.Component):
             action = self.policy.distribution.sample(chosen, step_key)
             out = self.rollout.env.step(action)
             fitted = learner_moves if self.config.fit_explored else learner_moves & ~explore[:, 0]
+            # the mover's stone margin where its move ended the game (the final position is
+            # seen by the player who would move next: plane 0 theirs, plane 1 the mover's)
+            final = split_observation(out["final_obs"], logits.shape[-1])[0]
+            final = final.reshape(n, rows * columns, planes)
+            margin = jnp.where(out["terminated"], final[..., 1].sum(-1) - final[..., 0].sum(-1),
+                               0.0)
             return out["obs"], (obs, action, out["reward"], out["terminated"] | out["truncated"],
-                                fitted)
+                                fitted, margin)
 
-        _, (observations, actions, rewards, done, learner) = mg.scan(
+        _, (observations, actions, rewards, done, learner, margins) = mg.scan(
             ply, obs, (jnp.arange(horizon), jax.random.split(key, horizon)))
         ended = jnp.cumsum(done, axis=0) > 0
         in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
@@ -178,6 +186,9 @@ class ReweightAgent(mg.Component):
         q = outcome
         if self.config.quality == "quick_outcome":
             q = quality.quick_outcome(outcome, in_game.sum(0), horizon)
+        elif self.config.quality == "margin":
+            margin = quality.game_outcome(margins.swapaxes(0, 1), in_game.swapaxes(0, 1), side)
+            q = quality.margin_outcome(outcome, margin, rows * columns)
         self._snapshot(iteration)
         # the path's return is the outcome, at the learner's first fitted move (in its mask)
         first = jnp.argmax(paths["mask"] > 0, axis=1)

@@ -20,7 +20,7 @@ from components.agents.config_checks import (
 )
 from components.reweighting import SCHEMES
 
-QUALITIES = ("return", "max_height", "return_and_height", "quick_outcome")
+QUALITIES = ("return", "max_height", "return_and_height", "quick_outcome", "margin")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +33,8 @@ class ReweightConfig(AgentConfig):
     temperature: float = 1.0      # exponential scheme: w ∝ exp(q / (temperature · std q))
     # q(p): the path's return; (MountainCar) the highest position it reached; or the return
     # plus 100 x that height (ranks failed paths by height, successful ones by speed); games:
-    # "return" is the outcome for the learner, "quick_outcome" ranks wins by speed too
+    # "return" is the outcome for the learner, "quick_outcome" ranks wins by speed too,
+    # "margin" by the final stone margin (Othello's disc margin)
     quality: str = "return"
     hidden: tuple[int, ...] = (64, 64)
     learning_rate: float = 3e-3

@@ -47,3 +47,11 @@ def quick_outcome(outcome: jax.Array, plies: jax.Array, horizon: int,
     length: a win in p of at most `horizon` plies scores 1 + bonus (1 - p / horizon) (quick
     wins first), a loss -(1 + bonus (1 - p / horizon)) (long resistance first), a draw 0."""
     return outcome * (1.0 + bonus * (1.0 - plies / horizon))
+
+
+def margin_outcome(outcome: jax.Array, margin: jax.Array, cells: int, bonus: float = 0.5
+                   ) -> jax.Array:
+    """A game's outcome (+1, 0, -1) ranked within wins and within losses by the final stone
+    margin for the player (own stones minus the opponent's on a board of `cells`: Othello's
+    disc margin): outcome + bonus · margin / cells for a win or a loss, a draw 0."""
+    return jnp.where(outcome != 0, outcome + bonus * margin / cells, 0.0)

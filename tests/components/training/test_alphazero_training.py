@@ -22,7 +22,7 @@ pytest.importorskip("mctx")
 
 TINY = ["--set", "num_games=8", "--set", "num_steps=8", "--set", "num_simulations=4",
         "--set", "eval_simulations=8", "--set", "buffer_size=256", "--set", "batch_size=16",
-        "--set", "updates_per_iteration=2", "--set", "hidden=[16]"]
+        "--set", "updates_per_iteration=2", "--set", "hidden=[16]", "--set", "explore=0.2"]
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +102,7 @@ def test_greedy_picks_legal_moves_without_search(run):
     ("num_simulations=0", "num_simulations"), ("torso=cnn", "torso"),
     ("door=host", "door"), ("buffer_size=8", "buffer_size"),
     ("max_considered_actions=1", "max_considered_actions"), ("l2=-1", "l2"),
+    ("explore=1.5", "explore"),
 ])
 def test_bad_config_values_are_refused_naming_the_field(tmp_path, capsys, setting, field):
     message = refusal(capsys, ["train", "ConnectFour-v0", "--algo", "alphazero", "--out",
