@@ -187,13 +187,13 @@ def test_a_person_plays_the_trained_agent_in_a_terminal(run):
     assert 4 <= typed <= 21  # a game of Connect Four: at least 4 moves of each, at most 21
 
 
-def test_othello_and_hex_rank_wins_by_speed_by_default():
-    """configs/reweight.toml: Othello and Hex fit the quickest wins (`quick_outcome`),
-    Connect Four every win (`return`); Hex leaves its exploration moves out of the fit;
-    --set still overrides."""
+def test_each_game_ranks_its_wins_by_default():
+    """configs/reweight.toml: Othello fits the widest wins (`margin`), Hex the quickest
+    (`quick_outcome`), Connect Four every win (`return`); Hex leaves its exploration moves
+    out of the fit; --set still overrides."""
     from components.agents.reweight_config import ReweightConfig
 
-    assert ReweightConfig.for_env("Othello-v0").quality == "quick_outcome"
+    assert ReweightConfig.for_env("Othello-v0").quality == "margin"
     assert ReweightConfig.for_env("Hex-v0").quality == "quick_outcome"
     assert ReweightConfig.for_env("ConnectFour-v0").quality == "return"
     assert ReweightConfig.for_env("Hex-v0", {"quality": "return"}).quality == "return"
