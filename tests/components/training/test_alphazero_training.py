@@ -140,6 +140,7 @@ def test_each_game_ships_its_playouts():
     hex_ = AlphaZero().config("Hex-v0", {"num_games": 8})
     assert (hex_.num_games, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
     assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
+    assert hex_.num_simulations == 128  # self-play's targets rest on every move's playouts
 
 
 def test_alphazero_plays_only_games():
