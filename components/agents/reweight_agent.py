@@ -166,10 +166,12 @@ class ReweightAgent(mg.Component):
             fitted = learner_moves if self.config.fit_explored else learner_moves & ~explore[:, 0]
             # the mover's stone margin where its move ended the game (the final position is
             # seen by the player who would move next: plane 0 theirs, plane 1 the mover's)
-            final = split_observation(out["final_obs"], logits.shape[-1])[0]
-            final = final.reshape(n, rows * columns, planes)
-            margin = jnp.where(out["terminated"], final[..., 1].sum(-1) - final[..., 0].sum(-1),
-                               0.0)
+            margin = jnp.zeros((n,))
+            if self.config.quality == "margin":  # (only then: the other qualities skip it)
+                final = split_observation(out["final_obs"], logits.shape[-1])[0]
+                final = final.reshape(n, rows * columns, planes)
+                margin = jnp.where(out["terminated"],
+                                   final[..., 1].sum(-1) - final[..., 0].sum(-1), 0.0)
             return out["obs"], (obs, action, out["reward"], out["terminated"] | out["truncated"],
                                 fitted, margin)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+import pytest
 
 from components.policy import explore_legal
 
@@ -31,3 +32,14 @@ def test_a_random_legal_move_with_the_probability():
 def test_never_and_always():
     np.testing.assert_array_equal(frequencies(0.0, 500)[0], [0, 0, 1, 0, 0])
     np.testing.assert_allclose(frequencies(1.0)[0], [1 / 3, 0, 1 / 3, 1 / 3, 0], atol=0.015)
+
+
+def test_bad_masks_and_probabilities_are_refused():
+    chosen = np.array([2, 4], np.int32)
+    key = jax.random.PRNGKey(0)
+    with pytest.raises(ValueError, match="legal must be bool"):
+        explore_legal(key, chosen, LEGAL.astype(np.float32), 0.5)
+    with pytest.raises(ValueError, match="legal must be bool"):
+        explore_legal(key, chosen, LEGAL[:1], 0.5)
+    with pytest.raises(ValueError, match="probability must be in"):
+        explore_legal(key, chosen, LEGAL, 1.5)
