@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batch.h"
@@ -294,37 +295,37 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
   }
 }
 
-inline auto legal_binding() {
-  return ffi::Ffi::Bind()
-      .Arg<ffi::Buffer<ffi::U32>>()
-      .Ret<ffi::Buffer<ffi::PRED>>()
-      .Attr<int64_t>("instance");
+// The bindings: `base` is ffi::Ffi::Bind() for the CPU handlers, and the same with the GPU
+// stream in front for the GPU ones (ffi_gpu.h).
+template <class Base>
+auto legal_binding(Base base) {
+  return std::move(base).template Arg<ffi::Buffer<ffi::U32>>()
+      .template Ret<ffi::Buffer<ffi::PRED>>()
+      .template Attr<int64_t>("instance");
 }
 
-inline auto reset_binding() {
-  return ffi::Ffi::Bind()
-      .Arg<ffi::Buffer<ffi::U32>>()
-      .Ret<ffi::Buffer<ffi::U32>>()
-      .Ret<ffi::Buffer<ffi::F32>>()
-      .Attr<int64_t>("instance");
+template <class Base>
+auto reset_binding(Base base) {
+  return std::move(base).template Arg<ffi::Buffer<ffi::U32>>()
+      .template Ret<ffi::Buffer<ffi::U32>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Attr<int64_t>("instance");
 }
 
-template <class Task>
-auto playout_binding() {
-  return ffi::Ffi::Bind()
-      .Arg<ffi::Buffer<ffi::U32>>()
-      .Arg<ffi::Buffer<ffi::U32>>()
-      .Ret<ffi::Buffer<ffi::F32>>()
-      .Ret<ffi::Buffer<ffi::F32>>()
-      .Ret<ffi::Buffer<ffi::S32>>()
-      .Attr<int32_t>("num_threads")
-      .Attr<int64_t>("instance");
+template <class Task, class Base>
+auto playout_binding(Base base) {
+  return std::move(base).template Arg<ffi::Buffer<ffi::U32>>()
+      .template Arg<ffi::Buffer<ffi::U32>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<ffi::S32>>()
+      .template Attr<int32_t>("num_threads")
+      .template Attr<int64_t>("instance");
 }
 
-template <class Task>
-auto step_binding() {
-  return ffi::Ffi::Bind()
-      .Arg<ffi::Buffer<ffi::U32>>()
+template <class Task, class Base>
+auto step_binding(Base base) {
+  return std::move(base).template Arg<ffi::Buffer<ffi::U32>>()
       .template Arg<ActionBuffer<Task>>()
       .template Ret<ffi::Buffer<ffi::U32>>()
       .template Ret<ffi::Buffer<ffi::F32>>()

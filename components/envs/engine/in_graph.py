@@ -1,5 +1,6 @@
 """`InGraphEnv`: the native door of the functional interface for every task, the C++ step run
-inside a compiled program through the XLA FFI (CPU; `vmap_method="broadcast_all"`: every
+inside a compiled program through the XLA FFI (on the CPU, or on a CUDA GPU through host copies
+of the buffers; `vmap_method="broadcast_all"`: every
 leading dimension is just more environments). Functional: state in, state out, as XLA buffers,
 so `lax.scan`, `vmap` and a tree search can step from any stored state."""
 
@@ -29,15 +30,18 @@ def target_names(task: Any) -> tuple[str, str, str, str]:
 
 
 def register_ffi_targets(task: Any) -> tuple[str, str, str, str]:
-    """Register the reset, step, legal and playout handlers of `task`'s class with XLA (CPU),
-    once per class (idempotent, thread-safe); returns their target names."""
+    """Register the reset, step, legal and playout handlers of `task`'s class with XLA, once
+    per class (idempotent, thread-safe), for every platform the class has handlers for: the
+    host ("cpu") and CUDA GPUs ("CUDA": the CPU handler run on host copies of the program's
+    buffers, copied on the program's stream; JAX keeps a registration for a platform it has
+    not loaded until it does). Returns their target names."""
     names = target_names(task)
     with _lock:
         if names[0] not in _registered:
-            cls = type(task)
-            handlers = (cls.ffi_reset, cls.ffi_step, cls.ffi_legal, cls.ffi_playout)
-            for name, handler in zip(names, handlers, strict=True):
-                jax.ffi.register_ffi_target(name, handler, platform="cpu")
+            for platform, handlers in type(task).ffi_handlers.items():
+                for name, kind in zip(names, ("reset", "step", "legal", "playout"),
+                                      strict=True):
+                    jax.ffi.register_ffi_target(name, handlers[kind], platform=platform)
             _registered.add(names[0])
     return names
 
@@ -57,7 +61,7 @@ def state_of(records: Any) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class InGraphEnv(FunctionalEnv):
-    """A task's C++ step through the XLA FFI (CPU). The state is opaque, uint32[..., W, n, 2]:
+    """A task's C++ step through the XLA FFI (CPU or CUDA GPU). The state is opaque, uint32[..., W, n, 2]:
     the engine's structure of arrays (W rows of n 8-byte words: the task's words, the random
     streams, the step counts). Environment i of `reset(PRNGKey(s), n)` draws from the stream of
     (s, i), as environment i of the host pool `make(..., seed=s)` does."""

@@ -43,7 +43,7 @@ function(metagraph_add_env_module target module_name source)
                         CXX_STANDARD_REQUIRED ON)
   target_include_directories(${target} PRIVATE "${METAGRAPH_ENGINE_INCLUDE_DIR}"
     "${METAGRAPH_XLA_FFI_INCLUDE_DIR}" "${METAGRAPH_NUMPY_INCLUDE_DIR}" ${ARG_INCLUDE_DIRS})
-  target_link_libraries(${target} PRIVATE Threads::Threads ${ARG_LINK})
+  target_link_libraries(${target} PRIVATE Threads::Threads ${CMAKE_DL_LIBS} ${ARG_LINK})
   # errno and floating-point traps are never read: without them GCC inlines sqrt, fuses sin/cos
   # and turns comparisons into SIMD masks (same IEEE results). No contraction into fused
   # multiply-adds: the dynamics round as the reference's float64 NumPy does.

@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "ffi.h"
+#include "ffi_gpu.h"
 #include "instance.h"
 #include "numpy_arrays.h"
 #include "pool.h"
@@ -118,10 +119,17 @@ std::pair<const uint64_t*, npy_intp> records_view(const Task& task, nb::handle r
 
 // Binds `Task` as class `name` (made with `name(env_id, kwargs)`), its pool as `namePool`,
 // and its FFI handlers as the class attributes `ffi_reset`, `ffi_step`, `ffi_legal` and
-// `ffi_playout` (capsules).
+// `ffi_playout` (capsules; a dict of them by XLA platform, "cpu" and "CUDA", as
+// `ffi_handlers`).
+struct TaskHandlers {
+  void* reset;
+  void* step;
+  void* legal;
+  void* playout;
+};
+
 template <class Task>
-void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
-               void* ffi_step_handler, void* ffi_legal_handler, void* ffi_playout_handler) {
+void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers gpu) {
   using H = Handle<Task>;
   using P = Pool<Task>;
   using T = Traits<Task>;
@@ -179,10 +187,18 @@ void bind_task(nb::module_& m, const char* name, void* ffi_reset_handler,
           for (const auto& [key, value] : h.task->info()) out[key.c_str()] = to_python(value);
         return out;
       });
-  task.attr("ffi_reset") = nb::capsule(ffi_reset_handler);
-  task.attr("ffi_step") = nb::capsule(ffi_step_handler);
-  task.attr("ffi_legal") = nb::capsule(ffi_legal_handler);
-  task.attr("ffi_playout") = nb::capsule(ffi_playout_handler);
+  auto capsules = [](const TaskHandlers& h) {
+    nb::dict out;
+    out["reset"] = nb::capsule(h.reset);
+    out["step"] = nb::capsule(h.step);
+    out["legal"] = nb::capsule(h.legal);
+    out["playout"] = nb::capsule(h.playout);
+    return out;
+  };
+  nb::dict handlers;
+  handlers["cpu"] = capsules(cpu);
+  handlers["CUDA"] = capsules(gpu);
+  task.attr("ffi_handlers") = handlers;
   const std::string pool_name = std::string(name) + "Pool";
   nb::class_<P>(m, pool_name.c_str())
       .def("__init__",
@@ -218,16 +234,37 @@ inline void init_module(nb::module_& m) {
 
 #define METAGRAPH_TASK_HANDLERS(Name, Type)                                                   \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_reset, ::metagraph::engine::ffi_reset<Type>,       \
-                                ::metagraph::engine::reset_binding());                        \
+                                ::metagraph::engine::reset_binding(                           \
+                                    ::xla::ffi::Ffi::Bind()));                                \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_step, ::metagraph::engine::ffi_step<Type>,         \
-                                ::metagraph::engine::step_binding<Type>());                  \
+                                ::metagraph::engine::step_binding<Type>(                      \
+                                    ::xla::ffi::Ffi::Bind()));                                \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_legal, ::metagraph::engine::ffi_legal<Type>,       \
-                                ::metagraph::engine::legal_binding());                        \
+                                ::metagraph::engine::legal_binding(                           \
+                                    ::xla::ffi::Ffi::Bind()));                                \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_playout, ::metagraph::engine::ffi_playout<Type>,   \
-                                ::metagraph::engine::playout_binding<Type>());
+                                ::metagraph::engine::playout_binding<Type>(                   \
+                                    ::xla::ffi::Ffi::Bind()));                                \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_reset_gpu, ::metagraph::engine::ffi_reset_gpu<Type>, \
+                                ::metagraph::engine::reset_binding(                           \
+                                    ::metagraph::engine::gpu_base()));                        \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_step_gpu, ::metagraph::engine::ffi_step_gpu<Type>, \
+                                ::metagraph::engine::step_binding<Type>(                      \
+                                    ::metagraph::engine::gpu_base()));                        \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_legal_gpu, ::metagraph::engine::ffi_legal_gpu<Type>, \
+                                ::metagraph::engine::legal_binding(                           \
+                                    ::metagraph::engine::gpu_base()));                        \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_playout_gpu,                                       \
+                                ::metagraph::engine::ffi_playout_gpu<Type>,                   \
+                                ::metagraph::engine::playout_binding<Type>(                   \
+                                    ::metagraph::engine::gpu_base()));
 
 #define METAGRAPH_BIND_TASK(m, Name, Type)                                                    \
-  ::metagraph::engine::bind_task<Type>(m, #Name, reinterpret_cast<void*>(Name##_ffi_reset),   \
-                                       reinterpret_cast<void*>(Name##_ffi_step),              \
-                                       reinterpret_cast<void*>(Name##_ffi_legal),             \
-                                       reinterpret_cast<void*>(Name##_ffi_playout))
+  ::metagraph::engine::bind_task<Type>(                                                       \
+      m, #Name,                                                                               \
+      {reinterpret_cast<void*>(Name##_ffi_reset), reinterpret_cast<void*>(Name##_ffi_step),   \
+       reinterpret_cast<void*>(Name##_ffi_legal), reinterpret_cast<void*>(Name##_ffi_playout)}, \
+      {reinterpret_cast<void*>(Name##_ffi_reset_gpu),                                         \
+       reinterpret_cast<void*>(Name##_ffi_step_gpu),                                          \
+       reinterpret_cast<void*>(Name##_ffi_legal_gpu),                                         \
+       reinterpret_cast<void*>(Name##_ffi_playout_gpu)})
