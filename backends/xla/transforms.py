@@ -3,6 +3,7 @@
 lowers what a transformation gives it, compiles the lowered stage and calls the compiled one.
 
     Transform()              one seed on the default device (nothing changes)
+    Transform(device)        one seed, the program and its state on `device`
     Seeds(4)                 four independent copies as one program (`jax.vmap`): the state,
                              every input and every output carry a leading axis of 4
     DataParallel(...)        a mesh of devices: inputs split, state replicated
@@ -19,6 +20,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from backends.xla.devices import resolve_device
 from metagraph.checks import positive_int
 from metagraph.errors import SpaceError
 from metagraph.graph import MetaGraph, State
@@ -26,8 +28,14 @@ from metagraph.graph import MetaGraph, State
 
 class Transform:
     """What an executor lowers: a graph's pure functions `(state, *inputs) -> (state',
-    outputs)` as they are, on one device. A transformation overrides what it changes; each
-    method is called before anything is lowered or run."""
+    outputs)` as they are, on one device: `device` (a `jax.Device` or a name such as "cpu" or
+    "gpu:0", `backends.xla.devices`), or JAX's default device for None. A transformation
+    overrides what it changes; each method is called before anything is lowered or run."""
+
+    device: jax.Device | None = None
+
+    def __init__(self, device: Any = None):
+        self.device = resolve_device(device, f"backends.xla.{type(self).__name__}: device")
 
     def pure(self, fn: Callable) -> Callable:
         """The function to lower in place of root API function `fn`."""
@@ -43,7 +51,7 @@ class Transform:
 
     def place(self, state: State) -> State:
         """`state` on the devices the transformed functions run on."""
-        return state
+        return state if self.device is None else jax.device_put(state, self.device)
 
     def abstract_inputs(self, inputs: tuple) -> tuple:
         """The abstract inputs of the transformed function from those of the graph's."""
@@ -51,8 +59,12 @@ class Transform:
 
     def jit_options(self, graph: MetaGraph, api: str, abstract_inputs: tuple
                     ) -> dict[str, Any]:
-        """Keyword arguments for `jax.jit` beyond the function and donation (shardings)."""
-        return {}
+        """Keyword arguments for `jax.jit` beyond the function and donation (shardings):
+        with a `device`, every input and output on it (NumPy inputs are copied there)."""
+        if self.device is None:
+            return {}
+        on_device = jax.sharding.SingleDeviceSharding(self.device)
+        return {"in_shardings": on_device, "out_shardings": on_device}
 
     def input_checker(self, checker: Any) -> Any:
         """The check of a call's inputs (`backends.inputs.InputChecker` of the graph's API)
@@ -60,14 +72,17 @@ class Transform:
         return checker
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        where = "" if self.device is None else f"device={self.device}"
+        return f"{type(self).__name__}({where})"
 
 
 class Seeds(Transform):
     """K independent copies of the graph as one program (`jax.vmap` over a leading axis of K):
-    copy k's state starts from seed `seed + k`; every input and output carries the axis."""
+    copy k's state starts from seed `seed + k`; every input and output carries the axis; all
+    on `device` (JAX's default for None)."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, device: Any = None):
+        super().__init__(device)
         self.count = positive_int(count, "backends.xla.Seeds: count")
 
     def pure(self, fn: Callable) -> Callable:
@@ -92,7 +107,8 @@ class Seeds(Transform):
         return SeededInputChecker(checker, self.count)
 
     def __repr__(self) -> str:
-        return f"Seeds({self.count})"
+        where = "" if self.device is None else f", device={self.device}"
+        return f"Seeds({self.count}{where})"
 
 
 class SeededInputChecker:

@@ -141,7 +141,7 @@ def train_command(args: argparse.Namespace) -> None:
                         batches_per_request=args.batches_per_request,
                         trust_code=args.trust_code, evaluation=evaluation_settings(args),
                         track=args.wandb_project if args.track else None,
-                        executor=args.executor)
+                        executor=args.executor, device=args.device)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -309,6 +309,9 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--executor", choices=EXECUTORS, default="xla",
                        help="how the learner's graph runs: compiled (xla), or op by op "
                             "without jit for debugging (eager; slow)")
+    train.add_argument("--device", default=None, metavar="NAME",
+                       help="where the learner's programs run: cpu, gpu, gpu:1 ... (default: "
+                            "JAX's default device, the accelerator where there is one)")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)

@@ -48,7 +48,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
           address: str | None = None, batches_per_request: int = 1, trust_code: bool = False,
           evaluation: EvaluationSettings | None = None, track: str | None = None,
-          executor: str = "xla"
+          executor: str = "xla", device: str | None = None
           ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
@@ -67,6 +67,11 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     Weights & Biases project to log the run to (`wandb_log.py`).
     `executor="eager"` runs the learner's graph op by op without jit (`executors.py`): slow,
     for stepping through a short run in pdb; its results equal the XLA executor's.
+    `device` places the learner's programs and state (a name: "cpu", "gpu", "gpu:1"; None:
+    JAX's default device, the accelerator where JAX has one). A program that steps a native
+    task runs there too: on a CUDA GPU the task steps on the host's threads, its buffers
+    copied to and from the GPU at each step (docs/accelerators.md). It is a setting of this
+    process, not of the run: a resumed run takes the `device` given again.
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
@@ -93,6 +98,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         check_batches_per_request(batches_per_request, runner)
         if executor not in EXECUTORS:
             raise ValueError(f"unknown executor {executor!r}; expected one of {EXECUTORS}")
+        xla.resolve_device(device, "--device")
         if num_samplers is not None:
             check_num_samplers(num_samplers, runner, address)
     except ValueError as error:
@@ -135,7 +141,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
                seeds, runner, num_samplers if distributed else None, batches_per_request,
-               executor, evaluation)
+               executor, evaluation, device)
     except BaseException:
         reporter.close()
         raise
@@ -147,7 +153,7 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
            config: Any, seed: int, steps: int, resume: bool, progress: bool,
            seeds: int | None, runner: str, num_samplers: int | None,
            batches_per_request: int, executor: str,
-           evaluation: EvaluationSettings | None = None) -> None:
+           evaluation: EvaluationSettings | None = None, device: str | None = None) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`)."""
     graph = alg.build(env_id, config, steps, 1)
     evaluation_api(alg, spec_text, graph)
@@ -160,7 +166,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
                      and executor == "xla" else None)
     # the APIs the loop calls first compile on a worker thread while the state initialises
     exe = lower(graph, executor, seed=seed, seeds=seeds, data_parallel=data_parallel,
-                precompile=() if parts is not None else alg.precompile)
+                precompile=() if parts is not None else alg.precompile,
+                device=None if data_parallel is not None else device)
     # after the tracing (which needs Python's lock), while XLA compiles
     background = Background(lambda: graph.render(run.path / "graph.svg"),
                             lambda: graph.render(run.path / "graph.html"))

@@ -1,0 +1,61 @@
+"""Run by test_device_placement.py in a fresh process with two XLA host devices standing for an
+actor and a learner device: programs and state placed with `device=`, a native task stepped
+inside a program placed on the second device, and the errors for devices this process lacks.
+Prints a JSON report."""
+
+import json
+
+import jax
+import numpy as np
+from toy_components import Model, Stepper
+
+import metagraph as mg
+from backends import xla
+from components.envs import Environment
+from metagraph.spaces import Box, Discrete, PRNGKey
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4)
+report = {"devices": [str(d) for d in jax.devices()]}
+second = jax.devices()[1]
+
+
+def devices_of(tree):
+    return sorted({str(d) for leaf in jax.tree.leaves(tree) for d in leaf.devices()})
+
+
+model = mg.build(Model(), {"x": Box((4,), batch=True), "key": PRNGKey()})
+on_default, on_second = xla.lower(model, seed=1), xla.lower(model, seed=1, device="cpu:1")
+out = on_second.predict(X)
+report["model"] = {"out": devices_of(out), "state": devices_of(on_second.state),
+                   "default_state": devices_of(on_default.state),
+                   "same": bool(np.allclose(out, on_default.predict(X), rtol=1e-6)),
+                   "by_object": devices_of(xla.lower(model, device=second).predict(X))}
+seeded = xla.lower(model, seeds=2, device="cpu:1")
+report["seeds"] = {"out": devices_of(seeded.predict(np.stack([X, X]))),
+                   "state": devices_of(seeded.state), "repr": repr(seeded.transform)}
+
+stepper = mg.build(Stepper(Environment("CartPole-v1", 4)),
+                   {"key": PRNGKey(), "action": Discrete(2, shape=(4,))})
+env_outputs = {}
+for name, exe in (("default", xla.lower(stepper)),
+                  ("second", xla.lower(stepper, device="cpu:1"))):
+    exe.start(jax.random.PRNGKey(3))
+    observations = [exe.act(np.array([0, 1, 1, 0], np.int32)) for _ in range(5)]
+    env_outputs[name] = (devices_of(observations), np.asarray(observations).tolist())
+report["native"] = {"devices": env_outputs["second"][0],
+                    "same": env_outputs["second"][1] == env_outputs["default"][1]}
+
+errors = {}
+for name, call in (("gpu", lambda: xla.lower(model, device="gpu")),
+                   ("index", lambda: xla.lower(model, device="cpu:5")),
+                   ("malformed", lambda: xla.lower(model, device="cpu:x")),
+                   ("type", lambda: xla.lower(model, device=3.5)),
+                   ("mesh", lambda: xla.lower(model, device="cpu",
+                                              data_parallel=xla.DataParallel()))):
+    try:
+        call()
+        errors[name] = None
+    except Exception as error:  # the report names each error's type and message
+        errors[name] = f"{type(error).__name__}: {error}"
+report["errors"] = errors
+print(json.dumps(report))

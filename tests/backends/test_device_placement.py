@@ -1,0 +1,53 @@
+"""Devices are arguments: `backends.xla.lower(graph, device=...)` places every program and the
+state on the device named, a native task steps inside a program placed on another device
+than JAX's default, and a device this process lacks is refused by name. Two XLA host devices
+(a fresh process: the count is set before JAX starts) stand for an actor and a learner."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def report():
+    env = {**os.environ, "XLA_FLAGS": os.environ.get("XLA_FLAGS", "")
+           + " --xla_force_host_platform_device_count=2"}
+    script = Path(__file__).with_name("device_placement_run.py")
+    root = Path(__file__).parents[2]
+    env["PYTHONPATH"] = os.pathsep.join([str(root / "tests"), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_programs_and_state_live_on_the_device_named(report):
+    first, second = report["devices"]
+    model = report["model"]
+    assert model["out"] == model["state"] == model["by_object"] == [second]
+    assert model["default_state"] == [first]
+    assert model["same"]
+
+
+def test_seeds_run_on_the_device_named(report):
+    second = report["devices"][1]
+    assert report["seeds"]["out"] == report["seeds"]["state"] == [second]
+    assert f"device={second}" in report["seeds"]["repr"]
+
+
+def test_a_native_task_steps_inside_a_program_on_another_device(report):
+    assert report["native"]["devices"] == [report["devices"][1]]
+    assert report["native"]["same"]
+
+
+def test_devices_this_process_lacks_are_refused_by_name(report):
+    errors = report["errors"]
+    assert errors["gpu"].startswith("ValueError") and "no 'gpu' device" in errors["gpu"]
+    assert "2 cpu device(s)" in errors["index"]
+    assert "not a device name" in errors["malformed"]
+    assert errors["type"].startswith("TypeError")
+    assert "a mesh" in errors["mesh"]
