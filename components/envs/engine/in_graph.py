@@ -62,9 +62,10 @@ def state_of(records: Any) -> np.ndarray:
 @dataclasses.dataclass(frozen=True)
 class InGraphEnv(FunctionalEnv):
     """A task's C++ step through the XLA FFI (CPU or CUDA GPU). The state is opaque,
-    uint32[..., W, n, 2]: the engine's structure of arrays (W rows of n 8-byte words: the task's words, the random
-    streams, the step counts). Environment i of `reset(PRNGKey(s), n)` draws from the stream of
-    (s, i), as environment i of the host pool `make(..., seed=s)` does."""
+    uint32[..., W, n, 2]: the engine's structure of arrays (W rows of n 8-byte words: the
+    task's words, the random streams, the step counts). Environment i of
+    `reset(PRNGKey(s), n)` draws from the stream of (s, i), as environment i of the host
+    pool `make(..., seed=s)` does."""
 
     door: ClassVar[str] = "native"
     num_threads: int | None = None  # C++ threads stepping inside the program; None: every core
