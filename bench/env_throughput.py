@@ -47,10 +47,10 @@ def rate(n: int, steps: int, run) -> float:
     return n * steps / best
 
 
-def ours_host(n: int, steps: int, threads: int) -> float:
+def ours_host(n: int, steps: int, threads: int, dtype=np.int32) -> float:
     env = envs.make("CartPole-v1", n, seed=0, num_threads=threads)
     env.reset(seed=0)
-    actions = np.random.default_rng(0).integers(0, 2, (steps, n)).astype(np.int32)
+    actions = np.random.default_rng(0).integers(0, 2, (steps, n)).astype(dtype)
 
     def run(k):
         for t in range(k):
@@ -168,6 +168,10 @@ def fmt(value) -> str:
 CONTENDERS = {
     "host-1t": lambda n, steps: ours_host(n, steps, 1),
     "host-2t": lambda n, steps: ours_host(n, steps, 2),
+    # every core of a bigger machine (the GPU check, bench/accelerator/), and NumPy's default
+    # integer actions (int64) there
+    "host-all": lambda n, steps: ours_host(n, steps, os.cpu_count() or 1),
+    "host-all-int64": lambda n, steps: ours_host(n, steps, os.cpu_count() or 1, np.int64),
     "graph-1t": lambda n, steps: ours_in_graph(n, steps),
     "graph-2t": lambda n, steps: ours_in_graph(n, steps, threads=2),
     "jax-twin": lambda n, steps: ours_in_graph(n, steps, door="jax"),
@@ -176,6 +180,10 @@ CONTENDERS = {
     "gymnax": gymnax_rate,
     "envpool": envpool_rate,
 }
+
+
+# the table's columns (the all-core rows are the GPU check's, run one by one with --one)
+TABLE = [name for name in CONTENDERS if not name.startswith("host-all")]
 
 
 def in_fresh_process(name: str, n: int, steps: int) -> float | str:
@@ -200,11 +208,11 @@ def main() -> None:
         return
     print("CartPole-v1, million steps per second (each contender in a fresh process, best of "
           f"{REPEATS} runs)")
-    header = ["N", *CONTENDERS, "host/gym", "graph/gymnax", "host 2t/1t"]
+    header = ["N", *TABLE, "host/gym", "graph/gymnax", "host 2t/1t"]
     print(" ".join(f"{h:>9}" for h in header))
     for n in args.sizes:
         steps = max(50, min(args.steps, 2_000_000 // n))
-        row = {name: in_fresh_process(name, n, steps) for name in CONTENDERS}
+        row = {name: in_fresh_process(name, n, steps) for name in TABLE}
         best_host = max(row["host-1t"], row["host-2t"])
         ratio_gym = best_host / (row["gym-single"] if n == 1 else row["gym-numpy"])
         best_graph = max(row["graph-1t"], row["graph-2t"])

@@ -285,6 +285,8 @@ CONTENDERS = {
     "metagraph via gymnasium.make_vec (default threads)": run_metagraph_make_vec,
     "metagraph host pool, 1 thread": lambda e, n, s: run_metagraph_host(e, n, s, 1),
     "metagraph host pool, 2 threads": lambda e, n, s: run_metagraph_host(e, n, s, 2),
+    "metagraph host pool, all cores": lambda e, n, s: run_metagraph_host(e, n, s,
+                                                                          os.cpu_count() or 1),
     "metagraph in-graph (scan of 100), 1 thread": lambda e, n, s: run_metagraph_graph(e, n, s, 1),
     "metagraph in-graph (scan of 100), 2 threads": lambda e, n, s: run_metagraph_graph(e, n, s,
                                                                                          2),

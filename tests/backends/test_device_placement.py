@@ -14,7 +14,8 @@ import pytest
 
 @pytest.fixture(scope="module")
 def report():
-    env = {**os.environ, "XLA_FLAGS": os.environ.get("XLA_FLAGS", "")
+    # the host's two devices, also on a machine whose default backend is a GPU
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": os.environ.get("XLA_FLAGS", "")
            + " --xla_force_host_platform_device_count=2"}
     script = Path(__file__).with_name("device_placement_run.py")
     root = Path(__file__).parents[2]

@@ -1,0 +1,227 @@
+"""The GPU check: what metagraph does on a machine with an accelerator, as one JSON of figures.
+
+    bash bench/accelerator/check.sh OUT [--budget SECONDS] [--only STEP ...] [--ppo-steps N]
+
+(check.sh installs and builds first; this script assumes that is done.) Each step runs its
+commands as fresh processes with a time limit taken from what is left of `--budget`, records
+wall times, figures and the tail of its log, and rewrites OUT/check.json after every step,
+so a check stopped early still reports what it measured. The steps, in order:
+
+    environment   the device, JAX, the CPU count
+    tests         a subset of the test suite with JAX's default backend the GPU
+    main_job      README's main job (CartPole, path reweighting) on the GPU, then on the CPU
+    host_pool     CartPole N=4096 and HalfCheetah N=64 host pool against Gymnasium
+    ppo           PPO on HalfCheetah-v5 with the network on the GPU, then on the CPU alone
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+# Tests that run on whatever JAX's default backend is: the native door inside programs (the
+# GPU handlers), the step on every door, playouts, placement, the stages, a short training.
+TESTS = [
+    "tests/components/envs/test_same_seed_same_trajectories.py",
+    "tests/components/envs/test_environment_component.py",
+    "tests/components/envs/test_legal_actions_and_extras.py",
+    "tests/components/envs/games/test_games_playout.py",
+    "tests/components/envs/mujoco/test_mujoco_doors.py",
+    "tests/components/agents/test_env_step_in_graph.py",
+    "tests/components/agents/test_rollout.py",
+    "tests/backends/test_stages.py",
+    "tests/backends/test_device_placement.py",
+    "tests/components/training/test_ppo_training.py",
+]
+
+
+class Check:
+    def __init__(self, out: Path, budget: float, install_seconds: float):
+        self.out, self.budget, self.start = out, budget, time.monotonic()
+        self.report: dict = {"install_seconds": install_seconds, "steps": {}}
+        self.runs = out / "runs"
+
+    def left(self) -> float:
+        return self.budget - (time.monotonic() - self.start)
+
+    def save(self) -> None:
+        self.report["elapsed_seconds"] = round(time.monotonic() - self.start, 1)
+        (self.out / "check.json").write_text(json.dumps(self.report, indent=1))
+
+    def run(self, name: str, command: list[str], limit: float, env: dict | None = None) -> dict:
+        """`command` in a fresh process, at most `limit` seconds (and what the budget has
+        left, less 10 s): {"rc", "seconds", "tail"}; its output appended to OUT/NAME.log."""
+        limit = max(5.0, min(limit, self.left() - 10))
+        began = time.monotonic()
+        log = self.out / f"{name}.log"
+        with log.open("a") as f:
+            f.write(f"\n$ {' '.join(command)}\n")
+            f.flush()
+            try:
+                done = subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})},
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, timeout=limit)
+                rc, text = done.returncode, done.stdout
+            except subprocess.TimeoutExpired as e:
+                rc = "timeout"
+                text = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+            f.write(text)
+        seconds = round(time.monotonic() - began, 1)
+        print(f"[{name}] rc {rc}, {seconds} s: {' '.join(command[-6:])}", flush=True)
+        return {"rc": rc, "seconds": seconds, "limit": round(limit), "tail": text[-1500:],
+                "stdout": text}
+
+
+def environment(check: Check, args) -> dict:
+    probe = ("import jax, json, numpy; d = jax.devices(); print(json.dumps({'jax': "
+             "jax.__version__, 'backend': jax.default_backend(), 'devices': [str(x) for x in d],"
+             " 'kind': d[0].device_kind, 'numpy': numpy.__version__}))")
+    found = check.run("environment", [PY, "-c", probe], 60)
+    info = json.loads(found["stdout"].strip().splitlines()[-1]) if found["rc"] == 0 else {
+        "error": found["tail"]}
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        gpu = subprocess.run([smi, "--query-gpu=name,memory.total,driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True)
+        info["nvidia_smi"] = gpu.stdout.strip()
+    info.update(cpus=os.cpu_count(), python=platform.python_version(),
+                processor=platform.processor() or platform.machine())
+    return info
+
+
+def tests(check: Check, args) -> dict:
+    # several test processes share the GPU: none takes 75% of its memory up front
+    env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
+    done = check.run("tests", [PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                               "-n", str(min(8, os.cpu_count() or 1)), *TESTS], 240, env)
+    summary = re.findall(r"(\d+) (passed|failed|error|errors|skipped)", done["tail"])
+    return {"rc": done["rc"], "seconds": done["seconds"],
+            "counts": {kind: int(n) for n, kind in summary}, "tail": done["tail"][-800:]}
+
+
+def train_and_evaluate(check: Check, name: str, train: list[str], limit: float,
+                       episodes: int) -> dict:
+    out = check.runs / name
+    shutil.rmtree(out, ignore_errors=True)
+    trained = check.run(name, [PY, "-m", "components.training.cli", "train", *train, "--out",
+                               str(out)], limit)
+    result = {"train_rc": trained["rc"], "train_seconds": trained["seconds"],
+              "limit": trained["limit"]}
+    metrics = out / "metrics.jsonl"
+    if metrics.exists():
+        rows = [json.loads(line) for line in metrics.read_text().splitlines() if line.strip()]
+        if rows:
+            last = rows[-1]
+            result.update(steps=last.get("steps") or last.get("env_steps"),
+                          last_row={k: v for k, v in last.items()
+                                    if isinstance(v, int | float)})
+    if trained["rc"] != 0:
+        result["tail"] = trained["tail"][-800:]
+        return result
+    evaluated = check.run(name, [PY, "-m", "components.training.cli", "evaluate", str(out),
+                                 "--episodes", str(episodes), "--json"], 120)
+    result["evaluate_rc"] = evaluated["rc"]
+    try:
+        result["evaluation"] = json.loads(evaluated["stdout"].strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        result["evaluate_tail"] = evaluated["tail"][-500:]
+    return result
+
+
+def main_job(check: Check, args) -> dict:
+    found = {}
+    for where, extra in (("gpu", []), ("cpu", ["--device", "cpu"])):
+        found[where] = train_and_evaluate(
+            check, f"main_job_{where}", ["CartPole-v1", "--algo", "reweight", *extra], 240,
+            100)
+    return found
+
+
+def host_pool(check: Check, args) -> dict:
+    cores = str(os.cpu_count() or 1)
+    found = {"cartpole_4096": {}, "halfcheetah_64": {}}
+    for name in ("gym-numpy", "host-1t", "host-all", "host-all-int64"):
+        done = check.run("host_pool", [PY, "bench/env_throughput.py", "--one", name, "--n",
+                                       "4096", "--steps", "400"], 60)
+        found["cartpole_4096"][name] = _last_json(done)
+    for name in ("Gymnasium make_vec sync", "Gymnasium make_vec async",
+                 "metagraph host pool, 1 thread", "metagraph host pool, all cores"):
+        done = check.run("host_pool", [PY, "bench/mujoco_throughput.py", "--one", name,
+                                       "--n", "64", "--seconds", "2"], 90)
+        found["halfcheetah_64"][name] = _last_json(done)
+    found["cores"] = cores
+    pole = found["cartpole_4096"]
+    if all(isinstance(pole.get(k), float) for k in ("host-all", "gym-numpy")):
+        found["cartpole_host_over_gymnasium"] = round(pole["host-all"] / pole["gym-numpy"], 2)
+    cheetah = found["halfcheetah_64"]
+    gym = [v for k, v in cheetah.items() if k.startswith("Gymnasium") and isinstance(v, float)]
+    ours = cheetah.get("metagraph host pool, all cores")
+    if gym and isinstance(ours, float):
+        found["halfcheetah_host_over_best_gymnasium"] = round(ours / max(gym), 2)
+    return found
+
+
+def ppo(check: Check, args) -> dict:
+    found = {}
+    for where, extra in (("gpu", []), ("cpu", ["--device", "cpu"])):
+        found[where] = train_and_evaluate(
+            check, f"ppo_{where}", ["HalfCheetah-v5", "--algo", "ppo", "--steps",
+                                    str(args.ppo_steps), *extra], 600, 10)
+    gpu, cpu = found["gpu"], found["cpu"]
+    if gpu.get("train_rc") == 0 and cpu.get("train_rc") == 0:
+        found["cpu_over_gpu_wall"] = round(cpu["train_seconds"] / gpu["train_seconds"], 2)
+    return found
+
+
+def _last_json(done: dict):
+    if done["rc"] != 0:
+        return f"rc {done['rc']}: {done['tail'][-300:]}"
+    try:
+        return json.loads(done["stdout"].strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return done["tail"][-300:]
+
+
+STEPS = {"environment": environment, "tests": tests, "main_job": main_job,
+         "host_pool": host_pool, "ppo": ppo}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="accelerator-out")
+    parser.add_argument("--budget", type=float, default=570.0, help="seconds for all steps")
+    parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
+    parser.add_argument("--ppo-steps", type=int, default=1_000_000)
+    parser.add_argument("--install-seconds", type=float, default=None)
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    check = Check(out, args.budget, args.install_seconds)
+    check.report["args"] = vars(args)
+    for name in args.only:
+        if check.left() < 15:
+            check.report["steps"][name] = "skipped: out of budget"
+            continue
+        began = time.monotonic()
+        try:
+            check.report["steps"][name] = STEPS[name](check, args)
+        except Exception as error:  # one step's failure is a finding, not the end of the check
+            check.report["steps"][name] = {"error": f"{type(error).__name__}: {error}"}
+        print(f"== {name}: {time.monotonic() - began:.1f} s", flush=True)
+        check.save()
+    check.save()
+    print(json.dumps(check.report, indent=1)[-6000:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Gathers, into bench/accelerator/wheels/ (ignored by git), the wheels that a GPU machine with
+# no package registry needs beside its own JAX, CUDA and PyTorch image (Python 3.12, JAX
+# 0.11.2 with its CUDA 13 plugin, NumPy, SciPy, optax, chex, matplotlib, networkx, pytest,
+# scikit-build-core, nanobind, CMake and Ninja preinstalled: the case the check plans for).
+# The project itself is not among them: check.sh builds it there, against that machine's
+# jaxlib. Run here, where PyPI is reachable:   bash bench/accelerator/gather_wheels.sh
+# Then carry the folder with the checkout (under 64 MiB in all).
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON_VERSION:-3.12}
+rm -rf wheels && mkdir wheels
+# Pure-Python and binary packages, each pinned to the version this project's CI installs.
+PACKAGES=(
+  dm-haiku==0.0.17 jmp==0.0.4                         # the networks
+  gymnasium==1.4.0 farama-notifications==0.0.4        # the Gymnasium door and the peers
+  mujoco==3.17.0 glfw==2.11.0 pyopengl==3.1.10        # MuJoCo's headers and libmujoco
+  tensorboardX==2.6.5 graphviz==0.21                  # reporting and drawing
+)
+python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$PY" \
+  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+  --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux1_x86_64 \
+  --platform any -d wheels "${PACKAGES[@]}"
+du -sh wheels
+ls wheels
