@@ -102,8 +102,8 @@ def environment(check: Check, args) -> dict:
 def tests(check: Check, args) -> dict:
     # several test processes share the GPU: none takes 75% of its memory up front
     env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}
-    done = check.run("tests", [PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                               "-n", str(min(8, os.cpu_count() or 1)), *TESTS], 240, env)
+    done = check.run("tests", [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "-n", str(min(8, os.cpu_count() or 1)), *TESTS], 150, env)
     summary = re.findall(r"(\d+) (passed|failed|error|errors|skipped)", done["tail"])
     return {"rc": done["rc"], "seconds": done["seconds"],
             "counts": {kind: int(n) for n, kind in summary}, "tail": done["tail"][-800:]}
@@ -142,7 +142,7 @@ def main_job(check: Check, args) -> dict:
     found = {}
     for where, extra in (("gpu", []), ("cpu", ["--device", "cpu"])):
         found[where] = train_and_evaluate(
-            check, f"main_job_{where}", ["CartPole-v1", "--algo", "reweight", *extra], 240,
+            check, f"main_job_{where}", ["CartPole-v1", "--algo", "reweight", *extra], 150,
             100)
     return found
 
