@@ -4,6 +4,7 @@ state shapes) and turns each root API into a pure function for a backend to run.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,6 +27,22 @@ INIT_COMPILER_OPTIONS = {"xla_backend_optimization_level": 0,
                          "xla_llvm_disable_expensive_passes": True,
                          "xla_cpu_use_fusion_emitters": False,
                          "xla_cpu_parallel_codegen_split_count": 1}
+_REJECTED_OPTIONS: set[str] = set()  # of INIT_COMPILER_OPTIONS, by this process's XLA
+
+
+def compile_quickly(lowered: Any) -> Any:
+    """`lowered.compile()` with INIT_COMPILER_OPTIONS, less those this JAX's XLA does not
+    know (an option comes and goes between releases: `xla_cpu_use_fusion_emitters` is gone
+    from jaxlib 0.11); any other error is raised as it is."""
+    while True:
+        options = {k: v for k, v in INIT_COMPILER_OPTIONS.items() if k not in _REJECTED_OPTIONS}
+        try:
+            return lowered.compile(compiler_options=options)
+        except jax.errors.JaxRuntimeError as error:
+            unknown = re.search(r"No such compile option: '(\w+)'", str(error))
+            if unknown is None or unknown.group(1) not in options:
+                raise
+            _REJECTED_OPTIONS.add(unknown.group(1))
 
 
 @dataclasses.dataclass
@@ -110,7 +127,7 @@ class MetaGraph:
                   for name, sig in self.apis.items()}
 
         if seeds is None and self._init_trace is not None:  # traced already, by mg.build
-            compiled = self._init_trace.lower().compile(compiler_options=INIT_COMPILER_OPTIONS)
+            compiled = compile_quickly(self._init_trace.lower())
             state = compiled(key, inputs)
         else:
             def init(key):
@@ -121,7 +138,7 @@ class MetaGraph:
                 return frame.state
 
             fn = init if seeds is None else jax.vmap(init)
-            compiled = jax.jit(fn).lower(key).compile(compiler_options=INIT_COMPILER_OPTIONS)
+            compiled = compile_quickly(jax.jit(fn).lower(key))
             state = compiled(key)
         if not same_signature(abstract_of(state), self.state_spec_for(seeds)):
             raise StateError(f"{self.root.name}: the state created now differs from the state "

@@ -154,3 +154,18 @@ def test_batch_and_time_sizes_must_be_positive_ints(size):
     graph = mg.build(Model(), {"x": Box((4,), batch=True)}, apis=["predict"],
                      batch_size=np.int64(2))
     assert graph.batch_size == 2 and type(graph.batch_size) is int
+
+
+def test_an_init_compile_option_this_xla_lacks_is_left_out(monkeypatch):
+    """The init program's quick-compile options come and go between XLA releases (jaxlib 0.11
+    dropped `xla_cpu_use_fusion_emitters`): one the installed XLA does not know is dropped,
+    and the state is made all the same."""
+    from metagraph import graph as graph_module
+
+    monkeypatch.setattr(graph_module, "INIT_COMPILER_OPTIONS",
+                        {**graph_module.INIT_COMPILER_OPTIONS, "xla_no_such_option": True})
+    monkeypatch.setattr(graph_module, "_REJECTED_OPTIONS", set())
+    built = mg.build(Model(), {"x": Box((4,), batch=True), "key": PRNGKey()})
+    state = built.init_state(0)
+    assert {"xla_no_such_option"} == graph_module._REJECTED_OPTIONS
+    assert jax.tree.leaves(state)
