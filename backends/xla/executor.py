@@ -49,7 +49,7 @@ def _jax_array_type() -> type:
 # The JAX versions whose `jax.stages.Compiled` keeps its C++ dispatch in the private attribute
 # `_call` after its first call, and whose `__call__` only forwards to it (checked by
 # tests/backends/test_stages.py on the installed JAX).
-PRIVATE_DISPATCH_VERSIONS = ((0, 7), (0, 11))
+PRIVATE_DISPATCH_VERSIONS = ((0, 7), (0, 13))
 
 
 def _dispatch(compiled: Any, version: tuple[int, ...] = jax.__version_info__) -> Any:
