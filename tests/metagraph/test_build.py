@@ -167,5 +167,5 @@ def test_an_init_compile_option_this_xla_lacks_is_left_out(monkeypatch):
     monkeypatch.setattr(graph_module, "_REJECTED_OPTIONS", set())
     built = mg.build(Model(), {"x": Box((4,), batch=True), "key": PRNGKey()})
     state = built.init_state(0)
-    assert {"xla_no_such_option"} == graph_module._REJECTED_OPTIONS
+    assert "xla_no_such_option" in graph_module._REJECTED_OPTIONS
     assert jax.tree.leaves(state)
