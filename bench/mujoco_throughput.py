@@ -167,14 +167,15 @@ def run_policy_fused(env_id, n, seconds):
     return timed(call, n * steps, seconds)
 
 
-def run_policy_host(env_id, n, seconds):
-    """The host pool fed by the same policy, one jit call per step (obs in, actions out)."""
+def run_policy_host(env_id, n, seconds, threads=1):
+    """The host pool fed by the same policy, one jit call per step (obs in, actions out):
+    stepping and inference alternate."""
     import jax
     import numpy as np
 
     from components.envs import make
 
-    env = make(env_id, n, seed=0, num_threads=1)
+    env = make(env_id, n, seed=0, num_threads=threads)
     obs, _ = env.reset(seed=0)
     params, policy = mlp_policy(obs.shape[1], env.single_action_space.shape[0])
     act = jax.jit(policy)
@@ -185,6 +186,31 @@ def run_policy_host(env_id, n, seconds):
         holder["obs"] = env.step(actions)[0]
 
     return timed(call, n, seconds)
+
+
+def run_policy_pipelined(env_id, n, seconds, groups=2):
+    """The asynchronous host pool fed by the same policy, `groups` groups of n / groups: the
+    C++ threads step one group while the jit call runs the policy for another (recv, policy,
+    send); one thread per group."""
+    import jax
+    import numpy as np
+
+    from components.envs import make
+
+    batch = n // groups
+    env = make(env_id, n, seed=0, num_threads=groups, batch_size=batch)
+    env.async_reset(seed=0)
+    params, policy = mlp_policy(env.single_observation_space.shape[0],
+                                env.single_action_space.shape[0])
+    act = jax.jit(policy)
+
+    def call():
+        obs, *_, info = env.recv()
+        env.send(np.asarray(act(params, obs.astype(np.float32))), info["env_id"])
+
+    rate = timed(call, batch, seconds)
+    env.close()
+    return rate
 
 
 def run_envpool(env_id, n, seconds, threads):
@@ -300,6 +326,10 @@ CONTENDERS = {
     BARE: run_bare,
     "256-256 MLP policy fused with the in-graph door (scan of 100, 1 thread)": run_policy_fused,
     "256-256 MLP policy, host pool fed by a jit call per step (1 thread)": run_policy_host,
+    "256-256 MLP policy, host pool fed by a jit call per step (2 threads)":
+        lambda e, n, s: run_policy_host(e, n, s, 2),
+    "256-256 MLP policy, async host pool in 2 groups, a jit call per group (1 thread each)":
+        run_policy_pipelined,
 }
 
 

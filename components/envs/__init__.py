@@ -5,7 +5,9 @@ registers (`register`, `build_extension`).
 
 - `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
   `gymnasium.vector.VectorEnv` (`VectorEnv`) stepped by C++ threads (by default every core the
-  process may run on, capped at `num_envs`).
+  process may run on, capped at `num_envs`); with `batch_size=B`, the asynchronous pool
+  (`AsyncVectorEnv`: EnvPool's `async_reset`, `recv`, `send`), stepping groups of B while the
+  caller runs its policy for others.
 - `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
   every registered id.
 - `make_functional(env_id, door="native" | "jax")`: pure reset/step for jit, scan and vmap,
@@ -27,14 +29,16 @@ import components.envs.games
 import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads nothing compiled)
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
+from components.envs.engine.async_vector_env import AsyncVectorEnv
 from components.envs.engine.catalogue import canonical_id, env_ids, register, spec
 from components.envs.engine.conformance import ConformanceError, check
 from components.envs.engine.extension import ExtensionBuildError, build_extension
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.in_graph import InGraphEnv
+from components.envs.engine.make import make
 from components.envs.engine.single_env import Env
 from components.envs.engine.spec import EnvSpec
-from components.envs.engine.vector_env import VectorEnv, make
+from components.envs.engine.vector_env import VectorEnv
 from components.envs.environment import DOORS, Environment
 from components.envs.functional_doors import make_functional
 from components.envs.games import GAME_IDS
@@ -58,8 +62,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "DOORS", "ENV_IDS", "GAME_IDS", "MUJOCO_IDS", "ConformanceError", "Env", "EnvSpec",
-    "Environment", "ExtensionBuildError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv",
+    "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MUJOCO_IDS", "ConformanceError", "Env",
+    "EnvSpec", "Environment", "ExtensionBuildError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv",
     "TwinState", "VectorEnv", "build_extension", "canonical_id", "check", "env_ids", "make",
     "make_functional", "register", "spec",
 ]

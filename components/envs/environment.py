@@ -42,8 +42,8 @@ from gymnasium.vector import AutoresetMode
 import metagraph as mg
 from components.envs.engine.actions import action_error, actions_ok, traced_actions
 from components.envs.engine.host_door import HostDoor, spec_of_gymnasium
+from components.envs.engine.make import make
 from components.envs.engine.threads import resolve_threads
-from components.envs.engine.vector_env import make
 from components.envs.functional_doors import make_functional, renamed_argument
 from metagraph import runtime_checks
 from metagraph.checks import positive_int

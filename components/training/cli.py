@@ -141,7 +141,8 @@ def train_command(args: argparse.Namespace) -> None:
                         batches_per_request=args.batches_per_request,
                         trust_code=args.trust_code, evaluation=evaluation_settings(args),
                         track=args.wandb_project if args.track else None,
-                        executor=args.executor, device=args.device)
+                        executor=args.executor, device=args.device,
+                        actor_device=args.actor_device)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -282,11 +283,13 @@ def parser() -> argparse.ArgumentParser:
                        help="train seeds S..S+K-1 at once in one executable (vmap)")
     train.add_argument("--resume", action="store_true", help="continue from DIR's checkpoint")
     train.add_argument("--runner", choices=RUNNERS, default="local",
-                       help="where samplers run: this process, or Ray actors")
+                       help="where samplers run: this process in turn with the learner "
+                            "(local), threads of this process beside it (pipeline), or Ray "
+                            "actors")
     train.add_argument("--backend", action=_Renamed, new="--runner", help=argparse.SUPPRESS)
     train.add_argument("--num-samplers", type=int, default=None,
                        help="K samplers feeding one learner (algorithms with a distributed "
-                            "form; default 2 with --runner ray or --algo impala)")
+                            "form; default 2 with --runner ray or pipeline, or --algo impala)")
     train.add_argument("--batches-per-request", type=int, default=1, metavar="N",
                        help="with --runner ray: N batches per call of each sampler actor "
                             "(amortises Ray's cost per call; more policy lag)")
@@ -312,6 +315,9 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--device", default=None, metavar="NAME",
                        help="where the learner's programs run: cpu, gpu, gpu:1 ... (default: "
                             "JAX's default device, the accelerator where there is one)")
+    train.add_argument("--actor-device", default=None, metavar="NAME",
+                       help="where the samplers' rollouts run (distributed runs; default: "
+                            "cpu with --runner pipeline, else JAX's default device)")
     train.add_argument("--config", help="agent config, TOML or JSON")
     train.add_argument("--set", action="append", metavar="KEY=VALUE", help="config override")
     train.set_defaults(run=train_command)

@@ -48,7 +48,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
           address: str | None = None, batches_per_request: int = 1, trust_code: bool = False,
           evaluation: EvaluationSettings | None = None, track: str | None = None,
-          executor: str = "xla", device: str | None = None
+          executor: str = "xla", device: str | None = None, actor_device: str | None = None
           ) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
@@ -59,7 +59,9 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     learner (`components.training.distributed`): on Ray actors with `runner="ray"` (joining
     the cluster at `address`, or starting a local one; each actor asked for
     `batches_per_request` batches per call, which amortises Ray's cost per call and adds
-    policy lag), else in this process. `resume=True`
+    policy lag); in threads of this process with `runner="pipeline"`, sampling on
+    `actor_device` (default "cpu") while the learner learns on `device` (at most one weight
+    version of policy lag); else in this process, sampling and learning in turn. `resume=True`
     continues the run in `out` from its checkpoint with the settings it recorded; a user's
     algorithm file it names is imported only when `algo` names it again or `trust_code`
     (`trusted_code.py`). `evaluation`: evaluate the deterministic policy while training
@@ -99,6 +101,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         if executor not in EXECUTORS:
             raise ValueError(f"unknown executor {executor!r}; expected one of {EXECUTORS}")
         xla.resolve_device(device, "--device")
+        xla.resolve_device(actor_device, "--actor-device")
         if num_samplers is not None:
             check_num_samplers(num_samplers, runner, address)
     except ValueError as error:
@@ -115,7 +118,8 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "
                          f"strength is measured against an opponent: after training, "
                          f"`metagraph evaluate RUN --opponent random|mcts:N`")
-    distributed = runner == "ray" or num_samplers is not None or alg.only_distributed
+    distributed = runner in ("ray", "pipeline") or num_samplers is not None \
+        or alg.only_distributed
     if distributed:
         num_samplers = 2 if num_samplers is None else num_samplers
         if seeds is not None:
@@ -141,7 +145,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     try:
         _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
                seeds, runner, num_samplers if distributed else None, batches_per_request,
-               executor, evaluation, device)
+               executor, evaluation, device, actor_device)
     except BaseException:
         reporter.close()
         raise
@@ -153,7 +157,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
            config: Any, seed: int, steps: int, resume: bool, progress: bool,
            seeds: int | None, runner: str, num_samplers: int | None,
            batches_per_request: int, executor: str,
-           evaluation: EvaluationSettings | None = None, device: str | None = None) -> None:
+           evaluation: EvaluationSettings | None = None, device: str | None = None,
+           actor_device: str | None = None) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`)."""
     graph = alg.build(env_id, config, steps, 1)
     evaluation_api(alg, spec_text, graph)
@@ -211,7 +216,7 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
     learner = open_learner(spec_text, parts, exe, config, env_id, seed, runner, num_samplers,
                            counters.streams, counters.call,
                            lambda version: keys_for(seed, None, version), batches_per_request,
-                           executor)
+                           executor, actor_device)
     loop.next_rows, loop.source = learner.step, "Distributed.update()"
     loop.streams, loop.shown = lambda: learner.streams, (*loop.shown, "policy_lag")
     try:

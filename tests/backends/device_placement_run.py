@@ -45,6 +45,25 @@ for name, exe in (("default", xla.lower(stepper)),
 report["native"] = {"devices": env_outputs["second"][0],
                     "same": env_outputs["second"][1] == env_outputs["default"][1]}
 
+# the pipelined runner: samplers' rollouts on the first device in threads, the learner's
+# updates on the second, batches and weights moved between them
+from components.agents.impala_config import ImpalaConfig  # noqa: E402
+from components.training import keys_for  # noqa: E402
+from components.training.algorithms import Impala  # noqa: E402
+from components.training.distributed import Learner, ThreadedSamplers  # noqa: E402
+
+config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,))
+algorithm = Impala()
+learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
+pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 1, device="cpu:0")
+learner = Learner(algorithm.distributed, learner_exe, config, pool, 0,
+                  lambda version: keys_for(0, None, version))
+rows = [row for version in range(6) for row in learner.step(version)]
+report["pipeline"] = {"sampler_state": devices_of(pool.samplers[0].exe.state),
+                      "learner_state": devices_of(learner_exe.state),
+                      "lags": [row["policy_lag"] for row in rows]}
+pool.close()
+
 errors = {}
 for name, call in (("gpu", lambda: xla.lower(model, device="gpu")),
                    ("index", lambda: xla.lower(model, device="cpu:5")),

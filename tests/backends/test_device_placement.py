@@ -45,6 +45,17 @@ def test_a_native_task_steps_inside_a_program_on_another_device(report):
     assert report["native"]["same"]
 
 
+def test_the_pipeline_samples_on_one_device_and_learns_on_the_other(report):
+    first, second = report["devices"]
+    assert report["pipeline"]["sampler_state"] == [first]
+    assert report["pipeline"]["learner_state"] == [second]
+    # two batches in flight, each sampled with the newest weights when it starts: each is one
+    # version behind at most (the batch for update k was asked for after version k - 1 was
+    # published)
+    assert report["pipeline"]["lags"][0] == 0
+    assert max(report["pipeline"]["lags"]) <= 1
+
+
 def test_devices_this_process_lacks_are_refused_by_name(report):
     errors = report["errors"]
     assert errors["gpu"].startswith("ValueError") and "no 'gpu' device" in errors["gpu"]

@@ -202,10 +202,12 @@ void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers 
   const std::string pool_name = std::string(name) + "Pool";
   nb::class_<P>(m, pool_name.c_str())
       .def("__init__",
-           [](P* self, const H& h, int64_t num_envs, uint64_t seed, int num_threads) {
-             new (self) P(h.task, num_envs, seed, num_threads);
+           [](P* self, const H& h, int64_t num_envs, uint64_t seed, int num_threads,
+              uint64_t first_stream) {
+             new (self) P(h.task, num_envs, seed, num_threads, first_stream);
            },
-           nb::arg("task"), nb::arg("num_envs"), nb::arg("seed"), nb::arg("num_threads") = 1)
+           nb::arg("task"), nb::arg("num_envs"), nb::arg("seed"), nb::arg("num_threads") = 1,
+           nb::arg("first_stream") = 0)
       .def_prop_ro("num_envs", &P::num_envs)
       .def_prop_ro("num_threads", &P::num_threads)
       .def_prop_ro("closed", &P::closed)

@@ -38,9 +38,13 @@ class Pool {
   static constexpr int64_t kMaxEnvs = int64_t{1} << 28;
   static constexpr int kMaxThreads = 1024;
 
-  Pool(std::shared_ptr<const Task> task, int64_t num_envs, uint64_t seed, int num_threads)
+  // Environment i draws from the stream of (seed, first_stream + i): a pool of a slice of a
+  // larger batch (the asynchronous pool's groups) steps as that slice of one pool would.
+  Pool(std::shared_ptr<const Task> task, int64_t num_envs, uint64_t seed, int num_threads,
+       uint64_t first_stream = 0)
       : task_(std::move(task)),
         n_(check_size(*task_, num_envs)),
+        first_stream_(first_stream),
         words_(Batch<Task>::rows(*task_)),
         dim_(T::action_dim(*task_)),
         storage_(static_cast<size_t>(words_) * n_),
@@ -321,7 +325,8 @@ class Pool {
   }
   void reseed(uint64_t seed, O* obs) {
     parallel([&](Workspace& ws, int64_t i, double* scratch) {
-      batch().reseed(ws, i, seed, static_cast<uint64_t>(i), obs + i * task_->obs_dim(), scratch);
+      batch().reseed(ws, i, seed, first_stream_ + static_cast<uint64_t>(i),
+                     obs + i * task_->obs_dim(), scratch);
     });
   }
   npy_intp rows() const { return static_cast<npy_intp>(n_); }
@@ -331,6 +336,7 @@ class Pool {
 
   std::shared_ptr<const Task> task_;
   int64_t n_;
+  uint64_t first_stream_;
   int words_;
   int dim_;
   std::vector<uint64_t> storage_;

@@ -47,13 +47,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         num_envs: how many environments.
         seed: the environments' streams (environment i draws from (seed, i)); None: fresh.
         num_threads: C++ threads stepping the environments; None: the default above.
+        first_stream: environment i draws from (seed, first_stream + i): these environments
+            step as environments first_stream ... of a larger pool of the same seed would
+            (the asynchronous pool's groups, `async_vector_env.py`).
         **kwargs: the environment's keyword arguments (a MuJoCo task's Gymnasium ones).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, env: str | EnvSpec, num_envs: int = 1, seed: int | None = 0,
-                 num_threads: int | None = None, **kwargs: Any):
+                 num_threads: int | None = None, *, first_stream: int = 0, **kwargs: Any):
         if isinstance(env, EnvSpec):
             if kwargs:
                 raise TypeError(f"{env.env_id}: keyword arguments go with an id, not a spec")
@@ -63,8 +66,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         where = self.env_spec.env_id
         self.num_envs = positive_int(num_envs, f"{where}: num_envs")
         threads = resolve_threads(num_threads, self.num_envs, where)
+        if isinstance(first_stream, bool) or not isinstance(first_stream, int | np.integer) \
+                or not 0 <= first_stream < 2**63:
+            raise ValueError(f"{where}: first_stream must be an int in [0, 2**63), got "
+                             f"{first_stream!r}")
+        self._first_stream = int(first_stream)
         self._pool = self.env_spec.task.Pool(self.env_spec.task, self.num_envs,
-                                             check_seed(seed, where), threads)
+                                             check_seed(seed, where), threads,
+                                             self._first_stream)
         self._setup()
 
     def _setup(self) -> None:
@@ -177,7 +186,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """Rebuild the pool (the spec by its id and arguments) and set its state."""
         num_threads, closed, records = state.pop("_pool")
         self.__dict__.update(state)
-        self._pool = self.env_spec.task.Pool(self.env_spec.task, self.num_envs, 0, num_threads)
+        self._pool = self.env_spec.task.Pool(self.env_spec.task, self.num_envs, 0, num_threads,
+                                             state.get("_first_stream", 0))
         self._pool.set_records(records)
         if closed:
             self._pool.close()
@@ -196,12 +206,4 @@ def vector_entry_point(env_id: str, num_envs: int = 1, seed: int | None = 0,
     """`gymnasium.make_vec("metagraph/<id>", n)`: registered by name so that the specs
     Gymnasium keeps on its environments pickle. Gymnasium's own `max_episode_steps` is the
     task's (a MuJoCo task takes it as a keyword argument)."""
-    return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)
-
-
-def make(env_id: str, num_envs: int = 1, seed: int | None = 0, num_threads: int | None = None,
-         **kwargs: Any) -> VectorEnv:
-    """The host pool of `num_envs` environments of `env_id` (any registered id) stepped by
-    `num_threads` C++ threads (None: every core this process may run on, capped at
-    `num_envs`); `kwargs` are the environment's keyword arguments."""
     return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)

@@ -26,12 +26,13 @@ class LocalSamplers:
     replaced = 0
 
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int,
-                 count: int, first_stream: int = 0, lag: int = 0, executor: str = "xla"):
+                 count: int, first_stream: int = 0, lag: int = 0, executor: str = "xla",
+                 device: Any = None):
         if lag < 0:
             raise ValueError(f"LocalSamplers: lag must be >= 0 versions, got {lag}")
         self.count, self.lag = count, lag
-        self.samplers = [Sampler(algo, env_id, config, seed, first_stream + i, count, executor)
-                         for i in range(count)]
+        self.samplers = [Sampler(algo, env_id, config, seed, first_stream + i, count, executor,
+                                 device=device) for i in range(count)]
         self.streams = first_stream + count
         self.requests: deque[tuple[int, Any, int]] = deque()
         self.published: deque[tuple[Any, int]] = deque(maxlen=lag + 1)

@@ -23,16 +23,16 @@ from components.training.registry import resolve
 class Sampler:
     """One worker: algorithm `algo`'s sampler graph and executable for `env_id`, on its own
     random stream, run by the executor `executor` names (`components.training.executors`:
-    the run's own)."""
+    the run's own), its programs on `device` (None: JAX's default device)."""
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
-                 num_samplers: int, executor: str = "xla"):
+                 num_samplers: int, executor: str = "xla", device: Any = None):
         algorithm = resolve(algo)
         self.parts = algorithm.distributed
         if self.parts is None:
             raise ValueError(f"Sampler: algorithm {algo!r} has no distributed form")
         cfg = algorithm.config_class.from_dict(config)
         graph = self.parts.build_sampler(env_id, cfg, num_samplers)
-        self.exe = lower(graph, executor, seed=seed)
+        self.exe = lower(graph, executor, seed=seed, device=device)
         # the shared components that sampling uses (the learner's may have more: a value)
         self.needed = sorted(self.exe.get_states(shared_scope(graph, self.parts.shared)))
         # every sampler ever started in a run has its own stream of keys

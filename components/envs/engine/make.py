@@ -1,0 +1,21 @@
+"""`make`: the host door of every task, synchronous (`VectorEnv`) or asynchronous
+(`AsyncVectorEnv`, with `batch_size`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.envs.engine.async_vector_env import AsyncVectorEnv
+from components.envs.engine.vector_env import VectorEnv
+
+
+def make(env_id: str, num_envs: int = 1, seed: int | None = 0, num_threads: int | None = None,
+         batch_size: int | None = None, **kwargs: Any) -> Any:
+    """The host pool of `num_envs` environments of `env_id` (any registered id) stepped by
+    `num_threads` C++ threads (None: every core this process may run on, capped at
+    `num_envs`); `kwargs` are the environment's keyword arguments. With `batch_size`, the
+    asynchronous pool (`AsyncVectorEnv`: EnvPool's `async_reset`, `recv`, `send`), its
+    environments stepped in groups of `batch_size`; else a `VectorEnv`."""
+    if batch_size is not None:
+        return AsyncVectorEnv(env_id, num_envs, batch_size, seed, num_threads, **kwargs)
+    return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)

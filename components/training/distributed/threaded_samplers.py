@@ -1,0 +1,95 @@
+"""`ThreadedSamplers`: the pipelined runner (`--runner pipeline`). Each sampler runs in a
+thread of the driver's process, its fused rollout program placed on the actor's device (the
+host by default, where the native tasks step), while the learner updates on its own device
+(JAX's default: the accelerator where there is one). Sampling and learning overlap; batches
+and weights move between the devices as arrays.
+
+Two requests are in flight per sampler, and a sampler loads the newest published weights
+before each batch, so a batch is at most one weight version old when the learner takes it
+(the policy lag the rows report): what PPO's ratio and IMPALA's V-trace correct."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+import jax
+import numpy as np
+
+from components.training.distributed.sampler import Sampler
+
+_STOP = object()
+
+
+class ThreadedSamplers:
+    """Samplers in threads of this process, with the interface of `LocalSamplers` and
+    `RaySamplers`; each sampler's programs on `device` (a name such as "cpu" or a
+    `jax.Device`; None: JAX's default device)."""
+
+    depth = 2  # requests in flight per sampler: one sampling while the learner takes the other
+    rollouts = 1  # batches per request
+    replaced = 0
+
+    def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, count: int,
+                 first_stream: int = 0, executor: str = "xla", device: Any = None):
+        self.count = count
+        self.samplers = [Sampler(algo, env_id, config, seed, first_stream + i, count, executor,
+                                 device=device) for i in range(count)]
+        self.streams = first_stream + count
+        self._lock = threading.Lock()
+        self._published: tuple[Any, int] = (None, -1)
+        self._requests = [queue.Queue() for _ in range(count)]
+        self._results: queue.Queue = queue.Queue()
+        self._threads = [threading.Thread(target=self._work, args=(i,), daemon=True,
+                                          name=f"metagraph-sampler-{i}") for i in range(count)]
+        for thread in self._threads:
+            thread.start()
+
+    def _work(self, index: int) -> None:
+        sampler, requests = self.samplers[index], self._requests[index]
+        while requests.get() is not _STOP:
+            with self._lock:  # the newest weights, as this batch starts
+                weights, version = self._published
+            try:
+                result: Any = sampler.sample(weights, version)
+            except BaseException as error:  # raised by `next`, its type kept
+                result = error
+            self._results.put((index, result))
+
+    def publish(self, weights: dict[str, Any], version: int) -> None:
+        """Make `weights` (of `version`) the ones the next batches sample with: copied to the
+        host now, as the learner's next update may reuse the buffers of its state."""
+        copied = jax.tree.map(np.array, weights)
+        with self._lock:
+            self._published = (copied, version)
+
+    @property
+    def version(self) -> int:
+        """The version of the weights published last (-1 before the first `publish`)."""
+        return self._published[1]
+
+    def request(self, index: int) -> None:
+        """Queue a batch from sampler `index` (sampled with the newest weights when it starts)."""
+        self._requests[index].put(True)
+
+    def next(self) -> tuple[int, dict[str, Any]]:
+        """The first batch finished, `(index, result)`; a sampler's error is raised here."""
+        index, result = self._results.get()
+        if isinstance(result, BaseException):
+            raise result
+        return index, result
+
+    def close(self) -> None:
+        """Stop the threads once the batches they are sampling are done (requests not started
+        are dropped), and drop the samplers."""
+        for requests in self._requests:
+            while True:
+                try:
+                    requests.get_nowait()
+                except queue.Empty:
+                    break
+            requests.put(_STOP)
+        for thread in self._threads:
+            thread.join()
+        self.samplers.clear()

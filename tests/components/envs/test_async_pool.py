@@ -1,0 +1,173 @@
+"""The asynchronous host pool (EnvPool's `async_reset` / `recv` / `send`): every environment's
+trajectory equals the synchronous pool's under the same actions whatever order the groups
+come back in, the groups really step while the caller works, and misuse is refused by name."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from components import envs
+
+N, B = 8, 4
+
+
+def policy(obs, env_ids, t):
+    """Actions that depend on the observation, the environment and the time: any mix-up of
+    groups or environments shows in the trajectories."""
+    return ((obs[:, 2] > 0).astype(np.int32) + env_ids + t) % 2
+
+
+def synchronous(env_id, steps, seed):
+    env = envs.make(env_id, N, seed=seed, num_threads=1)
+    obs, _ = env.reset(seed=seed)
+    ids = np.arange(N)
+    rows = [(obs.copy(), np.zeros(N, np.float32), np.zeros(N, bool), np.zeros(N, bool))]
+    for t in range(steps):
+        obs, reward, terminated, truncated, _ = env.step(policy(obs, ids, t).astype(np.int32))
+        rows.append((obs.copy(), reward.copy(), terminated.copy(), truncated.copy()))
+    env.close()
+    return rows
+
+
+def asynchronous(env_id, steps, seed, delay=None):
+    """Each environment's rows as the asynchronous pool gives them; `delay(g)` seconds of
+    'policy' after receiving group g (the other group steps meanwhile)."""
+    env = envs.make(env_id, N, seed=seed, num_threads=2, batch_size=B)
+    env.async_reset(seed=seed)
+    rows = {i: [] for i in range(N)}
+    order = []
+    t_of = np.zeros(N, int)
+    while min(len(r) for r in rows.values()) <= steps:
+        obs, reward, terminated, truncated, info = env.recv()
+        ids = info["env_id"]
+        order.append(int(ids[0]) // B)
+        for k, i in enumerate(ids):
+            rows[i].append((obs[k].copy(), reward[k], terminated[k], truncated[k]))
+        if delay is not None:
+            time.sleep(delay(int(ids[0]) // B))
+        actions = policy(obs, ids, t_of[ids[0]])
+        t_of[ids] += 1
+        env.send(actions, ids)
+    env.close()
+    return rows, order
+
+
+@pytest.mark.parametrize("delay", [None, lambda g: 0.002 * (g + 1)], ids=["free", "uneven"])
+def test_every_environment_follows_the_synchronous_pool(delay):
+    sync = synchronous("CartPole-v1", 40, seed=5)
+    rows, order = asynchronous("CartPole-v1", 40, seed=5, delay=delay)
+    for i in range(N):
+        for t in range(41):
+            obs, reward, terminated, truncated = rows[i][t]
+            np.testing.assert_array_equal(obs, sync[t][0][i])
+            assert reward == sync[t][1][i]
+            assert terminated == sync[t][2][i] and truncated == sync[t][3][i]
+    assert set(order) == {0, 1}
+
+
+@pytest.mark.slow  # a timing: on a loaded 2-core machine the other test worker takes a core
+def test_a_group_steps_while_the_caller_works_on_another():
+    """With MuJoCo's step slow enough to time: while the caller 'infers' for one group, the
+    other group's step runs; one round of both groups takes about the longer of the two,
+    not their sum."""
+    env = envs.make("HalfCheetah-v5", 2 * 64, batch_size=64, num_threads=2, seed=0)
+    env.async_reset()
+    low, high = env.single_action_space.low, env.single_action_space.high
+    actions = np.random.default_rng(0).uniform(low, high, (64, len(low))).astype(np.float32)
+    for _ in range(4):  # warm up
+        env.send(actions, env.recv()[4]["env_id"])
+    start = time.perf_counter()
+    rounds = 20
+    for _ in range(2 * rounds):
+        info = env.recv()[4]
+        env.send(actions, info["env_id"])
+    overlapped = time.perf_counter() - start
+    sync = envs.make("HalfCheetah-v5", 64, num_threads=1, seed=0)
+    sync.reset()
+    start = time.perf_counter()
+    for _ in range(2 * rounds):
+        sync.step(actions)
+    serial = time.perf_counter() - start
+    env.close()
+    sync.close()
+    # each group on its own thread: two groups' steps take about one group's time (at least
+    # a third less than stepping them one after another on one thread)
+    assert overlapped < 0.67 * serial, (overlapped, serial)
+
+
+def test_python_runs_while_a_group_steps():
+    """The worker waits in C++ with Python's lock released: a Python thread counts on."""
+    env = envs.make("HalfCheetah-v5", 256, batch_size=256, num_threads=1, seed=0)
+    env.async_reset()
+    env.recv()
+    count, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    actions = np.zeros((256, 6), np.float32)
+    for _ in range(5):
+        env.send(actions, np.arange(256))
+        before = count[0]
+        env.recv()
+        assert count[0] > before
+    stop.set()
+    spinner.join()
+    env.close()
+
+
+def test_misuse_is_refused_by_name():
+    with pytest.raises(ValueError, match="multiple of batch_size"):
+        envs.make("CartPole-v1", 6, batch_size=4)
+    env = envs.make("CartPole-v1", N, batch_size=B, num_threads=2)
+    with pytest.raises(RuntimeError, match="recv with nothing sent"):
+        env.recv()
+    env.async_reset(seed=1)
+    with pytest.raises(RuntimeError, match="while the groups"):
+        env.async_reset()
+    first = env.recv()[4]["env_id"]
+    second = env.recv()[4]["env_id"]
+    with pytest.raises(ValueError, match="exactly one group"):
+        env.send(np.zeros(B, np.int32))
+    with pytest.raises(ValueError, match="not one group's"):
+        env.send(np.zeros(B, np.int32), np.array([1, 2, 3, 4]))
+    with pytest.raises(ValueError, match="integer indices"):
+        env.send(np.zeros(B, np.int32), np.array([0.0, 1, 2, 3]))
+    env.send(np.zeros(B, np.int32), first)
+    with pytest.raises(ValueError, match="stepping already"):
+        env.send(np.zeros(B, np.int32), first)
+    # bad actions: refused at recv with the synchronous pool's message and type; nothing moved
+    env.send(np.full(B, 7, np.int32), second)
+    messages = []
+    for _ in range(2):
+        try:
+            env.recv()
+        except ValueError as error:
+            messages.append(str(error))
+    assert len(messages) == 1 and "action" in messages[0]
+    env.send(np.zeros(B, np.int32), second)  # the refused group may be sent again
+    assert len(env.recv()[0]) == B
+    env.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.async_reset()
+
+
+def test_actions_are_copied_when_sent():
+    """The caller may write its action array as soon as send returns."""
+    results = []
+    for overwrite in (False, True):
+        env = envs.make("CartPole-v1", B, batch_size=B, num_threads=1, seed=2)
+        env.async_reset()
+        env.recv()
+        actions = np.ones(B, np.int32)
+        env.send(actions, np.arange(B))
+        if overwrite:
+            actions[:] = 0
+        results.append(env.recv()[0])
+        env.close()
+    np.testing.assert_array_equal(results[0], results[1])
