@@ -63,7 +63,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MUJOCO_IDS", "ConformanceError", "Env",
-    "EnvSpec", "Environment", "ExtensionBuildError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv",
-    "TwinState", "VectorEnv", "build_extension", "canonical_id", "check", "env_ids", "make",
-    "make_functional", "register", "spec",
+    "EnvSpec", "Environment", "ExtensionBuildError", "FunctionalEnv", "InGraphEnv",
+    "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension", "canonical_id", "check",
+    "env_ids", "make", "make_functional", "register", "spec",
 ]
