@@ -8,7 +8,8 @@ Contenders: `--runner local` (the samplers in this process, sampling and learnin
 and `--runner pipeline` (the samplers in threads beside the learner, at most one version of
 policy lag), with the same algorithm, settings, seeds and steps. Prints, per contender and
 seed, the whole command's wall time, the training's (the last metrics row's `wall_time`), the
-mean return of the last tenth of the rows and the mean policy lag; then the ratios.
+steps per second after the first tenth of the rows (past the compiles), the mean return of
+the last tenth of the rows and the mean policy lag; then the ratios.
 """
 
 from __future__ import annotations
@@ -37,7 +38,11 @@ def run(args, runner: str, seed: int, out: Path) -> dict:
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     tail = rows[-max(1, len(rows) // 10):]
     returns = [r["episode_return_mean"] for r in tail if r["episode_return_mean"] is not None]
+    first = rows[len(rows) // 10]  # past the compiles and the first calls
+    rate = ((rows[-1]["env_steps"] - first["env_steps"])
+            / max(1e-9, rows[-1]["wall_time"] - first["wall_time"]))
     return {"wall": wall, "training": rows[-1]["wall_time"], "steps": rows[-1]["env_steps"],
+            "steps_per_s": rate,
             "return": statistics.mean(returns) if returns else float("nan"),
             "lag": statistics.mean(r.get("policy_lag", 0) for r in rows)}
 
@@ -64,11 +69,11 @@ def main() -> None:
     if all(len(v) == len(args.seeds) for v in ok.values()):
         local, piped = ok["local"], ok["pipeline"]
         wall = statistics.mean(a["wall"] / b["wall"] for a, b in zip(local, piped, strict=True))
-        train = statistics.mean(a["training"] / b["training"]
+        train = statistics.mean(b["steps_per_s"] / a["steps_per_s"]
                                 for a, b in zip(local, piped, strict=True))
         print(f"{args.algo} on {args.env}, {args.steps} steps, {args.num_samplers} sampler(s), "
-              f"seeds {args.seeds}: local / pipeline wall time {wall:.2f}x (training alone "
-              f"{train:.2f}x); mean return local "
+              f"seeds {args.seeds}: local / pipeline wall time {wall:.2f}x (steps/s after the "
+              f"first tenth of the rows: pipeline / local {train:.2f}x); mean return local "
               f"{statistics.mean(r['return'] for r in local):.1f}, pipeline "
               f"{statistics.mean(r['return'] for r in piped):.1f}")
 

@@ -12,6 +12,8 @@ so a check stopped early still reports what it measured. The steps, in order:
     main_job      README's main job (CartPole, path reweighting) on the GPU, then on the CPU
     host_pool     CartPole N=4096 and HalfCheetah N=64 host pool against Gymnasium
     ppo           PPO on HalfCheetah-v5 with the network on the GPU, then on the CPU alone
+    pipeline      IMPALA on CartPole: samplers in turn with the learner (--runner local) against
+                  the pipelined runner (samplers on the CPU, the learner on the GPU)
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ PY = sys.executable
 # Tests that run on whatever JAX's default backend is: the native door inside programs (the
 # GPU handlers), the step on every door, playouts, placement, the stages, a short training.
 TESTS = [
+    "tests/components/envs/test_async_pool.py",
     "tests/components/envs/test_same_seed_same_trajectories.py",
     "tests/components/envs/test_environment_component.py",
     "tests/components/envs/test_legal_actions_and_extras.py",
@@ -192,6 +195,19 @@ def ppo(check: Check, args) -> dict:
     return found
 
 
+def pipeline(check: Check, args) -> dict:
+    found = {}
+    common = ["CartPole-v1", "--algo", "impala", "--num-samplers", "1", "--steps",
+              str(args.pipeline_steps)]
+    for name, extra in (("local", ["--runner", "local"]),
+                        ("pipeline", ["--runner", "pipeline", "--actor-device", "cpu"])):
+        found[name] = train_and_evaluate(check, f"pipeline_{name}", [*common, *extra], 150, 10)
+    rates = [found[k].get("steps_per_second_after_first_call") for k in ("local", "pipeline")]
+    if all(rates):
+        found["pipeline_over_local_steps_per_second"] = round(rates[1] / rates[0], 2)
+    return found
+
+
 def _last_json(done: dict):
     if done["rc"] != 0:
         return f"rc {done['rc']}: {done['tail'][-300:]}"
@@ -202,7 +218,7 @@ def _last_json(done: dict):
 
 
 STEPS = {"environment": environment, "tests": tests, "main_job": main_job,
-         "host_pool": host_pool, "ppo": ppo}
+         "host_pool": host_pool, "pipeline": pipeline, "ppo": ppo}
 
 
 def main() -> None:
@@ -211,6 +227,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=570.0, help="seconds for all steps")
     parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
     parser.add_argument("--ppo-steps", type=int, default=1_000_000)
+    parser.add_argument("--pipeline-steps", type=int, default=2_000_000)
     parser.add_argument("--install-seconds", type=float, default=None)
     args = parser.parse_args()
     out = Path(args.out)
