@@ -34,6 +34,23 @@ from metagraph.checks import positive_int
 _STOP = object()
 
 
+def _work(group: VectorEnv, orders: queue.Queue, g: int, finished: queue.Queue) -> None:
+    """A group's worker: runs the resets and steps sent to it, one at a time, and reports
+    each result (or the exception it raised) as `(g, result)`."""
+    n = group.num_envs
+    while (order := orders.get()) is not _STOP:
+        kind, value = order
+        try:
+            if kind == "reset":
+                obs, _ = group.reset(seed=value)
+                result = (obs, np.zeros(n, np.float32), np.zeros(n, bool), np.zeros(n, bool), {})
+            else:
+                result = group.step(value)
+        except BaseException as error:  # handed to the caller of recv, its type kept
+            result = error
+        finished.put((g, result))
+
+
 class AsyncVectorEnv:
     """`num_envs` environments of `env` stepped asynchronously in groups of `batch_size` (see
     the module docstring). `num_threads` C++ threads in all (None: every core this process may
@@ -74,7 +91,10 @@ class AsyncVectorEnv:
         self._ready = [False] * groups   # received, so the next command may be sent
         self._lock = threading.Lock()    # the groups' flags, between callers
         self.closed = False
-        self._workers = [threading.Thread(target=self._work, args=(g,), daemon=True,
+        # the workers hold the groups and queues, not this object: dropping it stops them
+        self._workers = [threading.Thread(target=_work, daemon=True,
+                                          args=(self._groups[g], self._orders[g], g,
+                                                self._finished),
                                           name=f"metagraph-{where}-group-{g}")
                          for g in range(groups)]
         for worker in self._workers:
@@ -93,22 +113,6 @@ class AsyncVectorEnv:
     def num_threads(self) -> int:
         """The C++ threads stepping the environments, all groups together."""
         return sum(group.num_threads for group in self._groups)
-
-    def _work(self, g: int) -> None:
-        group, orders = self._groups[g], self._orders[g]
-        while (order := orders.get()) is not _STOP:
-            kind, value = order
-            try:
-                if kind == "reset":
-                    obs, _ = group.reset(seed=value)
-                    n = self.batch_size
-                    result = (obs, np.zeros(n, np.float32), np.zeros(n, bool),
-                              np.zeros(n, bool), {})
-                else:
-                    result = group.step(value)
-            except BaseException as error:  # handed to the caller of recv, its type kept
-                result = error
-            self._finished.put((g, result))
 
     def async_reset(self, seed: int | None = None) -> None:
         """Reset every environment, asynchronously (EnvPool's `async_reset`): each group's
@@ -209,8 +213,11 @@ class AsyncVectorEnv:
         self.close()
 
     def __del__(self) -> None:
+        # dropped without close(): stop the workers (they end after the step in flight)
         if not getattr(self, "closed", True):
-            self.close()
+            self.closed = True
+            for orders in self._orders:
+                orders.put(_STOP)
 
     def _check_open(self) -> None:
         if self.closed:

@@ -171,3 +171,14 @@ def test_actions_are_copied_when_sent():
         results.append(env.recv()[0])
         env.close()
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_a_pool_dropped_without_close_stops_its_workers():
+    env = envs.make("CartPole-v1", N, batch_size=B, num_threads=2)
+    env.async_reset()
+    env.recv()
+    workers = list(env._workers)
+    del env
+    for worker in workers:
+        worker.join(timeout=10)
+        assert not worker.is_alive()
