@@ -36,6 +36,7 @@ class ApiSpec:
     inputs: Mapping[str, SpaceSpec]
     outputs: SpaceSpec | None
     polymorphic: bool
+    on_request: bool = False
 
     @property
     def params(self) -> list[inspect.Parameter]:
@@ -59,12 +60,15 @@ def _resolve(spec: SpaceSpec | None, component: Any) -> Space | None:
 
 
 def api(fn: Callable | None = None, *, inputs: Mapping[str, SpaceSpec] | None = None,
-        outputs: SpaceSpec | None = None, polymorphic: bool = False) -> Any:
+        outputs: SpaceSpec | None = None, polymorphic: bool = False,
+        on_request: bool = False) -> Any:
     """Mark a method as an API.
 
     `inputs` maps argument names to the spaces they must have, `outputs` the space of the
     result; both are checked when the graph is built. `polymorphic=True` lets a shared
-    component's API see different spaces from different callers.
+    component's API see different spaces from different callers. `on_request=True` makes a
+    root API that `mg.build` builds only when its `apis=` names it (one that only some uses
+    of the component need, with inputs of their own: a distributed form's `learn`).
     """
 
     def decorate(method: Callable) -> Callable:
@@ -74,7 +78,7 @@ def api(fn: Callable | None = None, *, inputs: Mapping[str, SpaceSpec] | None = 
             raise TypeError(f"@api on {method.__qualname__}: inputs declared for unknown "
                             f"arguments {sorted(unknown)}")
         spec = ApiSpec(method.__name__, method, signature, dict(inputs or {}), outputs,
-                       polymorphic)
+                       polymorphic, on_request)
 
         @functools.wraps(method)
         def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:

@@ -26,7 +26,8 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
     """Trace every root API once on abstract values and return the checked `MetaGraph`.
 
     `input_spaces` maps each root API argument name to its space (shared by name across
-    APIs, as in RLgraph). `apis` limits the root APIs built (default: all). The batch and time
+    APIs, as in RLgraph). `apis` limits the root APIs built (default: all but those marked
+    `@api(on_request=True)`, which are built only when named). The batch and time
     dimensions are symbolic (`B`, `T`) unless `batch_size` / `time_size` fix them. No XLA
     compilation happens here.
     """
@@ -37,7 +38,8 @@ def build(root: Component, input_spaces: Mapping[str, Any], *, apis: Iterable[st
     scopes = Scopes(root)
     spaces = {name: _as_space(name, space) for name, space in input_spaces.items()}
     specs = api_specs(type(root))
-    wanted = list(specs) if apis is None else list(apis)
+    wanted = ([name for name, spec in specs.items() if not spec.on_request] if apis is None
+              else list(apis))
     for name in wanted:
         if name not in specs:
             raise MetaGraphError(f"mg.build: {root.name} has no API {name!r}; its APIs are "

@@ -49,7 +49,7 @@ from components.envs.games.game_environment import GameEnvironment
 from components.losses import PPOLoss, gae, negamax_gae
 from components.policy import MaskedPolicy
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
-from metagraph.spaces import Box
+from metagraph.spaces import Bool, Box, Discrete
 
 ACTIVATIONS = {"tanh": jax.nn.tanh, "relu": jax.nn.relu}
 
@@ -172,17 +172,31 @@ class PPOAgent(mg.Component):
 
         trajectory = self.rollout.run(act, rollout_key, cfg.num_steps)
         obs, action, log_prob, value = trajectory.extras
+        cut_value = (truncated_values(trajectory, self._value_of) if cfg.bootstrap_truncated
+                     else None)
+        losses = self._learn_from(obs, action, log_prob, value, trajectory.rewards,
+                                  trajectory.done, cut_value,
+                                  self._value_of(trajectory.last_observations), shuffle_key)
+        return {**trajectory.episode_statistics(), "loss": losses.mean(),
+                "steps": jnp.asarray(cfg.num_envs * cfg.num_steps, jnp.int32)}
 
-        def value_of(observations):  # V of observations outside the rollout's steps
-            return self.policy.value(preprocess(self.preprocessor, observations))
+    def _value_of(self, observations):
+        """V of raw observations (preprocessed with the current statistics, not updated)."""
+        return self.policy.value(preprocess(self.preprocessor, observations))
 
-        reward, done = trajectory.rewards, trajectory.done
+    def _learn_from(self, seen, action, log_prob, value, reward, done, cut_value, last_value,
+                    key):
+        """The learning half of an iteration, from a time-major trajectory [T, N] of the
+        observations the policy saw, its actions, their log-probabilities and values, the
+        rewards and episode ends, V(final observation) where a step truncated an episode
+        (None without `bootstrap_truncated`) and V(last observations) [N]: rewards scaled,
+        GAE, `epochs` x `minibatches` clipped-surrogate updates; the losses [epochs,
+        minibatches]."""
+        cfg = self.config
         learned = (reward if self.reward_normaliser is None
                    else self.reward_normaliser.scale(reward, done)) * cfg.reward_scale
-        if cfg.bootstrap_truncated:
-            learned = bootstrap_truncated(learned, truncated_values(trajectory, value_of),
-                                          cfg.gamma)
-        last_value = value_of(trajectory.last_observations)
+        if cut_value is not None:
+            learned = bootstrap_truncated(learned, cut_value, cfg.gamma)
         values = jnp.concatenate([value, last_value[None]])
         if self.self_play:  # each step from its mover's view: the next value is negated
             advantage = negamax_gae(learned, done, values, cfg.gamma, cfg.gae_lambda)
@@ -190,8 +204,8 @@ class PPOAgent(mg.Component):
             discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
             advantage = gae(learned, discounts, values, cfg.gae_lambda)
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),
-                             (obs, action, log_prob, advantage, advantage + value, value))
-        size = cfg.num_envs * cfg.num_steps
+                             (seen, action, log_prob, advantage, advantage + value, value))
+        size = reward.size
         minibatch = size // cfg.minibatches
 
         def epoch(_, epoch_key):
@@ -208,9 +222,54 @@ class PPOAgent(mg.Component):
 
             return mg.scan(update, None, shuffled)
 
-        _, losses = mg.scan(epoch, None, jax.random.split(shuffle_key, cfg.epochs))
-        return {**trajectory.episode_statistics(), "loss": losses.mean(),
-                "steps": jnp.asarray(size, jnp.int32)}
+        _, losses = mg.scan(epoch, None, jax.random.split(key, cfg.epochs))
+        return losses
+
+    # ---- the distributed form (`components.training.algorithms.iterative.PPOSamplers`) ----
+    def trajectory_spaces(self) -> dict[str, mg.spaces.Space]:
+        """The spaces of `learn`'s inputs: what `sample` returns for one batch."""
+        t, n = self.config.num_steps, self.config.num_envs
+        obs_shape = self.rollout.env.observation_space.shape
+        actions = self.rollout.env.action_space
+        action = (Discrete(actions.n, shape=(t, n)) if isinstance(actions, Discrete)
+                  else Box((t, n, *actions.shape)))
+        return {"obs": Box((t, n, *obs_shape)), "action": action, "log_prob": Box((t, n)),
+                "value": Box((t, n)), "reward": Box((t, n)), "done": Bool((t, n)),
+                "cut": Bool((t, n)), "final_obs": Box((t, n, *obs_shape)),
+                "last_obs": Box((n, *obs_shape))}
+
+    @mg.api(on_request=True)
+    def sample(self, key):
+        """A sampler's rollout of `num_steps` steps, continuing the episodes, with the
+        policy and observation statistics the learner published (not updated here): the raw
+        observations, the actions, their log-probabilities and values, rewards, episode ends,
+        truncations (`cut`), final and last observations for `learn`, and the statistics of
+        the episodes that finished."""
+        def act(obs, step_key):
+            seen = preprocess(self.preprocessor, obs)
+            action, log_prob = self.policy.sample_action(seen, step_key)
+            return self._to_env(action), (obs, action, log_prob, self.policy.value(seen))
+
+        trajectory = self.rollout.run(act, key, self.config.num_steps)
+        obs, action, log_prob, value = trajectory.extras
+        return {"obs": obs, "action": action, "log_prob": log_prob, "value": value,
+                "reward": trajectory.rewards, "done": trajectory.done,
+                "cut": trajectory.truncated & ~trajectory.terminated,
+                "final_obs": trajectory.final_observations,
+                "last_obs": trajectory.last_observations,
+                **trajectory.episode_statistics()}
+
+    @mg.api(on_request=True)
+    def learn(self, obs, action, log_prob, value, reward, done, cut, final_obs, last_obs, key):
+        """The learner's half of an iteration on a sampled batch (`sample`'s outputs): the
+        observation statistics updated with the batch's observations, then the batch
+        learned as `train` learns its own rollout. Returns the mean loss."""
+        seen = preprocess(self.preprocessor, obs, update=True)
+        cut_value = (jnp.where(cut, self._value_of(final_obs), 0.0)
+                     if self.config.bootstrap_truncated else None)
+        losses = self._learn_from(seen, action, log_prob, value, reward, done, cut_value,
+                                  self._value_of(last_obs), key)
+        return {"loss": losses.mean()}
 
     @mg.api
     def start(self, key):

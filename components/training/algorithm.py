@@ -189,9 +189,10 @@ class Distributed(abc.ABC):
     sample_api: ClassVar[str]
     """The sampler graph's root API that takes a key and returns a batch (a dict of arrays)."""
 
-    shared: ClassVar[str] = "policy"
+    shared: ClassVar[str | tuple[str, ...]] = "policy"
     """The attribute path (from the root component) of the component whose state the
-    learner sends to the samplers."""
+    learner sends to the samplers, or several (a policy and its observation statistics); a
+    path whose attribute is None in a configuration (no preprocessor) is left out."""
 
     synchronous: ClassVar[bool] = False
     """True: every update takes one batch from every sampler, all sampled with the current
@@ -214,6 +215,14 @@ class Distributed(abc.ABC):
         """Raise ValueError for settings this algorithm cannot run with `num_samplers`
         samplers. Default: accept all."""
         return None
+
+    def build_learner(self, algorithm: Algorithm, env_id: str, config: Any, total_steps: int,
+                      eval_envs: int) -> MetaGraph:
+        """The learner's meta-graph, which must hold the same state as `algorithm.build`'s
+        (its checkpoints are loaded by `load` through `build`). Default: `algorithm.build`,
+        whose graph then has the APIs `update` calls; override it to add them only to
+        distributed runs."""
+        return algorithm.build(env_id, config, total_steps, eval_envs)
 
     def start_sampler(self, exe: Executor, key: jax.Array) -> None:
         """Called once when a sampler starts (e.g. reset its environments). Default: nothing."""

@@ -160,10 +160,11 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
            evaluation: EvaluationSettings | None = None, device: str | None = None,
            actor_device: str | None = None) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`)."""
-    graph = alg.build(env_id, config, steps, 1)
+    parts = alg.distributed if num_samplers is not None else None
+    graph = (alg.build(env_id, config, steps, 1) if parts is None
+             else parts.build_learner(alg, env_id, config, steps, 1))
     evaluation_api(alg, spec_text, graph)
     check_state_fits(graph, spec_text, seeds or 1)  # before anything is allocated
-    parts = alg.distributed if num_samplers is not None else None
     # a distributed learner with several local devices splits its batches over all of them
     batch_axes = parts.batch_axes(graph) if parts is not None else None
     data_parallel = (xla.DataParallel(batch_axes=batch_axes)

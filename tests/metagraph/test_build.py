@@ -169,3 +169,19 @@ def test_an_init_compile_option_this_xla_lacks_is_left_out(monkeypatch):
     state = built.init_state(0)
     assert "xla_no_such_option" in graph_module._REJECTED_OPTIONS
     assert jax.tree.leaves(state)
+
+
+def test_an_api_on_request_is_built_only_when_named():
+    class TwoUses(mg.Component):
+        @mg.api
+        def forward(self, x):
+            return x * 2
+
+        @mg.api(on_request=True)
+        def special(self, y):  # its input space is given only where it is built
+            return y + 1
+
+    default = mg.build(TwoUses(), {"x": Box((3,))})
+    assert list(default.apis) == ["forward"]
+    both = mg.build(TwoUses(), {"x": Box((3,)), "y": Box((2,))}, apis=["forward", "special"])
+    assert list(both.apis) == ["forward", "special"]

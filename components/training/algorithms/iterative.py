@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import jax
@@ -14,8 +15,9 @@ from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
-from components.training.algorithm import Algorithm
+from components.training.algorithm import Algorithm, Distributed
 from components.training.algorithms.rows import per_seed, summarise
+from components.training.inputs import inputs_for
 from components.training.metrics import Row
 from metagraph.spaces import Box, Discrete, PRNGKey
 
@@ -74,10 +76,63 @@ class IterativeAlgorithm(Algorithm):
         return rows
 
 
+class PPOSamplers(Distributed):
+    """PPO's distributed form: each sampler rolls out `num_steps` x `num_envs` steps with the
+    published policy and observation statistics (`PPOAgent.sample`); the learner learns each
+    batch as it arrives (`PPOAgent.learn`: the statistics updated with its observations, GAE,
+    the clipped-surrogate epochs). Asynchronous: with `--runner pipeline` a batch is at most
+    one weight version old, which PPO's ratio against the behaviour policy's log-probability
+    already covers; in turn (`--runner local`, one sampler) none."""
+
+    sample_api = "sample"
+    shared = ("policy", "preprocessor")
+
+    def __init__(self, make_agent: Callable[..., PPOAgent]):
+        self.make_agent = make_agent
+
+    def build_sampler(self, env_id: str, config: PPOConfig, num_samplers: int
+                      ) -> mg.MetaGraph:
+        """A sampler's graph: the agent's `start` and `sample` APIs."""
+        return mg.build(self.make_agent(env_id, config, 1_000_000), {"key": PRNGKey()},
+                        apis=["start", "sample"])
+
+    def build_learner(self, algorithm: Algorithm, env_id: str, config: PPOConfig,
+                      total_steps: int, eval_envs: int) -> mg.MetaGraph:
+        """The fused graph's APIs plus `learn` on a batch's spaces (the same state)."""
+        agent = self.make_agent(env_id, config, total_steps)
+        obs_shape = agent.rollout.env.observation_space.shape
+        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
+                                "iterations": Discrete(config.iterations_per_call + 1),
+                                **agent.trajectory_spaces()},
+                        apis=["start", "train", "learn", *PPO.acting_apis])
+
+    def start_sampler(self, exe: Any, key: jax.Array) -> None:
+        """Reset the sampler's environments with `key`."""
+        exe.start(np.asarray(key))
+
+    def update(self, exe: Any, config: PPOConfig, batches: list[dict[str, Any]],
+               key: jax.Array) -> list[Row]:
+        """One `learn` call per batch; a metrics row for each."""
+        rows = []
+        for batch in batches:
+            stats = exe.learn(*inputs_for(exe.graph, "learn", {**batch, "key": key}))
+            episodes = int(batch["episodes"])
+            rows.append(Row(int(batch["reward"].size),
+                            float(batch["episode_return_sum"]) / episodes if episodes else None,
+                            {"episodes": episodes, "loss": float(stats["loss"])}))
+        return rows
+
+
 class PPO(IterativeAlgorithm):
-    """Proximal policy optimisation (`PPOAgent`), PureJaxRL-style fused iterations."""
+    """Proximal policy optimisation (`PPOAgent`), PureJaxRL-style fused iterations; or
+    samplers and a learner (`distributed`: `--runner pipeline`, `--num-samplers K`)."""
 
     config_class = PPOConfig
+
+    @property
+    def distributed(self) -> PPOSamplers:  # type: ignore[override]
+        """Its distributed form: samplers of rollouts, one learner (`PPOSamplers`)."""
+        return PPOSamplers(self.agent)
     agent_class = PPOAgent
 
     def config(self, env_id: str, values: dict[str, Any]) -> PPOConfig:

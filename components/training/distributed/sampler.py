@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from components.training.distributed.learner import shared_scope
+from components.training.distributed.learner import shared_scopes, shared_states
 from components.training.executors import lower
 from components.training.keys import START_INDEX
 from components.training.registry import resolve
@@ -34,7 +34,7 @@ class Sampler:
         graph = self.parts.build_sampler(env_id, cfg, num_samplers)
         self.exe = lower(graph, executor, seed=seed, device=device)
         # the shared components that sampling uses (the learner's may have more: a value)
-        self.needed = sorted(self.exe.get_states(shared_scope(graph, self.parts.shared)))
+        self.needed = sorted(shared_states(self.exe, shared_scopes(graph, self.parts.shared)))
         # every sampler ever started in a run has its own stream of keys
         self.key = jax.random.fold_in(jax.random.PRNGKey(seed), stream)
         self.stream, self.calls, self.version = stream, 0, None

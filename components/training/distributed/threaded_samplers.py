@@ -14,9 +14,6 @@ import queue
 import threading
 from typing import Any
 
-import jax
-import numpy as np
-
 from components.training.distributed.sampler import Sampler
 
 _STOP = object()
@@ -58,11 +55,11 @@ class ThreadedSamplers:
             self._results.put((index, result))
 
     def publish(self, weights: dict[str, Any], version: int) -> None:
-        """Make `weights` (of `version`) the ones the next batches sample with: copied to the
-        host now, as the learner's next update may reuse the buffers of its state."""
-        copied = jax.tree.map(np.array, weights)
+        """Make `weights` (of `version`: NumPy copies, as `Executor.get_states` makes them,
+        which the learner's next update cannot change) the ones the next batches sample
+        with."""
         with self._lock:
-            self._published = (copied, version)
+            self._published = (weights, version)
 
     @property
     def version(self) -> int:

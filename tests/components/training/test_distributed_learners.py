@@ -51,8 +51,30 @@ def test_impala_learns_cartpole_in_one_process(tmp_path):
     assert {row["policy_lag"] for row in metrics} <= {0, 1}  # in process: one version behind
 
 
+def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
+    """PPO's distributed form (`PPOSamplers`) in the pipelined runner: it learns CartPole with
+    batches at most one version old; the learner updates the observation statistics with
+    every batch and publishes them with the policy, so the run's checkpoint holds statistics
+    of every step sampled and `load` acts with them."""
+    from components.agents.ppo_config import PPOConfig
+    from components.training import load
+
+    config = PPOConfig(normalise_observations=True)
+    metrics = train("CartPole-v1", tmp_path, "ppo", config, steps=120_000, progress=False,
+                    runner="pipeline", num_samplers=1)
+    returns = [row["episode_return_mean"] for row in metrics
+               if row["episode_return_mean"] is not None]
+    assert np.mean(returns[-10:]) > 100
+    assert {row["policy_lag"] for row in metrics} <= {0, 1}
+    agent = load(tmp_path)
+    counts = [value for scope, state in agent.state.items() if scope.endswith("preprocessor")
+              for name, value in state.items() if name == "count"]
+    assert counts and float(counts[0]) >= metrics[-1]["env_steps"]
+    assert agent.predict(np.zeros(4, np.float32)) in (0, 1)
+
+
 @pytest.mark.parametrize("algo, options, message", [
-    ("ppo", {"runner": "ray"}, "ppo has no distributed form"),
+    ("dqn", {"runner": "pipeline"}, "dqn has no distributed form"),
     ("impala", {"num_samplers": 0}, "num_samplers must be a positive int"),
     ("impala", {"runner": "spark"}, "unknown runner 'spark'"),
     ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
