@@ -3,10 +3,15 @@
 
     python bench/pipeline.py [--algo impala] [--env CartPole-v1] [--steps 300000]
                              [--seeds 0 1 2] [--num-samplers 1] [--set KEY=VALUE ...]
+                             [--contenders in-turn pipeline fused host-door]
 
-Contenders: `--runner local` (the samplers in this process, sampling and learning in turn)
-and `--runner pipeline` (the samplers in threads beside the learner, at most one version of
-policy lag), with the same algorithm, settings, seeds and steps. Prints, per contender and
+Contenders (the first two by default), with the same algorithm, settings, seeds and steps:
+`in-turn` (`--runner local --num-samplers K`: the samplers in this process, sampling and
+learning in turn), `pipeline` (`--runner pipeline --num-samplers K`: the samplers in threads
+beside the learner, at most one version of policy lag), `fused` (the algorithm's own loop:
+rollout and update in one program where it has one) and `host-door` (that loop with the
+environments behind the host door, `--set door="host"`: stepping and inference alternate
+through the host pool). Prints, per contender and
 seed, the whole command's wall time, the training's (the last metrics row's `wall_time`), the
 steps per second after the first tenth of the rows (past the compiles), the mean return of
 the last tenth of the rows and the mean policy lag; then the ratios.
@@ -24,9 +29,16 @@ import time
 from pathlib import Path
 
 
-def run(args, runner: str, seed: int, out: Path) -> dict:
+def contender_args(name: str, num_samplers: int) -> list[str]:
+    samplers = ["--num-samplers", str(num_samplers)]
+    return {"in-turn": ["--runner", "local", *samplers],
+            "pipeline": ["--runner", "pipeline", *samplers],
+            "fused": [], "host-door": ["--set", 'door="host"']}[name]
+
+
+def run(args, contender: str, seed: int, out: Path) -> dict:
     command = [sys.executable, "-m", "components.training.cli", "train", args.env, "--algo",
-               args.algo, "--runner", runner, "--num-samplers", str(args.num_samplers),
+               args.algo, *contender_args(contender, args.num_samplers),
                "--steps", str(args.steps), "--seed", str(seed), "--out", str(out)]
     for item in args.set or []:
         command += ["--set", item]
@@ -55,8 +67,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--num-samplers", type=int, default=1)
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
+    parser.add_argument("--contenders", nargs="+", default=["in-turn", "pipeline"],
+                        choices=["in-turn", "pipeline", "fused", "host-door"])
     args = parser.parse_args()
-    results: dict[str, list[dict]] = {"local": [], "pipeline": []}
+    results: dict[str, list[dict]] = {name: [] for name in args.contenders}
     with tempfile.TemporaryDirectory() as tmp:
         for seed in args.seeds:  # interleaved: both contenders see the same machine load
             for runner in results:
@@ -66,17 +80,21 @@ def main() -> None:
                                   for k, v in result.items())
                 print(f"{runner:>8} seed {seed}: {shown}", flush=True)
     ok = {k: [r for r in v if "error" not in r] for k, v in results.items()}
-    if all(len(v) == len(args.seeds) for v in ok.values()):
-        local, piped = ok["local"], ok["pipeline"]
-        wall = statistics.mean(a["wall"] / b["wall"] for a, b in zip(local, piped, strict=True))
-        train = statistics.mean(b["steps_per_s"] / a["steps_per_s"]
-                                for a, b in zip(local, piped, strict=True))
-        print(f"{args.algo} on {args.env}, {args.steps} steps, {args.num_samplers} sampler(s), "
-              f"seeds {args.seeds}: local / pipeline wall time {wall:.2f}x (steps/s after the "
-              f"first tenth of the rows: pipeline / local {train:.2f}x); mean return local "
-              f"{statistics.mean(r['return'] for r in local):.1f}, pipeline "
-              f"{statistics.mean(r['return'] for r in piped):.1f}")
-
+    if "pipeline" not in ok or not all(len(v) == len(args.seeds) for v in ok.values()):
+        return
+    piped = ok["pipeline"]
+    print(f"{args.algo} on {args.env}, {args.steps} steps, {args.num_samplers} sampler(s), "
+          f"seeds {args.seeds}; mean return pipeline "
+          f"{statistics.mean(r['return'] for r in piped):.1f}")
+    for name, runs in ok.items():
+        if name == "pipeline":
+            continue
+        wall = statistics.mean(a["wall"] / b["wall"] for a, b in zip(runs, piped, strict=True))
+        rate = statistics.mean(b["steps_per_s"] / a["steps_per_s"]
+                               for a, b in zip(runs, piped, strict=True))
+        print(f"  {name} / pipeline wall time {wall:.2f}x (steps/s past the compiles: pipeline "
+              f"/ {name} {rate:.2f}x); mean return {name} "
+              f"{statistics.mean(r['return'] for r in runs):.1f}")
 
 if __name__ == "__main__":
     main()

@@ -81,7 +81,11 @@ def test_two_processes_give_the_single_process_result(group, reference):
 
 def test_global_inputs_on_one_process_are_the_whole_batch(reference):
     graph = run.graph()
-    dp = xla.DataParallel.across_processes(batch_axes={"learn": {"obs": 1, "last_obs": 0}})
+    from components.agents.impala_agent import ImpalaAgent
+
+    # every input's batch axis (time-major trajectories split along the environments), so
+    # that the batch splits over however many local devices there are
+    dp = xla.DataParallel.across_processes(batch_axes=ImpalaAgent.batch_axes())
     assert not dp.multi_process and dp.size == jax.device_count()
     batch = run.batches()[0]
     assert all(np.array_equal(a, b) for a, b in
