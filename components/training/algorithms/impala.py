@@ -14,7 +14,7 @@ import metagraph as mg
 from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
 from components.training.algorithm import Algorithm, Distributed
-from components.training.inputs import inputs_for
+from components.training.algorithms.rows import learned_rows
 from components.training.metrics import Row
 from metagraph.spaces import Box, PRNGKey
 
@@ -41,14 +41,7 @@ class ImpalaSamplers(Distributed):
     def update(self, exe: Any, config: ImpalaConfig, batches: list[dict[str, Any]],
                key: jax.Array) -> list[Row]:
         """One `learn` call per gathered batch; a metrics row for each."""
-        rows = []
-        for batch in batches:
-            stats = exe.learn(*inputs_for(exe.graph, "learn", batch))
-            episodes = int(batch["episodes"])
-            rows.append(Row(int(batch["reward"].size),
-                            float(batch["episode_return_sum"]) / episodes if episodes else None,
-                            {"episodes": episodes, "loss": float(stats["loss"])}))
-        return rows
+        return learned_rows(exe, batches)
 
     def batch_axes(self, graph: mg.MetaGraph) -> dict[str, dict[str, int]]:
         """The batch axis of each `learn` input, for data-parallel learners."""

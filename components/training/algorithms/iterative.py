@@ -16,8 +16,7 @@ from components.agents.dqn_config import DQNConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm, Distributed
-from components.training.algorithms.rows import per_seed, summarise
-from components.training.inputs import inputs_for
+from components.training.algorithms.rows import learned_rows, per_seed, summarise
 from components.training.metrics import Row
 from metagraph.spaces import Box, Discrete, PRNGKey
 
@@ -112,15 +111,8 @@ class PPOSamplers(Distributed):
 
     def update(self, exe: Any, config: PPOConfig, batches: list[dict[str, Any]],
                key: jax.Array) -> list[Row]:
-        """One `learn` call per batch; a metrics row for each."""
-        rows = []
-        for batch in batches:
-            stats = exe.learn(*inputs_for(exe.graph, "learn", {**batch, "key": key}))
-            episodes = int(batch["episodes"])
-            rows.append(Row(int(batch["reward"].size),
-                            float(batch["episode_return_sum"]) / episodes if episodes else None,
-                            {"episodes": episodes, "loss": float(stats["loss"])}))
-        return rows
+        """One `learn` call per batch (the update's key with it); a metrics row for each."""
+        return learned_rows(exe, batches, key=key)
 
 
 class PPO(IterativeAlgorithm):

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from components.training.inputs import inputs_for
 from components.training.metrics import Row
 
 
@@ -35,3 +36,17 @@ def summarise(values: dict[str, np.ndarray]) -> Row:
     del extra["steps"]
     return Row(int(round(float(np.mean(values["steps"])))), extra.pop("episode_return_mean"),
                extra)
+
+
+def learned_rows(exe: Any, batches: list[dict[str, Any]], **extra: Any) -> list[Row]:
+    """One `learn` call per sampled batch (its inputs picked out of the batch by name, with
+    `extra` inputs such as a key added) and a metrics row each: the batch's steps, the mean
+    return of the episodes that ended in it, their count and the loss."""
+    rows = []
+    for batch in batches:
+        stats = exe.learn(*inputs_for(exe.graph, "learn", {**batch, **extra}))
+        episodes = int(batch["episodes"])
+        rows.append(Row(int(batch["reward"].size),
+                        float(batch["episode_return_sum"]) / episodes if episodes else None,
+                        {"episodes": episodes, "loss": float(stats["loss"])}))
+    return rows
