@@ -11,7 +11,8 @@ so a check stopped early still reports what it measured. The steps, in order:
     tests         a subset of the test suite with JAX's default backend the GPU
     main_job      README's main job (CartPole, path reweighting) on the GPU, then on the CPU
     host_pool     CartPole N=4096 and HalfCheetah N=64 host pool against Gymnasium
-    ppo           PPO on HalfCheetah-v5 with the network on the GPU, then on the CPU alone
+    ppo           PPO on HalfCheetah-v5: the fused program on the GPU, pipelined (rollouts on
+                  the CPU beside the learner on the GPU), then on the CPU alone
     pipeline      IMPALA on CartPole: samplers in turn with the learner (--runner local) against
                   the pipelined runner (samplers on the CPU, the learner on the GPU)
 """
@@ -183,15 +184,21 @@ def host_pool(check: Check, args) -> dict:
 
 def ppo(check: Check, args) -> dict:
     found = {}
-    for share, (where, extra) in ((0.5, ("gpu", [])), (1.0, ("cpu", ["--device", "cpu"]))):
+    runs = (("gpu", []),  # the fused program on the GPU
+            ("pipeline", ["--runner", "pipeline", "--num-samplers", "1", "--actor-device",
+                          "cpu"]),  # rollouts on the host beside the learner on the GPU
+            ("cpu", ["--device", "cpu"]))
+    for share, (where, extra) in zip((1 / 3, 1 / 2, 1.0), runs, strict=True):
         # each run gets its share of what is left (evaluation included), so both report
         found[where] = train_and_evaluate(
             check, f"ppo_{where}", ["HalfCheetah-v5", "--algo", "ppo", "--steps",
                                     str(args.ppo_steps), *extra],
             share * (check.left() - 20) - 15, 10)
-    gpu, cpu = found["gpu"], found["cpu"]
-    if gpu.get("train_rc") == 0 and cpu.get("train_rc") == 0:
-        found["cpu_over_gpu_wall"] = round(cpu["train_seconds"] / gpu["train_seconds"], 2)
+    rates = {k: found[k].get("steps_per_second_after_first_call") for k, _ in runs}
+    if rates["gpu"] and rates["cpu"]:
+        found["gpu_over_cpu_steps_per_second"] = round(rates["gpu"] / rates["cpu"], 2)
+    if rates["gpu"] and rates["pipeline"]:
+        found["pipeline_over_gpu_steps_per_second"] = round(rates["pipeline"] / rates["gpu"], 2)
     return found
 
 
