@@ -120,6 +120,10 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
                          f"`metagraph evaluate RUN --opponent random|mcts:N`")
     distributed = runner in ("ray", "pipeline") or num_samplers is not None \
         or alg.only_distributed
+    if actor_device is not None and not distributed:
+        raise ValueError(f"--actor-device={actor_device}: it places the samplers' programs, "
+                         f"and this run has none (--runner pipeline or --num-samplers K runs "
+                         f"samplers; --device places a run's programs)")
     if distributed:
         num_samplers = 2 if num_samplers is None else num_samplers
         if seeds is not None:

@@ -2,7 +2,7 @@
 // handler's stream, the CPU handler run on the copies (the engine's threads, as on the CPU),
 // and the results copied back (what jax.pure_callback does on a GPU, without Python).
 //
-// No CUDA headers and no link against CUDA: the four driver functions used here are looked up
+// No CUDA headers and no link against CUDA: the driver functions used here are looked up
 // in libcuda.so.1 (the driver's library, loaded already in a process that runs a CUDA program)
 // the first time a handler runs on a GPU. A machine without CUDA never reaches this code.
 #pragma once
@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>

@@ -118,9 +118,8 @@ std::pair<const uint64_t*, npy_intp> records_view(const Task& task, nb::handle r
 }
 
 // Binds `Task` as class `name` (made with `name(env_id, kwargs)`), its pool as `namePool`,
-// and its FFI handlers as the class attributes `ffi_reset`, `ffi_step`, `ffi_legal` and
-// `ffi_playout` (capsules; a dict of them by XLA platform, "cpu" and "CUDA", as
-// `ffi_handlers`).
+// and its FFI handlers as the class attribute `ffi_handlers`: {XLA platform ("cpu", "CUDA"):
+// {"reset", "step", "legal", "playout": capsule}}.
 struct TaskHandlers {
   void* reset;
   void* step;
@@ -247,19 +246,22 @@ inline void init_module(nb::module_& m) {
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_playout, ::metagraph::engine::ffi_playout<Type>,   \
                                 ::metagraph::engine::playout_binding<Type>(                   \
                                     ::xla::ffi::Ffi::Bind()));                                \
-  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_reset_gpu, ::metagraph::engine::ffi_reset_gpu<Type>, \
-                                ::metagraph::engine::reset_binding(                           \
-                                    ::metagraph::engine::gpu_base()));                        \
-  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_step_gpu, ::metagraph::engine::ffi_step_gpu<Type>, \
-                                ::metagraph::engine::step_binding<Type>(                      \
-                                    ::metagraph::engine::gpu_base()));                        \
-  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_legal_gpu, ::metagraph::engine::ffi_legal_gpu<Type>, \
-                                ::metagraph::engine::legal_binding(                           \
-                                    ::metagraph::engine::gpu_base()));                        \
-  XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_playout_gpu,                                       \
-                                ::metagraph::engine::ffi_playout_gpu<Type>,                   \
-                                ::metagraph::engine::playout_binding<Type>(                   \
-                                    ::metagraph::engine::gpu_base()));
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                               \
+      Name##_ffi_reset_gpu,                                                                    \
+      ::metagraph::engine::OnHost<&::metagraph::engine::ffi_reset<Type>>::run,                 \
+      ::metagraph::engine::reset_binding(::metagraph::engine::gpu_base()));                    \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                               \
+      Name##_ffi_step_gpu,                                                                     \
+      ::metagraph::engine::OnHost<&::metagraph::engine::ffi_step<Type>>::run,                  \
+      ::metagraph::engine::step_binding<Type>(::metagraph::engine::gpu_base()));               \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                               \
+      Name##_ffi_legal_gpu,                                                                    \
+      ::metagraph::engine::OnHost<&::metagraph::engine::ffi_legal<Type>>::run,                 \
+      ::metagraph::engine::legal_binding(::metagraph::engine::gpu_base()));                    \
+  XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                               \
+      Name##_ffi_playout_gpu,                                                                  \
+      ::metagraph::engine::OnHost<&::metagraph::engine::ffi_playout<Type>>::run,               \
+      ::metagraph::engine::playout_binding<Type>(::metagraph::engine::gpu_base()));
 
 #define METAGRAPH_BIND_TASK(m, Name, Type)                                                    \
   ::metagraph::engine::bind_task<Type>(                                                       \

@@ -60,7 +60,7 @@ def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
     from components.training import load
 
     config = PPOConfig(normalise_observations=True)
-    metrics = train("CartPole-v1", tmp_path, "ppo", config, steps=120_000, progress=False,
+    metrics = train("CartPole-v1", tmp_path, "ppo", config, steps=60_000, progress=False,
                     runner="pipeline", num_samplers=1)
     returns = [row["episode_return_mean"] for row in metrics
                if row["episode_return_mean"] is not None]
@@ -75,6 +75,8 @@ def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
 
 @pytest.mark.parametrize("algo, options, message", [
     ("dqn", {"runner": "pipeline"}, "dqn has no distributed form"),
+    ("ppo", {"actor_device": "cpu"}, "this run has none"),
+    ("impala", {"runner": "pipeline", "actor_device": "tpu"}, "no 'tpu' device"),
     ("impala", {"num_samplers": 0}, "num_samplers must be a positive int"),
     ("impala", {"runner": "spark"}, "unknown runner 'spark'"),
     ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
