@@ -7,7 +7,8 @@ Last, the engine's step of CartPole against the same C++ loop written by hand
 (`bench/engine_vs_hand.cpp`, compiled here with the modules' flags), one thread, N=4096: what
 the engine's generic loop and its checks cost.
 
-Every contender runs in a fresh process (no other library's threads beside it). Ours: the
+Actions come as int32 and as NumPy's default int64 (CartPole), float32 and float64
+(Pendulum-v1, a second table). Every contender runs in a fresh process (no other library's threads beside it). Ours: the
 host loop (1 and 2 C++ threads), the in-graph rollout (`lax.scan` of the FFI step,
 one compiled program; 1 and 2 C++ threads inside the step) and the pure-JAX twin under the same
 scan. Peers: Gymnasium's NumPy-vectorised CartPole
@@ -47,10 +48,16 @@ def rate(n: int, steps: int, run) -> float:
     return n * steps / best
 
 
-def ours_host(n: int, steps: int, threads: int, dtype=np.int32) -> float:
-    env = envs.make("CartPole-v1", n, seed=0, num_threads=threads)
+def ours_host(n: int, steps: int, threads: int, dtype=np.int32,
+              env_id: str = "CartPole-v1") -> float:
+    env = envs.make(env_id, n, seed=0, num_threads=threads)
     env.reset(seed=0)
-    actions = np.random.default_rng(0).integers(0, 2, (steps, n)).astype(dtype)
+    rng = np.random.default_rng(0)
+    if env.env_spec.discrete:
+        actions = rng.integers(0, env.single_action_space.n, (steps, n)).astype(dtype)
+    else:
+        low, high = env.single_action_space.low, env.single_action_space.high
+        actions = rng.uniform(low, high, (steps, n, *low.shape)).astype(dtype)
 
     def run(k):
         for t in range(k):
@@ -170,6 +177,14 @@ CONTENDERS = {
     "host-2t": lambda n, steps: ours_host(n, steps, 2),
     # every core of a bigger machine (the GPU check, bench/accelerator/), and NumPy's default
     # integer actions (int64) there
+    # NumPy's default integer actions (int64: `integers`, `action_space.sample()`)
+    "host-1t-int64": lambda n, steps: ours_host(n, steps, 1, np.int64),
+    "host-2t-int64": lambda n, steps: ours_host(n, steps, 2, np.int64),
+    # continuous actions: float32, and NumPy's default float64 (Pendulum-v1)
+    "pendulum-1t": lambda n, steps: ours_host(n, steps, 1, np.float32, "Pendulum-v1"),
+    "pendulum-1t-float64": lambda n, steps: ours_host(n, steps, 1, np.float64, "Pendulum-v1"),
+    "pendulum-2t": lambda n, steps: ours_host(n, steps, 2, np.float32, "Pendulum-v1"),
+    "pendulum-2t-float64": lambda n, steps: ours_host(n, steps, 2, np.float64, "Pendulum-v1"),
     "host-all": lambda n, steps: ours_host(n, steps, os.cpu_count() or 1),
     "host-all-int64": lambda n, steps: ours_host(n, steps, os.cpu_count() or 1, np.int64),
     "graph-1t": lambda n, steps: ours_in_graph(n, steps),
@@ -183,7 +198,8 @@ CONTENDERS = {
 
 
 # the table's columns (the all-core rows are the GPU check's, run one by one with --one)
-TABLE = [name for name in CONTENDERS if not name.startswith("host-all")]
+TABLE = [name for name in CONTENDERS if not name.startswith(("host-all", "pendulum"))]
+CONTINUOUS = [name for name in CONTENDERS if name.startswith("pendulum")]
 
 
 def in_fresh_process(name: str, n: int, steps: int) -> float | str:
@@ -225,6 +241,14 @@ def main() -> None:
         print(" ".join(cells), flush=True)
     print("host/gym: best host loop over Gymnasium's NumPy CartPole (N=1: over a single "
           "Gymnasium CartPole). graph/gymnax: best in-graph rollout over gymnax.")
+    print("\nPendulum-v1 (continuous), host pool, float32 against NumPy's default float64 "
+          "actions, million steps per second")
+    print(" ".join(f"{h:>19}" for h in ["N", *CONTINUOUS]))
+    for n in args.sizes:
+        steps = max(50, min(args.steps, 2_000_000 // n))
+        cells = [f"{n:>19}"] + [f"{fmt(in_fresh_process(name, n, steps)):>19}"
+                                for name in CONTINUOUS]
+        print(" ".join(cells), flush=True)
     print("engine against the same loop by hand, one thread:", engine_vs_hand())
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@ where the values are seen before any cast, wider dtypes are accepted too when ev
 converts: any integer dtype whose values are in [0, n), float64 within float32's range (rounded
 as Gymnasium's own float32 environments round it). Anything else is a TypeError or ValueError
 saying what was expected; nothing is cast silently.
+
+The host pool applies this rule itself, in its C++ threads, to C-contiguous aligned arrays of
+any integer dtype or float64 (`engine/given_actions.h`, the same messages); `host_actions` is
+the door for every other array (strided, misaligned, float16, lists, scalars).
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ class FirstProblem {
     while (index < seen && !index_.compare_exchange_weak(seen, index)) {}
     if (index <= index_.load()) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (index <= message_index_) {
+      if (index < message_index_) {  // the first message offered for an index stays
         message_index_ = index;
         message_ = message;
       }

@@ -52,26 +52,36 @@ std::pair<nb::object, T*> new_array(const std::vector<npy_intp>& shape) {
   return new_array<T>(shape.data(), static_cast<int>(shape.size()));
 }
 
+// The data of `obj` if it is an aligned, C-contiguous, native-order NumPy array of `count`
+// items of NumPy type `type` (named `name`, aligned to `alignment` bytes); else an error naming
+// the first requirement it misses.
+inline const void* checked_data(nb::handle obj, size_t count, const char* env_id,
+                                const char* what, int type, const char* name,
+                                size_t alignment) {
+  auto* array = reinterpret_cast<PyArrayObject*>(obj.ptr());
+  const std::string prefix = std::string(env_id) + ": " + what + " must be ";
+  if (!PyArray_Check(obj.ptr()) || PyArray_TYPE(array) != type ||
+      !PyArray_IS_C_CONTIGUOUS(array))
+    throw nb::type_error((prefix + "a C-contiguous NumPy array of " + name).c_str());
+  if (!PyArray_ISALIGNED(array))
+    throw nb::type_error((prefix + "aligned to " + std::to_string(alignment) + " bytes (" +
+                          name + "); this array's data is not: copy it with " +
+                          "np.require(a, requirements='CA')").c_str());
+  if (!PyArray_ISNOTSWAPPED(array))
+    throw nb::type_error((prefix + "in the machine's byte order, got a byte-swapped " +
+                          name).c_str());
+  if (static_cast<size_t>(PyArray_SIZE(array)) != count)
+    throw std::invalid_argument(std::string(env_id) + ": expected " + std::to_string(count) +
+                                " " + what + ", got " + std::to_string(PyArray_SIZE(array)));
+  return PyArray_DATA(array);
+}
+
 // The data of `obj` if it is an aligned, C-contiguous, native-order NumPy array of `count` T;
 // else an error naming the first requirement it misses.
 template <class T>
 const T* array_data(nb::handle obj, size_t count, const char* env_id, const char* what) {
-  auto* array = reinterpret_cast<PyArrayObject*>(obj.ptr());
-  const std::string prefix = std::string(env_id) + ": " + what + " must be ";
-  if (!PyArray_Check(obj.ptr()) || PyArray_TYPE(array) != kNumpyType<T> ||
-      !PyArray_IS_C_CONTIGUOUS(array))
-    throw nb::type_error((prefix + "a C-contiguous NumPy array of " + kNumpyName<T>).c_str());
-  if (!PyArray_ISALIGNED(array))
-    throw nb::type_error((prefix + "aligned to " + std::to_string(alignof(T)) + " bytes (" +
-                          kNumpyName<T> + "); this array's data is not: copy it with " +
-                          "np.require(a, requirements='CA')").c_str());
-  if (!PyArray_ISNOTSWAPPED(array))
-    throw nb::type_error((prefix + "in the machine's byte order, got a byte-swapped " +
-                          kNumpyName<T>).c_str());
-  if (static_cast<size_t>(PyArray_SIZE(array)) != count)
-    throw std::invalid_argument(std::string(env_id) + ": expected " + std::to_string(count) +
-                                " " + what + ", got " + std::to_string(PyArray_SIZE(array)));
-  return static_cast<const T*>(PyArray_DATA(array));
+  return static_cast<const T*>(
+      checked_data(obj, count, env_id, what, kNumpyType<T>, kNumpyName<T>, alignof(T)));
 }
 
 }  // namespace metagraph::engine

@@ -20,6 +20,7 @@
 #include <nanobind/nanobind.h>
 
 #include "batch.h"
+#include "given_actions.h"
 #include "instance.h"
 #include "numpy_arrays.h"
 #include "thread_pool.h"
@@ -106,17 +107,19 @@ class Pool {
 
   // One step of every environment: (obs, reward, terminated, truncated, final_obs, done,
   // done_copy, extras); done (terminated or truncated) and its copy are None where no episode
-  // ended, extras None for a task without extra outputs. Actions of another type or shape are
-  // a TypeError (the Python door converts or refuses them); bad actions and states are refused
-  // (before any environment moves) with the in-graph door's messages; a step the task fails
-  // (MuJoCo went unstable) names the environment.
+  // ended, extras None for a task without extra outputs. Actions of a type given_actions does
+  // not take, or of another shape, are a TypeError (the Python door converts or refuses
+  // them); bad actions and states are refused (before any environment moves) with the
+  // in-graph door's messages; a step the task fails (MuJoCo went unstable) names the
+  // environment.
   nb::tuple step(nb::handle actions) {
     check_open();
     check_action_shape(actions);
     // The caller's data is copied (another Python thread may write it once the GIL is free)
     // inside the threaded pass, by each thread for its part, as it checks it.
-    const Action* given = array_data<Action>(actions, static_cast<size_t>(n_) * dim_,
-                                             task_->id().c_str(), "actions");
+    // NumPy's other integer types (discrete) and float64 (continuous) are converted there too.
+    const GivenActions given = given_actions<Action>(actions, static_cast<size_t>(n_) * dim_,
+                                                     task_->id().c_str());
     const StepArrays arrays = step_arrays();
     O* const obs = data<O>(arrays.obs);
     O* const final_obs = data<O>(arrays.final_obs);
@@ -134,8 +137,7 @@ class Pool {
       threads_.run(
           n_,
           [&](int t, int64_t begin, int64_t end) {
-            std::memcpy(a + begin * dim_, given + begin * dim_,
-                        sizeof(Action) * dim_ * (end - begin));
+            take_actions(*task_, given, a, dim_, begin, end, 0, bad_action);
             parts_[t].fast = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
                                         scratch(t), parts_[t].trusted);
           },
@@ -282,7 +284,7 @@ class Pool {
     return static_cast<V*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array.ptr())));
   }
   // That the actions are a NumPy array of their exact shape, (n,) discrete, (n, action_dim)
-  // continuous (array_data checks the rest); a TypeError, as a wrong dtype is: the Python door
+  // continuous (given_actions checks the rest); a TypeError, as a wrong dtype is: the Python door
   // then converts or refuses them.
   void check_action_shape(nb::handle actions) const {
     if (!PyArray_Check(actions.ptr()))
