@@ -9,9 +9,9 @@ the engine's generic loop and its checks cost.
 
 Actions come as int32 and as NumPy's default int64 (CartPole), float32 and float64
 (Pendulum-v1, a second table). Every contender runs in a fresh process (no other library's
-threads beside it). Ours: the host loop (1 and 2 C++ threads), the in-graph rollout (`lax.scan` of the FFI step,
-one compiled program; 1 and 2 C++ threads inside the step) and the pure-JAX twin under the same
-scan. Peers: Gymnasium's NumPy-vectorised CartPole
+threads beside it). Ours: the host loop (1 and 2 C++ threads), the in-graph rollout
+(`lax.scan` of the FFI step, one compiled program; 1 and 2 C++ threads inside the step) and
+the pure-JAX twin under the same scan. Peers: Gymnasium's NumPy-vectorised CartPole
 (`vectorization_mode="vector_entry_point"`), a single Gymnasium CartPole stepped from Python
 (N=1), gymnax's CartPole under jit+vmap, EnvPool. A peer that is not installed is reported as
 such. Actions are drawn before timing, so every row times stepping only. Every contender is
