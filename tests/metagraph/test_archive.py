@@ -97,6 +97,34 @@ def test_a_zip_bomb_member_is_refused_unread(tmp_path):
             load(data)
 
 
+def test_many_members_each_under_the_bound_are_refused_unread(tmp_path):
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("meta.npy", b"")
+        for i in range(400):  # each expands 64x less than the bound, all together 400x more
+            zipped.writestr(f"leaf_{i}.npy", b"\0" * (1 << 20))
+    data = buffer.getvalue()
+    for load in (xla.load, lambda data: checkpoint.load(_written(tmp_path, data))):
+        with pytest.raises(mg.LoadError, match="its 401 members would expand to "
+                                               "419,430,400 bytes"):
+            load(data)
+
+
+def test_what_is_not_a_regular_file_is_refused_without_reading_or_blocking(tmp_path):
+    import os
+
+    fifo = tmp_path / "export.mgx"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    cases = [("/dev/zero", "is a device"), (fifo, "is a FIFO"), (tmp_path, "is a directory")]
+    for path, kind in cases:
+        with pytest.raises(mg.LoadError, match=f"{kind}, not an exported executable file"):
+            xla.load(path)
+        with pytest.raises(mg.LoadError, match=f"{kind}, not a checkpoint file"):
+            checkpoint.load(path)
+
+
 @pytest.mark.parametrize("dtype", ["float64", "int8"])
 def test_a_rewritten_input_dtype_in_the_header_is_a_load_error(model_xla, fresh, dtype):
     data = fresh(model_xla).export("predict")
