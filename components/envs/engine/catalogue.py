@@ -13,7 +13,7 @@ from typing import Any
 
 import gymnasium
 
-from components.envs.engine.spec import EnvSpec, frozen
+from components.envs.engine.spec import EnvSpec, check_spec, frozen
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,30 +28,42 @@ class Registration:
 
 
 _registry: dict[str, Registration] = {}
+_aliases: dict[str, str] = {}  # another name: the id it makes
 _specs: dict[tuple, EnvSpec] = {}
 _lock = threading.RLock()
 
 
 def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *,
              twin: Callable[[EnvSpec], Any] | None = None,
-             max_episode_steps: int | None = None) -> None:
+             max_episode_steps: int | None = None, aliases: tuple[str, ...] = ()) -> None:
     """Make `env_id` known to `make`, `make_functional`, `Environment` and Gymnasium
     (`gymnasium.make("metagraph/<env_id>")`, `gymnasium.make_vec`). Registering an id again
-    replaces it (a rebuilt extension)."""
+    replaces it (a rebuilt extension). Each spec `make_spec` makes is checked against its task
+    (`spec.check_spec`) before anything uses it. `aliases`: other names of the same
+    environment (OpenSpiel's `connect_four`), taken wherever an id is and made as `env_id`."""
     if not isinstance(env_id, str) or not env_id or "/" in env_id:
         raise ValueError(f"register: env_id must be a non-empty str without '/', got {env_id!r}")
+    if not callable(make_spec):
+        raise TypeError(f"register({env_id!r}): make_spec must be a function (env_id, kwargs) "
+                        f"-> EnvSpec, got {make_spec!r}")
+    for alias in aliases:
+        if not isinstance(alias, str) or not alias or "/" in alias or alias == env_id:
+            raise ValueError(f"register({env_id!r}): an alias must be another non-empty str "
+                             f"without '/', got {alias!r}")
     with _lock:
         _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps)
+        _aliases.update(dict.fromkeys(aliases, env_id))
         for key in [k for k in _specs if k[0] == env_id]:
             del _specs[key]
-    name = f"metagraph/{env_id}"
-    if name in gymnasium.registry:
-        del gymnasium.registry[name]
-    gymnasium.register(
-        id=name, entry_point="components.envs.engine.single_env:Env",
-        # by name: Gymnasium keeps this spec on every wrapper, and it must pickle
-        vector_entry_point="components.envs.engine.vector_env:vector_entry_point",
-        max_episode_steps=max_episode_steps, kwargs={"env_id": env_id})
+    for name in (env_id, *aliases):
+        name = f"metagraph/{name}"
+        if name in gymnasium.registry:
+            del gymnasium.registry[name]
+        gymnasium.register(
+            id=name, entry_point="components.envs.engine.single_env:Env",
+            # by name: Gymnasium keeps this spec on every wrapper, and it must pickle
+            vector_entry_point="components.envs.engine.vector_env:vector_entry_point",
+            max_episode_steps=max_episode_steps, kwargs={"env_id": env_id})
 
 
 def env_ids() -> tuple[str, ...]:
@@ -60,11 +72,13 @@ def env_ids() -> tuple[str, ...]:
 
 
 def canonical_id(env_id: Any) -> str:
-    """`env_id` without the `metagraph/` namespace. Raises ValueError naming every registered
-    environment when it is none of them (TypeError when it is not a str)."""
+    """`env_id` without the `metagraph/` namespace, an alias replaced by its id. Raises
+    ValueError naming every registered environment when it is none of them (TypeError when
+    it is not a str)."""
     if not isinstance(env_id, str):
         raise TypeError(f"env_id must be a str, got {type(env_id).__name__}")
     key = env_id.removeprefix("metagraph/")
+    key = _aliases.get(key, key)
     if key not in _registry:
         raise ValueError(f"unknown environment {env_id!r}; environments: {list(_registry)}")
     return key
@@ -81,7 +95,7 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
     items = frozen(kwargs)
     with _lock:
         if (key, items) not in _specs:
-            made = _registry[key].make_spec(key, dict(kwargs))
+            made = check_spec(key, _registry[key].make_spec(key, dict(kwargs)))
             _specs[(key, items)] = dataclasses.replace(made, kwargs=items)
         return _specs[(key, items)]
 

@@ -75,6 +75,43 @@ class EnvSpec:
         return dict(self.task.info)
 
 
+def check_spec(env_id: str, made: Any) -> EnvSpec:
+    """`made`, a registered id's spec as its `make_spec` returned it, if it agrees with the
+    task it holds; else a TypeError or ValueError naming what disagrees (a spec that said
+    `Discrete(5)` for a 2-action task would have the pool step with the wrong actions)."""
+    where = f"register({env_id!r}): make_spec"
+    if not isinstance(made, EnvSpec):
+        raise TypeError(f"{where} returned {type(made).__name__}, expected an EnvSpec")
+    task = made.task
+    if task is None:
+        raise ValueError(f"{where} returned a spec without a task (EnvSpec.task: the compiled "
+                         f"task object, e.g. module.Task(env_id, kwargs))")
+    problems = []
+    if made.env_id != env_id:
+        problems.append(f"its env_id is {made.env_id!r}, not {env_id!r} (make it with the "
+                        f"env_id it is given)")
+    space = made.observation_space
+    if not isinstance(space, gymnasium.spaces.Box) or space.shape != (task.obs_dim,):
+        problems.append(f"the observation space is {space}, the task's observations are a "
+                        f"Box of shape ({task.obs_dim},)")
+    space = made.action_space
+    if task.discrete:
+        if not isinstance(space, gymnasium.spaces.Discrete) or int(space.n) != \
+                task.num_actions or int(space.start) != 0:
+            problems.append(f"the action space is {space}, the task's actions are "
+                            f"Discrete({task.num_actions})")
+    elif not isinstance(space, gymnasium.spaces.Box) or space.shape != (task.action_dim,):
+        problems.append(f"the action space is {space}, the task's actions are a Box of shape "
+                        f"({task.action_dim},)")
+    if made.max_episode_steps != task.max_steps:
+        problems.append(f"max_episode_steps is {made.max_episode_steps!r}, the task's "
+                        f"max_steps() is {task.max_steps}")
+    if problems:
+        raise ValueError(f"{where} returned a spec that disagrees with its task: "
+                         + "; ".join(problems))
+    return made
+
+
 def frozen(kwargs: dict[str, Any]) -> tuple:
     """Keyword arguments as a sorted, hashable tuple of items (lists become tuples)."""
     return tuple(sorted((name, tuple(value) if isinstance(value, list | np.ndarray) else value)

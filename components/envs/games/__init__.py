@@ -69,8 +69,9 @@ def observation_shape(env_id: str) -> tuple[int, int, int]:
 
 
 def is_game(env_id: str) -> bool:
-    """Whether `env_id` (with or without the `metagraph/` namespace) is one of these games."""
-    return env_id.removeprefix("metagraph/") in GAMES
+    """Whether `env_id` (with or without the `metagraph/` namespace, or OpenSpiel's name) is
+    one of these games."""
+    return game_id(env_id.removeprefix("metagraph/")) in GAMES
 
 
 def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
@@ -84,7 +85,8 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
 
 
 for _env_id, _cls in GAMES.items():
-    register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps))
+    register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps),
+             aliases=(OPENSPIEL_NAMES[_env_id],))
 
 __all__ = ["ALIASES", "EXTRAS", "GAMES", "GAME_IDS", "OPENSPIEL_NAMES", "game_id", "is_game",
            "make_spec", "observation_shape"]

@@ -25,6 +25,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
+from components.envs.engine.catalogue import canonical_id
 from components.envs.engine.vector_env import VectorEnv
 from components.envs.games import is_game, observation_shape
 
@@ -50,7 +51,7 @@ class GameEnv(AECEnv):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"GameEnv({env_id!r}): render_mode must be one of "
                              f"{self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.env_id = env_id.removeprefix("metagraph/")
+        self.env_id = canonical_id(env_id)  # OpenSpiel's name too
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"metagraph_{self.env_id}"}
         self._game = VectorEnv(self.env_id, 1, seed=0, num_threads=1)

@@ -70,7 +70,8 @@ class SelfPlay:
     def __post_init__(self) -> None:
         if not is_game(self.env_id):
             raise ValueError(f"SelfPlay: {self.env_id!r} is not a two-player game; games: "
-                             f"{list(GAME_IDS)}")
+                             f"{list(GAME_IDS)} (or OpenSpiel's names)")
+        object.__setattr__(self, "env_id", catalogue.canonical_id(self.env_id))
         threads = resolve_threads(self.num_threads, None, f"SelfPlay({self.env_id!r})")
         object.__setattr__(self, "door", InGraphEnv(catalogue.spec(self.env_id), threads))
 
