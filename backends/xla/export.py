@@ -169,19 +169,27 @@ class LoadedApi:
 
     def __call__(self, *inputs: Any) -> Any:
         """Run the API on `inputs` (as many as it has, each of its input's dtype: no silent
-        casts, as with an executor); returns its outputs and keeps the new state."""
+        casts, as with an executor; floating ones finite); returns its outputs and keeps the
+        new state."""
         if len(inputs) != len(self.input_names):
             raise TypeError(f"{self.meta['root']}.{self.name} takes inputs "
                             f"{self.meta['inputs']}, got {len(inputs)} values")
         leaves = jax.tree.leaves(inputs)
         for i, (leaf, dtype) in enumerate(zip(leaves, self._dtypes, strict=False)):
             got = np.result_type(leaf)
+            name = self.input_names[i] if len(leaves) == len(self.input_names) else i
+            where = f"{self.meta['root']}.{self.name}"
             if got != dtype and not isinstance(leaf, int | float):  # Python numbers: weak
-                name = self.input_names[i] if len(leaves) == len(self.input_names) else i
-                where = f"{self.meta['root']}.{self.name}"
                 raise SpaceError(f"{where}: input {name!r} must be {np.dtype(dtype).name}, got "
                                  f"{got.name} (cast it: np.asarray(x, np.{np.dtype(dtype).name}))",
                                  component=self.meta["root"], api=self.name, argument=str(name))
+            if np.issubdtype(np.dtype(dtype), np.inexact):
+                bad = np.argwhere(~np.isfinite(np.asarray(leaf)))
+                if bad.size:  # a NaN observation would get an answer that looks like one
+                    raise SpaceError(f"{where}: input {name!r} is not finite at index "
+                                     f"{tuple(int(k) for k in bad[0])} (NaN or inf)",
+                                     component=self.meta["root"], api=self.name,
+                                     argument=str(name))
         self.state, outputs = self.exported.call(self.state, *inputs)
         return outputs
 

@@ -79,3 +79,15 @@ def test_a_loaded_api_refuses_another_dtype_like_the_executor(model_xla, fresh):
     with pytest.raises(mg.SpaceError, match=r"input 'x' must be float32, got float64"):
         api(x.astype(np.float64))
     np.testing.assert_array_equal(np.asarray(api(x)), expected)
+
+
+def test_a_loaded_api_refuses_inputs_that_are_not_finite(model_xla, fresh):
+    api = xla.load(fresh(model_xla).export("predict"))
+    x = np.ones((2, 4), np.float32)
+    expected = np.asarray(api(x))
+    for bad in (np.nan, np.inf, -np.inf):
+        given = x.copy()
+        given[1, 2] = bad
+        with pytest.raises(mg.SpaceError, match=r"input 'x' is not finite at index \(1, 2\)"):
+            api(given)
+    np.testing.assert_array_equal(np.asarray(api(x)), expected)
