@@ -349,24 +349,34 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     return r.error;
   };
   if constexpr (T::kFixedWords && !T::kHasWorkspace) {
-    // Branch-free, so that the compiler steps several environments per instruction. (Such a
-    // task cannot fail a step: `valid` refuses what it could not step.)
+    // Branch-free, so that the compiler steps several environments per instruction. A task
+    // that never sets out.error leaves the error test below dead code (the step is inlined);
+    // one that does fails the step naming its first failed environment (the others of the
+    // part have stepped; the failed ones did not move).
     constexpr int S = Task::kStateWords;
+    int64_t first_failed = -1;
+    int first_error = -1;
     if (!T::kHasFast || fast) {
 #pragma GCC ivdep
       for (int64_t i = begin; i < end; ++i) {
         double s[S];
-        one(std::integral_constant<bool, T::kHasFast>{}, s, i);
+        const int error = one(std::integral_constant<bool, T::kHasFast>{}, s, i);
+        if (error >= 0 && first_failed < 0) first_failed = i, first_error = error;
       }
     } else {
       for (int64_t i = begin; i < end; ++i) {
         double s[S];
         for (int d = 0; d < S; ++d) s[d] = batch.word(d)[i];
-        if (T::fast(task, s))
-          one(std::true_type{}, s, i);
-        else
-          one(std::false_type{}, s, i);
+        const int error = T::fast(task, s) ? one(std::true_type{}, s, i)
+                                           : one(std::false_type{}, s, i);
+        if (error >= 0 && first_failed < 0) first_failed = i, first_error = error;
       }
+    }
+    if (first_failed >= 0) {
+      failed.offer(offset + first_failed, task.id() + ": environment " +
+                                              std::to_string(offset + first_failed) + " " +
+                                              T::error_message(task, first_error));
+      return false;
     }
   } else {
     for (int64_t i = begin; i < end; ++i) {

@@ -80,7 +80,9 @@ def canonical_id(env_id: Any) -> str:
     key = env_id.removeprefix("metagraph/")
     key = _aliases.get(key, key)
     if key not in _registry:
-        raise ValueError(f"unknown environment {env_id!r}; environments: {list(_registry)}")
+        raise ValueError(f"unknown environment {env_id!r}; environments: {list(_registry)} "
+                         f"(your own is registered by components.envs.register; on the command "
+                         f"line, by the module --env-module names)")
     return key
 
 

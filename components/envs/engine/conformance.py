@@ -4,14 +4,16 @@ Gymnasium's `check_env` is for one `gymnasium.Env`). Anyone can run it on their 
     from components.envs import check
     report = check("Catch-v0")        # raises ConformanceError listing every failed case
 
-Cases: the host pool and the in-graph door give the same steps for the same seed; results do
-not depend on the thread count; the same seed gives the same run; a state read (`records`) and
-set again (`set_records`, the in-graph state) goes on identically; `reset(options={"state"})`
-starts from a physical state that `physical_state()` reads back; a pickled pool goes on where
-it was; bad actions are refused on every door with every environment's state intact; forged
-in-graph states (a NaN word, a step count outside the episode) are refused; auto-reset reports
-the final observation at the time limit; the pure-JAX twin, where there is one, steps close to
-the task from the same physical state.
+Cases: the host pool and the in-graph door give the same steps for the same seed; rewards
+are finite and observations finite and inside the declared observation space; results do
+not depend on the thread count (with enough environments that every thread steps some); the
+same seed gives the same run; a state read (`records`) and set again (`set_records`, the
+in-graph state) goes on identically; `reset(options={"state"})` starts from a physical state
+that `physical_state()` reads back; a pickled pool goes on where it was; bad actions are
+refused on every door with every environment's state intact; forged in-graph states (a NaN
+word, a step count outside the episode) are refused; auto-reset reports the final
+observation at the time limit; the pure-JAX twin, where there is one, steps close to the
+task from the same physical state.
 """
 
 from __future__ import annotations
@@ -112,15 +114,49 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         np.testing.assert_array_equal(records_of(state), host.records())
 
     def threads_do_not_matter() -> None:
+        # enough environments that two and three threads each get a part of their own (the
+        # pool gives a thread no fewer than the task's min_per_thread)
+        n = max(num_envs, 3 * spec.task.min_per_thread)
+        draws = _draws(spec, np.random.default_rng(seed + 1), min(steps, 10), n)
         runs = []
         for threads in (1, 2, 3):
-            env = VectorEnv(spec, num_envs, seed=seed, num_threads=threads)
+            env = VectorEnv(spec, n, seed=seed, num_threads=threads)
             env.reset(seed=seed)
-            runs.append((_run_host(env, actions), env.records()))
-        for run, records in runs[1:]:
-            for a, b in zip(runs[0][0], run, strict=True):
-                np.testing.assert_array_equal(a, b)
+            runs.append((_run_host(env, draws), env.records()))
+        names = ("observation", "reward", "terminated", "truncated", "final observation")
+        for threads, (run, records) in zip((2, 3), runs[1:], strict=True):
+            for k, (a, b) in enumerate(zip(runs[0][0], run, strict=True)):
+                differ = np.flatnonzero((np.asarray(a) != np.asarray(b)).reshape(n, -1)
+                                        .any(axis=1))
+                if differ.size:
+                    raise AssertionError(f"with {threads} threads, step {k // 5}'s "
+                                         f"{names[k % 5]} of environment {differ[0]} differs "
+                                         f"from one thread's ({differ.size} of {n} "
+                                         f"environments differ)")
             np.testing.assert_array_equal(runs[0][1], records)
+
+    def outputs_inside_their_spaces() -> None:
+        space = spec.observation_space
+        for t in range(steps):
+            obs, reward, _, _, final = host_run[5 * t: 5 * t + 5]
+            bad = np.flatnonzero(~np.isfinite(reward))
+            if bad.size:
+                raise AssertionError(f"step {t}: environment {bad[0]}'s reward is "
+                                     f"{reward[bad[0]]}")
+            for name, rows in (("observation", obs), ("final observation", final)):
+                bad = np.argwhere(~np.isfinite(rows))
+                if bad.size:
+                    i, k = bad[0]
+                    raise AssertionError(f"step {t}: environment {i}'s {name} has "
+                                         f"{rows[i, k]} at index {k}")
+                low, high = np.broadcast_to(space.low, rows.shape), \
+                    np.broadcast_to(space.high, rows.shape)
+                bad = np.argwhere((rows < low) | (rows > high))
+                if bad.size:
+                    i, k = bad[0]
+                    raise AssertionError(f"step {t}: environment {i}'s {name} {rows[i, k]} at "
+                                         f"index {k} is outside the declared observation "
+                                         f"space [{low[i, k]}, {high[i, k]}]")
 
     def deterministic() -> None:
         again = VectorEnv(spec, num_envs, seed=seed, num_threads=1)
@@ -236,6 +272,8 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
     case("host pool equals in-graph door", host_vs_in_graph)
     case("results independent of the thread count", threads_do_not_matter)
     if host_run is not None:
+        case("finite rewards, observations inside the observation space",
+             outputs_inside_their_spaces)
         case("determinism", deterministic)
     case("state round trip (records, in-graph state, reset options)", state_round_trip)
     case("pickling mid-episode", pickling_mid_episode)

@@ -3,9 +3,10 @@ module against the installed engine's headers, nanobind, NumPy and jaxlib's XLA 
 with the same CMake function that builds the library's own families (`metagraph_env.cmake`).
 
 Needs a C++17 compiler and the extra `native` (CMake, Ninja, nanobind:
-`pip install -e ".[native]"`). A build is cached by the header's contents and the engine's,
-in `~/.cache/metagraph/extensions` (or `$METAGRAPH_EXTENSION_CACHE`, or `build_dir=`), so
-importing the same file again loads it; every task built there shares one CMake tree, so a
+`pip install -e ".[native]"`). A build is cached by the contents of the header, of the
+files it includes with `#include "..."` and of the engine, in
+`~/.cache/metagraph/extensions` (or `$METAGRAPH_EXTENSION_CACHE`, or `build_dir=`), so
+importing the same files again loads it; every task built there shares one CMake tree, so a
 second task does not rebuild nanobind.
 """
 
@@ -53,6 +54,37 @@ def _engine_files() -> list[Path]:
     return sorted(Path(ENGINE_DIR).glob("*.h")) + [Path(cmake_file())]
 
 
+_QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"\n]+)"', re.M)
+
+
+def _included_files(header: Path) -> list[Path]:
+    """The files `header` includes with `#include "..."`, directly or through each other, as
+    the build finds them (beside the including file, then beside `header`, then the engine's
+    folder), the engine's own left out (its digest covers them): what the build of a task
+    depends on besides the engine, so that editing any of them builds it again."""
+    engine = set(_engine_files())
+    seen: dict[Path, None] = {}
+    pending = [header]
+    while pending:
+        current = pending.pop()
+        try:
+            text = current.read_text(errors="replace")
+        except OSError:
+            continue
+        for name in _QUOTED_INCLUDE.findall(text):
+            for folder in (current.parent, header.parent, Path(include_dir())):
+                found = (folder / name).resolve()
+                if found.is_file():
+                    if found not in seen and found not in engine and found != header:
+                        seen[found] = None
+                        pending.append(found)
+                    break
+    return sorted(seen)
+
+
+_UNSAFE_PATH = re.compile(r'["\\$;\x00-\x1f\x7f]')
+
+
 def build_extension(header: str | os.PathLike, task: str, name: str | None = None, *,
                     build_dir: str | os.PathLike | None = None,
                     verbose: bool = False) -> ModuleType:
@@ -69,13 +101,18 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
     header = Path(header).expanduser().resolve()
     if not header.is_file():
         raise FileNotFoundError(f"build_extension: no task header at {header}")
+    if _UNSAFE_PATH.search(str(header)):  # it is written into C++ and CMake sources
+        raise ValueError(f"build_extension: the header's path {str(header)!r} holds a quote, "
+                         f"backslash, '$', ';' or control character, which the build's "
+                         f"C++ and CMake files cannot quote; move or rename it")
     name = name or task.split("::")[-1].split("<")[0]
     if not _CPP_TYPE.match(task):
         raise ValueError(f"build_extension: task must be a C++ type name such as "
                          f"'catch_env::Catch', got {task!r}")
     if not _IDENTIFIER.match(name):
         raise ValueError(f"build_extension: name must be a Python identifier, got {name!r}")
-    digest = _digest(header, *_engine_files(), parts=(task, name, sys.version))
+    digest = _digest(header, *_included_files(header), *_engine_files(),
+                     parts=(task, name, sys.version))
     module_name = f"_metagraph_env_{name.lower()}_{digest}"
     if module_name in _loaded:
         return _loaded[module_name]

@@ -74,6 +74,10 @@ ffi::Error ffi_reset(ffi::Buffer<ffi::U32> key, ffi::ResultBuffer<ffi::U32> stat
     }
   } catch (const std::exception& e) {  // no exception may cross into XLA
     return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " reset: " + e.what());
+  } catch (...) {  // a task that threw something else
+    return ffi::Error(ffi::ErrorCode::kInternal,
+                      task.id() + " reset: the task threw an exception (not a "
+                          "std::exception)");
   }
   return ffi::Error::Success();
 }
@@ -159,6 +163,10 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
                  [&] { return !bad_action.found() && !bad_state.found(); });
   } catch (const std::exception& e) {  // no exception may cross into XLA
     return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " step: " + e.what());
+  } catch (...) {  // a task that threw something else
+    return ffi::Error(ffi::ErrorCode::kInternal,
+                      task.id() + " step: the task threw an exception (not a "
+                          "std::exception)");
   }
   // The state was not touched when a check failed; the program fails all the same, so that
   // no caller reads a step that did not happen.
@@ -192,11 +200,18 @@ ffi::Error ffi_legal(ffi::Buffer<ffi::U32> state, ffi::ResultBuffer<ffi::PRED> m
       return ffi::Error::Internal(task.id() + " legal: state buffer is not 8-byte aligned");
     std::vector<double> s(w);
     bool* out = mask->typed_data();
-    for (int64_t i = 0; i < total; ++i) {
-      const Batch<Task> batch(task, const_cast<uint32_t*>(state.typed_data()) + (i / n) * w * n * 2,
-                              n);
-      batch.load(i % n, s.data());
-      T::legal_mask(task, s.data(), out + i * a);
+    try {
+      for (int64_t i = 0; i < total; ++i) {
+        const Batch<Task> batch(
+            task, const_cast<uint32_t*>(state.typed_data()) + (i / n) * w * n * 2, n);
+        batch.load(i % n, s.data());
+        T::legal_mask(task, s.data(), out + i * a);
+      }
+    } catch (const std::exception& e) {  // no exception may cross into XLA
+      return ffi::Error::Internal(task.id() + " legal: the task threw: " + e.what());
+    } catch (...) {
+      return ffi::Error::Internal(task.id() + " legal: the task threw an exception (not a "
+                                  "std::exception)");
     }
     return ffi::Error::Success();
   }
@@ -288,6 +303,10 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
       parallel_run(std::max(1, static_cast<int>(num_threads)), T::kMinPerThread, total, play);
     } catch (const std::exception& ex) {  // no exception may cross into XLA
       return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " playout: " + ex.what());
+    } catch (...) {  // a task that threw something else
+      return ffi::Error(ffi::ErrorCode::kInternal,
+                        task.id() + " playout: the task threw an exception (not a "
+                            "std::exception)");
     }
     if (bad_state.found()) return ffi::Error::InvalidArgument(bad_state.message());
     if (failed.found()) return ffi::Error(ffi::ErrorCode::kFailedPrecondition, failed.message());

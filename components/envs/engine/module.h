@@ -117,6 +117,30 @@ std::pair<const uint64_t*, npy_intp> records_view(const Task& task, nb::handle r
                                "record words"), m};
 }
 
+// Refuses a task whose sizes the engine cannot work with (a user's task with a negative or
+// absurd state size, observation or action count), when it is made and before any pool
+// allocates by them.
+template <class Task>
+void check_sizes(const Task& task) {
+  using T = Traits<Task>;
+  auto need = [&](int64_t value, int64_t lo, int64_t hi, const std::string& what) {
+    if (value < lo || value > hi)
+      throw std::invalid_argument(task.id() + ": the task's " + what + " is " +
+                                  std::to_string(value) + ", expected one in [" +
+                                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  };
+  constexpr int64_t kLarge = int64_t{1} << 24;
+  need(T::state_words(task), 1, kLarge, "state size (kStateWords or state_words())");
+  need(task.obs_dim(), 1, kLarge, "obs_dim()");
+  if constexpr (T::kDiscrete)
+    need(task.num_actions(), 1, kLarge, "num_actions()");
+  else
+    need(T::action_dim(task), 1, kLarge, "action_dim()");
+  need(task.max_steps(), 1, int64_t{1} << 62, "max_steps()");
+  need(task.physical_dim(), 0, kLarge, "physical_dim()");
+  need(T::extras_dim(task), 0, kLarge, "extras_dim()");
+}
+
 // Binds `Task` as class `name` (made with `name(env_id, kwargs)`), its pool as `namePool`,
 // and its FFI handlers as the class attribute `ffi_handlers`: {XLA platform ("cpu", "CUDA"):
 // {"reset", "step", "legal", "playout": capsule}}.
@@ -136,6 +160,7 @@ void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers 
   task.def("__init__",
            [](H* self, const std::string& env_id, const nb::dict& kwargs) {
              auto object = std::make_shared<const Task>(make_config(env_id, kwargs));
+             check_sizes(*object);
              const int64_t instance = Instance<Task>::add(object);
              new (self) H{std::move(object), instance};
            },
@@ -157,6 +182,7 @@ void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers 
       .def_prop_ro("float64_outputs", [](const H&) { return T::kFloat64Outputs; })
       .def_prop_ro("extras_dim", [](const H& h) { return T::extras_dim(*h.task); })
       .def_prop_ro("has_legal", [](const H&) { return T::kHasLegal; })
+      .def_prop_ro("min_per_thread", [](const H&) { return T::kMinPerThread; })
       .def("physical",
            [](const H& h, nb::handle records) {
              // The physical states of records uint64 (m, W), unchecked (for reading any state).

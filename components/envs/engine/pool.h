@@ -29,6 +29,12 @@ namespace metagraph::engine {
 
 namespace nb = nanobind;
 
+// A C++ exception the task's own code threw (RuntimeError in Python), caught on whichever
+// thread ran it.
+struct TaskException : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 template <class Task>
 class Pool {
  public:
@@ -143,8 +149,14 @@ class Pool {
           },
           [&](int t, int64_t begin, int64_t end) {
             bool fast_after = false;
-            parts_[t].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
-                                           parts_[t].fast, 0, failed, scratch(t), &fast_after);
+            try {
+              parts_[t].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
+                                             parts_[t].fast, 0, failed, scratch(t),
+                                             &fast_after);
+            } catch (...) {
+              throw_task_exception("the step of environments " + std::to_string(begin) + ".." +
+                                   std::to_string(end - 1));
+            }
             parts_[t].trusted = fast_after;
             std::memcpy(done_copy + begin, done + begin, static_cast<size_t>(end - begin));
           },
@@ -243,20 +255,28 @@ class Pool {
     nb::object obs, final_obs, reward, terminated, truncated, done, done_copy, extras;
   };
   // Whether the caller let go of all of `arrays`: every array's reference count is this
-  // pool's alone (so no Python object, view or exported buffer can see them change) and each
-  // is as it was made (still writeable, its shape and dtype not set in place).
+  // pool's alone (so no Python object, view or exported buffer can see them change), no weak
+  // reference to it is left (it would see later steps), and each is as it was made: its own
+  // data, writeable, aligned, in the machine's byte order, with its dtype, shape and
+  // C-contiguous strides (none set in place).
   bool unheld(const StepArrays& arrays) const {
     const nb::object* all[] = {&arrays.obs,        &arrays.final_obs, &arrays.reward,
                                &arrays.terminated, &arrays.truncated, &arrays.done,
                                &arrays.done_copy,  &arrays.extras};
+    constexpr int kAsMade = NPY_ARRAY_OWNDATA | NPY_ARRAY_WRITEABLE | NPY_ARRAY_ALIGNED;
     for (size_t k = 0; k < step_shapes_.size(); ++k) {
       auto* a = reinterpret_cast<PyArrayObject*>(all[k]->ptr());
       const std::vector<npy_intp>& shape = step_shapes_[k];
-      if (Py_REFCNT(all[k]->ptr()) != 1 || !PyArray_ISWRITEABLE(a) ||
+      if (Py_REFCNT(all[k]->ptr()) != 1 ||
+          reinterpret_cast<PyArrayObject_fields*>(a)->weakreflist != nullptr ||
+          !PyArray_CHKFLAGS(a, kAsMade) || !PyArray_ISNOTSWAPPED(a) ||
           PyArray_TYPE(a) != kStepTypes[k] || PyArray_NDIM(a) != static_cast<int>(shape.size()))
         return false;
-      for (size_t d = 0; d < shape.size(); ++d)
-        if (PyArray_DIM(a, static_cast<int>(d)) != shape[d]) return false;
+      npy_intp stride = PyArray_ITEMSIZE(a);
+      for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+        if (PyArray_DIM(a, d) != shape[d] || PyArray_STRIDE(a, d) != stride) return false;
+        stride *= shape[d];
+      }
     }
     return true;
   }
@@ -301,12 +321,35 @@ class Pool {
     if (closed_.load()) throw std::runtime_error(task_->id() + ": the pool is closed");
   }
   // Runs f, which touches the environments but no Python object, under the pool's lock with
-  // the GIL released (a thread waiting for the lock never blocks the interpreter).
+  // the GIL released (a thread waiting for the lock never blocks the interpreter). An
+  // exception the task's code threw, on any thread, comes out as a TaskException naming
+  // the task (a RuntimeError in Python).
   template <class F>
   void locked(F&& f) {
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    f();
+    try {
+      f();
+    } catch (const TaskException&) {
+      throw;
+    } catch (...) {
+      throw_task_exception("a call of the pool");
+    }
+  }
+  // Rethrows the exception being handled, thrown by the task's code during `when`, as a
+  // TaskException saying so.
+  [[noreturn]] void throw_task_exception(const std::string& when) const {
+    try {
+      throw;
+    } catch (const TaskException&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw TaskException(task_->id() + ": the task threw an exception in " + when + ": " +
+                          e.what());
+    } catch (...) {
+      throw TaskException(task_->id() + ": the task threw an exception in " + when +
+                          " (not a std::exception)");
+    }
   }
   // f(workspace, i, scratch) for every environment, on the pool's threads.
   template <class F>

@@ -11,11 +11,17 @@
 //
 // One `run` at a time: the pool keeps a single job, so its owner serializes callers (the host
 // pool holds its own lock; the FFI handlers share theirs through try_lock).
+//
+// An exception thrown by a part (a user's task that throws in its step) is caught on the
+// thread that ran it, the other parts finish (a second phase does not start), and `run`
+// rethrows the first one on the caller's thread: an exception escaping a worker thread would
+// end the process.
 #pragma once
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -74,6 +80,8 @@ class ThreadPool {
       if (second && (!proceed || proceed())) second(0, 0, n);
       return;
     }
+    thrown_ = nullptr;
+    failed_.store(false, std::memory_order_relaxed);
     first_ = &first;
     second_ = second ? &second : nullptr;
     proceed_ = proceed ? &proceed : nullptr;
@@ -90,6 +98,7 @@ class ThreadPool {
     wait_until([&] { return pending_.load(std::memory_order_acquire) == 0; });
     first_ = second_ = nullptr;
     proceed_ = nullptr;
+    if (failed_.load(std::memory_order_acquire)) std::rethrow_exception(thrown_);
   }
 
  private:
@@ -139,14 +148,25 @@ class ThreadPool {
     }
     return g;
   }
-  // Part t of both phases; the threads meet between them.
+  // Part t of both phases; the threads meet between them (also after a part threw).
   void work(int t) {
     const auto range = part(t);
-    (*first_)(t, range.first, range.second);
+    guarded(*first_, t, range);
     if (second_ == nullptr) return;
     arrived_.fetch_add(1, std::memory_order_acq_rel);
     wait_until([&] { return arrived_.load(std::memory_order_acquire) == used_; });
-    if (proceed_ == nullptr || (*proceed_)()) (*second_)(t, range.first, range.second);
+    if (!failed_.load(std::memory_order_acquire) && (proceed_ == nullptr || (*proceed_)()))
+      guarded(*second_, t, range);
+  }
+  // Runs one part, keeping the first exception any part throws for `run` to rethrow.
+  void guarded(const Job& job, int t, std::pair<int64_t, int64_t> range) {
+    try {
+      job(t, range.first, range.second);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(thrown_mutex_);
+      if (!failed_.load(std::memory_order_relaxed)) thrown_ = std::current_exception();
+      failed_.store(true, std::memory_order_release);
+    }
   }
   void loop(int t) {
     uint64_t seen = 0;
@@ -174,6 +194,9 @@ class ThreadPool {
   std::atomic<int> pending_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
+  std::mutex thrown_mutex_;
+  std::exception_ptr thrown_;  // the first exception a part threw in this run
+  std::atomic<bool> failed_{false};
 };
 
 // Worker threads for in-graph steps (the `num_threads` attribute), shared by every handler of a

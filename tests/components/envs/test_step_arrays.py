@@ -76,3 +76,37 @@ def test_an_array_changed_in_place_is_not_reused(pool):
     del obs
     for _ in range(4):
         assert pool.step(np.zeros(N, np.int32))[0].flags.writeable
+
+
+@pytest.mark.filterwarnings("ignore:Setting the strides:DeprecationWarning")  # what users do
+@pytest.mark.parametrize("change", ["dtype", "strides", "byte order"])
+def test_an_array_whose_layout_was_set_in_place_is_not_reused(pool, change):
+    reference = envs.make("CartPole-v1", N, seed=0, num_threads=1)
+    reference.reset(seed=0)
+    obs = pool.step(np.zeros(N, np.int32))[0]
+    reference.step(np.zeros(N, np.int32))
+    if change == "dtype":  # same size: only the type says it
+        obs.dtype = np.uint32
+    elif change == "strides":  # same shape and type, another walk over the bytes
+        obs.strides = (4, 4 * N)
+    else:
+        obs.dtype = obs.dtype.newbyteorder()
+    del obs
+    for _ in range(3):
+        ours = pool.step(np.ones(N, np.int32))[0]
+        theirs = reference.step(np.ones(N, np.int32))[0]
+        assert ours.dtype == np.float32 and ours.flags.c_contiguous
+        np.testing.assert_array_equal(ours, theirs)  # read with the pool's own layout
+
+
+def test_a_weak_reference_to_a_dropped_array_never_sees_a_later_step(pool):
+    import weakref
+
+    obs = pool.step(np.zeros(N, np.int32))[0]
+    seen = np.copy(obs)
+    watcher = weakref.ref(obs)
+    del obs
+    for _ in range(4):
+        pool.step(np.ones(N, np.int32))
+        if watcher() is not None:  # the pool keeps it alive: it must not be written
+            np.testing.assert_array_equal(watcher(), seen)

@@ -87,6 +87,36 @@ def test_bad_arguments_to_build_extension_are_named():
         envs.build_extension(CATCH / "catch.h", "catch_env::Catch", "not-a-name")
 
 
+def test_a_header_path_that_cannot_be_quoted_is_refused_before_any_build(tmp_path):
+    planted = tmp_path / 'x")\nexecute_process(COMMAND touch planted)\n#'
+    planted.mkdir()
+    (planted / "catch.h").write_text((CATCH / "catch.h").read_text())
+    with pytest.raises(ValueError, match="holds a quote, backslash"):
+        envs.build_extension(planted / "catch.h", "catch_env::Catch",
+                             build_dir=tmp_path / "build")
+    assert not (tmp_path / "build").exists()
+
+
+def test_an_included_files_edit_changes_the_build_it_loads(tmp_path):
+    from components.envs.engine.extension import _included_files
+
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "task.h").write_text('#include "rules/reward.h"\n#include "engine/task.h"\n')
+    (tmp_path / "rules" / "reward.h").write_text('#include "scale.h"\n')
+    (tmp_path / "rules" / "scale.h").write_text("constexpr double kScale = 1.0;\n")
+    header = tmp_path / "task.h"
+    assert _included_files(header) == [tmp_path / "rules" / "reward.h",
+                                       tmp_path / "rules" / "scale.h"]  # not the engine's
+    from components.envs.engine import extension
+
+    def key():
+        return extension._digest(header, *_included_files(header))
+
+    before = key()
+    (tmp_path / "rules" / "scale.h").write_text("constexpr double kScale = 2.0;\n")
+    assert key() != before
+
+
 @pytest.mark.slow
 def test_a_header_that_does_not_compile_is_a_build_error_with_the_compilers_words(tmp_path):
     header = tmp_path / "broken.h"

@@ -1,0 +1,100 @@
+"""A user's task that is broken (tasks/flawed.h: one walk, one flaw per keyword argument):
+the conformance check fails each broken one naming the case and passes the correct one; a
+task whose step throws a C++ exception or reports `out.error` fails the step with a Python
+exception naming the environment, on the host pool (one thread and two) and in-graph, and
+the process lives on; a task of impossible sizes (a negative state size) is refused when it
+is made (issue 35)."""
+
+from pathlib import Path
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import components.envs as envs
+
+SPACE_CASE = "finite rewards, observations inside the observation space"
+
+
+@pytest.fixture(scope="module")
+def walk():
+    module = envs.build_extension(Path(__file__).parent / "tasks" / "flawed.h", "flawed::Walk")
+
+    def make_spec(env_id, kwargs):
+        task = module.Walk(env_id, kwargs)
+        return envs.EnvSpec(env_id, gymnasium.spaces.Box(-10, 10, (2,), np.float32),
+                            gymnasium.spaces.Discrete(2), int(task.max_steps), task)
+
+    envs.register("FlawedWalk-v0", make_spec)
+    return "FlawedWalk-v0"
+
+
+def test_the_correct_walk_conforms(walk):
+    assert set(envs.check(walk, flaw="none").values()) == {"ok"}
+
+
+@pytest.mark.parametrize(("flaw", "case", "why"), [
+    ("nan_reward", SPACE_CASE, "step 0: environment 0's reward is nan"),
+    ("nan_obs", SPACE_CASE, "step 0: environment 0's observation has nan at index 1"),
+    ("outside", SPACE_CASE, "step 0: environment 0's observation 100.0 at index 1 is outside "
+                            "the declared observation space [-10.0, 10.0]"),
+    ("thread", "results independent of the thread count",
+     "with 2 threads, step 0's reward of environment 768 differs from one thread's (768 of "
+     "1536 environments differ)"),
+])
+def test_the_check_fails_a_broken_task_naming_the_case(walk, flaw, case, why):
+    with pytest.raises(envs.ConformanceError) as error:
+        envs.check(walk, flaw=flaw)
+    lines = [line for line in str(error.value).splitlines() if line.startswith(f"- {case}:")]
+    assert lines and why in lines[0], str(error.value)
+
+
+def right(n):
+    return np.ones(n, np.int32)
+
+
+@pytest.mark.parametrize("flaw", ["throw", "error"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_failing_step_is_an_exception_on_the_host_pool(walk, flaw, threads):
+    n = 1200  # two threads' parts
+    pool = envs.make(walk, n, seed=0, num_threads=threads, flaw=flaw)
+    pool.reset(seed=0)
+    pool.step(right(n))
+    pool.step(right(n))  # x = 2
+    error_type = RuntimeError
+    words = "the walk went too far right" if flaw == "throw" else \
+        "the walk failed with error 7"
+    with pytest.raises(error_type, match=rf"^FlawedWalk-v0: (the task threw an exception in "
+                                         rf"the step of environments 0\.\.\d+: |"
+                                         rf"environment 0 ){words}$"):
+        pool.step(right(n))  # x = 3 everywhere
+    pool.step(np.zeros(n, np.int32))  # the pool still steps: left is fine
+
+
+@pytest.mark.parametrize("flaw", ["throw", "error"])
+def test_a_failing_step_is_an_exception_in_graph(walk, flaw):
+    door = envs.make_functional(walk, flaw=flaw)
+    state, _ = door.reset(jax.random.PRNGKey(0), 4)
+    step = jax.jit(door.step)
+    for _ in range(2):
+        state, *_ = step(state, jnp.ones(4, jnp.int32))
+    words = "the walk went too far right" if flaw == "throw" else \
+        "the walk failed with error 7"
+    with pytest.raises(Exception, match=words):
+        jax.block_until_ready(step(state, jnp.ones(4, jnp.int32)))
+
+
+@pytest.mark.parametrize(("broken", "words"), [
+    ("state", r"the task's state size \(kStateWords or state_words\(\)\) is -5, expected one "
+              r"in \[1, 16777216\]"),
+    ("obs", r"the task's obs_dim\(\) is 0"),
+    ("actions", r"the task's num_actions\(\) is 0"),
+    ("steps", r"the task's max_steps\(\) is -3"),
+])
+def test_a_task_of_impossible_sizes_is_refused_when_it_is_made(broken, words):
+    module = envs.build_extension(Path(__file__).parent / "tasks" / "flawed.h", "flawed::Sized")
+    with pytest.raises(ValueError, match=rf"^Sized-v0: {words}"):
+        module.Sized("Sized-v0", {"broken": broken})
+    assert module.Sized("Sized-v0", {"broken": "none"}).state_words == 1
