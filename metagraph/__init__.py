@@ -13,6 +13,7 @@ from metagraph.conditionals import cond
 from metagraph.errors import (
     LoadError,
     MetaGraphError,
+    MissingExtraError,
     RuntimeCheckError,
     SpaceError,
     StateError,
@@ -24,6 +25,7 @@ from metagraph.loops import scan
 __version__ = "0.1.0"
 
 __all__ = [
-    "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "RuntimeCheckError",
-    "SpaceError", "StateError", "TraceError", "api", "build", "cond", "scan", "spaces",
+    "ApiSignature", "Component", "LoadError", "MetaGraph", "MetaGraphError", "MissingExtraError",
+    "RuntimeCheckError", "SpaceError", "StateError", "TraceError", "api", "build", "cond",
+    "scan", "spaces",
 ]

@@ -103,6 +103,11 @@ class LoadError(MetaGraphError, ValueError):
     """A serialized executable or checkpoint that is corrupt or incompatible."""
 
 
+class MissingExtraError(MetaGraphError, ImportError):
+    """An optional dependency is not installed; the message names the project's extra that
+    brings it (`pip install -e ".[games]"`) or the system package."""
+
+
 class RuntimeCheckError(MetaGraphError, ValueError):
     """A value checked inside a running executable broke its API's contract (see
     `metagraph.runtime_checks`). The API's update was skipped; the state is intact."""

@@ -36,14 +36,19 @@ def load_target(target: str) -> Any:
     or file cannot be imported or has no such attribute. An error raised while the user's
     module runs keeps its type."""
     where, attr = split_target(target)
-    module = _import_file(where) if where.endswith(".py") else _import_module(where)
-    obj: Any = module
+    obj: Any = import_source(where)
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise TargetError(f"{where} has no attribute {attr!r}") from None
     return obj
+
+
+def import_source(where: str) -> Any:
+    """The module `where` names, a dotted module path or a `.py` file, imported as the
+    module docstring says; TargetError when it cannot be found."""
+    return _import_file(where) if where.endswith(".py") else _import_module(where)
 
 
 def canonical_target(target: str) -> str:

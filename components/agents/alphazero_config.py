@@ -23,6 +23,10 @@ from components.agents.config_checks import (
 from components.networks.policy_value_network import TORSOS
 
 DOORS = ("native",)  # the search steps the games through the in-graph door
+MAX_SIMULATIONS = 65_536
+SIMULATIONS: Rule = (lambda v: 1 <= v <= MAX_SIMULATIONS,
+                     f"an int in [1, {MAX_SIMULATIONS:,}] (the search tree holds every "
+                     f"simulation's node for every game at once)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +65,8 @@ class AlphaZeroConfig(AgentConfig):
         return {
             "num_games": NUM_ENVS,
             "num_steps": POSITIVE_INT,
-            "num_simulations": POSITIVE_INT,
-            "eval_simulations": POSITIVE_INT,
+            "num_simulations": SIMULATIONS,
+            "eval_simulations": SIMULATIONS,
             "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
             "rollouts": (lambda v: v >= 0, "an int >= 0"),
             "eval_rollouts": (lambda v: v >= 0, "an int >= 0"),

@@ -34,6 +34,7 @@ import jax
 import jax.numpy as jnp
 
 from components.envs.games.self_play import GameState, SelfPlay
+from metagraph.errors import MissingExtraError
 
 Evaluate = Callable[[Any, jax.Array], tuple[jax.Array, jax.Array]]
 """`evaluate(params, planes) -> (logits [B, num_actions], value [B])`: the network, `planes`
@@ -46,7 +47,7 @@ def require_mctx() -> Any:
     try:
         import mctx
     except ImportError as error:
-        raise ImportError("search over the games needs mctx: pip install -e \".[games]\" "
+        raise MissingExtraError("search over the games needs mctx: pip install -e \".[games]\" "
                           "(or pip install mctx)") from error
     return mctx
 

@@ -24,11 +24,11 @@ from components.training.keys import keys_for
 from components.training.loading import TrainedAgent, load
 from components.training.metrics import MetricsError, Row
 from components.training.registry import AlgorithmError, resolve
-from components.training.run_dir import RunDir
+from components.training.run_dir import RunDir, RunDirLocked
 from components.training.trainer import train
 from components.training.trusted_code import UntrustedCodeError
 
 __all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Distributed",
-           "Impala", "MetricsError", "Reweight", "Row", "RunDir", "TrainedAgent",
+           "Impala", "MetricsError", "Reweight", "Row", "RunDir", "RunDirLocked", "TrainedAgent",
            "UntrustedCodeError", "evaluate", "inputs_for", "keys_for", "load", "resolve",
            "train"]

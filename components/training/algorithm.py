@@ -104,6 +104,12 @@ class Algorithm(abc.ABC):
     """Root APIs the trainer compiles on a worker thread while the state initialises, in the
     order the loop first calls them (`backends.xla.lower(precompile=...)`)."""
 
+    acting_settings: ClassVar[tuple[str, ...]] = ()
+    """Config settings that change how a trained agent acts and nothing it learned (a search
+    agent's simulations a move): the only ones `load(overrides=...)` and `metagraph
+    evaluate/play --set` take; any other would change nothing (gamma) or act with another
+    network than the one trained (activation)."""
+
     distributed: Distributed | None = None
     """The distributed form (samplers and a learner), or None: the algorithm then refuses
     `--num-samplers` and `--runner ray` with a clear error. A class attribute, or a property

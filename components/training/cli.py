@@ -1,25 +1,26 @@
 """The `metagraph` command.
 
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
-                   [--config FILE.toml|json] [--set KEY=VALUE ...]
-                   [--runner {local,ray}] [--num-samplers K] [--batches-per-request N]
+                   [--env-module SOURCE] [--config FILE.toml|json] [--set KEY=VALUE ...]
+                   [--runner {local,ray,pipeline}] [--num-samplers K] [--batches-per-request N]
                    [--address auto] [--executor {xla,eager}]
                    [--eval-every N [--eval-episodes K] [--save-best]]
                    [--video-every N]
                    [--track [--wandb-project NAME]]
     metagraph evaluate DIR [--episodes 100] [--json] [--stochastic] [--video out.mp4]
                        [--opponent random|mcts:N|run:DIR [--games 200]]
-                       [--algo ALGO | --trust-code]
-    metagraph play DIR [--second] [--seed S] [--algo ALGO | --trust-code]
+                       [--algo ALGO] [--env-module SOURCE] [--trust-code]
+    metagraph play DIR [--second] [--seed S] [--algo ALGO] [--env-module SOURCE] [--trust-code]
     metagraph export DIR -o policy.mgx [--format {mgx,onnx}] [--stochastic] [--seed-index K]
-                     [--algo ALGO | --trust-code]
+                     [--algo ALGO] [--env-module SOURCE] [--trust-code]
     metagraph plot RUN... -o plot.png [--window 100] [--title TEXT]
     metagraph graph TARGET -o agent.svg [--depth N] [--focus API] [--no-params] [--tb]
 
 ALGO is a built-in algorithm (reweight, ppo, dqn, sac, impala) or MODULE:ATTRIBUTE /
 PATH.py:ATTRIBUTE naming a subclass of `components.training.Algorithm` in the user's own code.
-A run directory is data: `evaluate`, `export` and `train --resume` import the user's code a
-run names only when `--algo` names it again or with `--trust-code` (`trusted_code.py`).
+A run directory is data: `evaluate`, `export`, `play` and `train --resume` import the user's
+code a run names (its algorithm, its environment module) only when `--algo` / `--env-module`
+name it again or with `--trust-code` (`trusted_code.py`, `env_module.py`).
 TARGET is MODULE:OBJECT or PATH.py:OBJECT: a `MetaGraph`, or a function of no arguments
 returning a `MetaGraph` or a pair (component, input_spaces) to build.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ from components.training.executors import EXECUTORS
 from components.training.registry import BUILTIN
 from metagraph.build import build
 from metagraph.component import Component
+from metagraph.errors import MissingExtraError
 from metagraph.graph import MetaGraph
 from metagraph.targets import TargetError, load_target
 
@@ -125,6 +128,10 @@ def train_command(args: argparse.Namespace) -> None:
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
     args.env_id = game_id(args.env_id)  # OpenSpiel's names of the games too
+    if args.env_module is not None and not args.resume:  # registers the user's environment
+        from components.training.env_module import import_env_module
+
+        import_env_module(args.env_module)
     if args.resume:
         config = None  # the run directory's own
     else:
@@ -142,7 +149,7 @@ def train_command(args: argparse.Namespace) -> None:
                         trust_code=args.trust_code, evaluation=evaluation_settings(args),
                         track=args.wandb_project if args.track else None,
                         executor=args.executor, device=args.device,
-                        actor_device=args.actor_device)
+                        actor_device=args.actor_device, env_module=args.env_module)
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
@@ -172,9 +179,14 @@ def evaluate_command(args: argparse.Namespace) -> None:
     opponent = None if args.opponent is None else parse_opponent(args.opponent)
     agent = load(args.run_dir, args.algo, args.trust_code,
                  checkpoint="best.npz" if args.best else "checkpoint.npz",
-                 overrides=set_values(args))
+                 overrides=set_values(args), env_module=args.env_module)
     if opponent is not None or is_game(agent.env_id):  # a game: against an opponent
         from components.training.game_evaluation import describe, evaluate_games
+
+        if args.video:
+            raise UsageError(f"--video: {agent.env_id} is a game, evaluated by a match "
+                             f"against an opponent, which records no video (play it: "
+                             f"`metagraph play {args.run_dir}`)")
 
         games = evaluate_games(agent, opponent or parse_opponent("random"), args.games,
                                seed=args.seed, deterministic=not args.stochastic)
@@ -201,14 +213,23 @@ def evaluate_command(args: argparse.Namespace) -> None:
 def play_command(args: argparse.Namespace) -> None:
     """`metagraph play RUN_DIR`: a person plays the run's agent at its game, in the
     terminal (`play.py`)."""
+    from components.training.keys import check_seed
     from components.training.loading import load
     from components.training.play import play_game
 
-    agent = load(args.run_dir, args.algo, args.trust_code, overrides=set_values(args))
+    try:
+        check_seed(args.seed)
+    except ValueError as error:
+        raise UsageError(f"--seed: {error}") from None
+    agent = load(args.run_dir, args.algo, args.trust_code, overrides=set_values(args),
+                 env_module=args.env_module)
     try:
         play_game(agent, human=1 if args.second else 0, seed=args.seed)
     except EOFError:
-        raise UsageError("metagraph play: the input ended before the game did") from None
+        raise UsageError("the input ended before the game did") from None
+    except KeyboardInterrupt:
+        print("\nmetagraph play: stopped (Ctrl-C)", file=sys.stderr)
+        raise SystemExit(130) from None
 
 
 def export_command(args: argparse.Namespace) -> None:
@@ -216,7 +237,7 @@ def export_command(args: argparse.Namespace) -> None:
     for `backends.xla.load` in a process without the library's agents."""
     from components.training.loading import load
 
-    agent = load(args.run_dir, args.algo, args.trust_code)
+    agent = load(args.run_dir, args.algo, args.trust_code, env_module=args.env_module)
     if not 0 <= args.seed_index < len(agent.per_seed):
         raise UsageError(f"--seed-index must be in [0, {len(agent.per_seed) - 1}] for "
                          f"{args.run_dir}, got {args.seed_index}")
@@ -231,8 +252,11 @@ def _run_code_options(command: argparse.ArgumentParser, what: str) -> None:
                          help=f"the algorithm the run names, to {what} it with its code "
                               f"(needed for a run of your own algorithm, unless --trust-code)")
     command.add_argument("--trust-code", action="store_true",
-                         help="import the algorithm file the run's config.json names (only "
-                              "if unchanged since training)")
+                         help="import the algorithm file and the environment module the "
+                              "run's config.json names (only if unchanged since training)")
+    command.add_argument("--env-module", default=None, metavar="SOURCE",
+                         help=f"the module or .py file that registers the run's environment "
+                              f"(a run trained with --env-module), to {what} it")
 
 
 def _acting_overrides(command: argparse.ArgumentParser) -> None:
@@ -273,6 +297,11 @@ def parser() -> argparse.ArgumentParser:
     train.add_argument("--algo", default=None,
                        help=f"{', '.join(BUILTIN)} (reweight is the default), or "
                             f"MODULE:ATTRIBUTE / PATH.py:ATTRIBUTE naming your own Algorithm")
+    train.add_argument("--env-module", default=None, metavar="SOURCE",
+                       help="your own environment: a module or .py file that registers "
+                            "ENV_ID when imported (components.envs.register); recorded in the "
+                            "run, and imported again by evaluate/export/play/--resume only "
+                            "when named again or with --trust-code")
     train.add_argument("--trust-code", action="store_true",
                        help="with --resume: import the algorithm file the run names (only "
                             "if unchanged since training)")
@@ -391,9 +420,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
     try:
         args.run(args)
-    except (UsageError, ValueError, OSError) as error:
+    except (UsageError, ValueError, OSError, MissingExtraError) as error:
         # ValueError covers the library's own (AlgorithmError, LoadError, SpaceError, config
-        # checks); a user's own exception of another type keeps its traceback
+        # checks), MissingExtraError names the extra to install; a user's own exception of
+        # another type keeps its traceback
         if _from_user_code(error):
             raise
         print(f"metagraph {args.command}: {error}", file=sys.stderr)
@@ -412,8 +442,9 @@ def _from_user_code(error: BaseException) -> bool:
         return False
     library = Path(__file__).resolve().parents[2]
     inside = Path(last).resolve()
-    return library not in inside.parents and "site-packages" not in inside.parts \
-        and not inside.name.startswith("<")
+    standard = Path(sysconfig.get_paths()["stdlib"]).resolve()  # pathlib, os: raised for us
+    return library not in inside.parents and standard not in inside.parents \
+        and "site-packages" not in inside.parts and not inside.name.startswith("<")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,12 @@ class GameSyncError(RuntimeError):
     chose an illegal move; the message names the game, its moves and what differs."""
 
 
+MAX_GAMES = 100_000
+"""The most games one `evaluate --opponent` plays (every game's state is held at once)."""
+BOT_SEED_LIMIT = 2**31
+"""OpenSpiel's bots take their seed as a C int."""
+
+
 def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: int = 12345,
                    algo: Any = None, trust_code: bool = False, deterministic: bool = True
                    ) -> dict[str, Any]:
@@ -46,15 +52,21 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
     and in finished games too, so its figure is an upper bound).
 
     Raises:
-        OpponentError: a bad opponent spec, `games` < 2 or odd, a run whose environment is not
-            a game, or no OpenSpiel.
+        OpponentError: a bad opponent spec, `games` odd or outside [2, MAX_GAMES], a seed
+            outside the bots' range, a run whose environment is not a game, or no OpenSpiel.
     """
     from components.training.loading import TrainedAgent, load
 
     spec = opponent if isinstance(opponent, Opponent) else parse_opponent(opponent)
-    if not isinstance(games, int) or games < 2 or games % 2:
-        raise OpponentError(f"--games must be an even int >= 2 (half the games as first "
-                            f"player), got {games!r}")
+    if not isinstance(games, int) or isinstance(games, bool) or not 2 <= games <= MAX_GAMES \
+            or games % 2:
+        raise OpponentError(f"--games must be an even int in [2, {MAX_GAMES:,}] (half the "
+                            f"games as first player), got {games!r}")
+    last = BOT_SEED_LIMIT - games  # OpenSpiel's bots take seeds seed ... seed + games - 1
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= last:
+        raise OpponentError(f"--seed must be an int in [0, {last:,}] with --games {games} "
+                            f"(the bots' seeds seed ... seed + {games - 1} are C ints), got "
+                            f"{seed!r}")
     agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
     if not is_game(agent.env_id):
         raise OpponentError(f"--opponent: {agent.env_id} is not a two-player game (games: "

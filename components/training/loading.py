@@ -19,6 +19,7 @@ optimizer or replay, compiled once per observation shape. The acting APIs are th
 
 from __future__ import annotations
 
+import errno
 import functools
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,10 +31,11 @@ import numpy as np
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.training.algorithm import Algorithm
+from components.training.env_module import env_module_of_run
 from components.training.executors import lower
 from components.training.memory import check_state_fits
 from components.training.run_dir import RunDir
-from components.training.trusted_code import algorithm_of_run
+from components.training.trusted_code import algorithm_of_run, check_environment_code
 from metagraph import checkpoint as checkpoints
 from metagraph.errors import LoadError
 from metagraph.graph import MetaGraph, State
@@ -151,7 +153,7 @@ class TrainedAgent:
                      "observation_shape": list(self.observation_shape)}
             data = export_api(self.graph, api, self.state, platforms, inputs, extra)
         if path is not None:
-            Path(path).write_bytes(data)
+            write_export(Path(path), data)
         return data
 
     def __repr__(self) -> str:
@@ -161,7 +163,8 @@ class TrainedAgent:
 
 def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool = False,
          eval_envs: int = 1, checkpoint: str = "checkpoint.npz", executor: str = "xla",
-         overrides: Mapping[str, Any] | None = None) -> TrainedAgent:
+         overrides: Mapping[str, Any] | None = None, env_module: str | None = None
+         ) -> TrainedAgent:
     """The trained agent of run directory `out`: its last checkpoint, or another file of it
     (`checkpoint="best.npz"`: the best evaluated state, `train --save-best`).
 
@@ -172,24 +175,34 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     batch of the graph's own `greedy` (the executor's; `predict` takes any batch).
     `executor`: the kind of `TrainedAgent.executor`, "xla" or "eager" (`executors.py`).
     `overrides`: config settings that replace the run's own, for how the agent acts (e.g.
-    `{"eval_simulations": 400}`: a search agent's simulations a move); one that changes the
-    state's shapes is a `LoadError`.
+    `{"eval_simulations": 400}`: a search agent's simulations a move); a setting that is not
+    one of the algorithm's `acting_settings` is a `LoadError`. `env_module`: the module that
+    registers a user's environment, named again (`env_module.py`; or `trust_code`).
 
     Raises:
         LoadError: `out` is not a run directory with a checkpoint, or its checkpoint does
             not fit the graph.
-        UntrustedCodeError: the run's algorithm is a user's file not named again, or changed.
+        UntrustedCodeError: the run's algorithm is a user's file not named again, or changed;
+            or its environment id names a module (`module:Env-v0`) and not `trust_code`.
     """
     run = RunDir(out, create=False)
     saved = run.read_config()
+    check_environment_code(run, saved, trust_code)
+    env_module_of_run(run, saved, env_module, trust_code)
     alg = algorithm_of_run(run, saved, algo, trust_code)
+    ignored = sorted(set(overrides or {}) - set(alg.acting_settings))
+    if ignored:
+        allowed = ", ".join(alg.acting_settings) or "none"
+        raise LoadError(f"{run.path}: --set {', '.join(ignored)}: not a setting of how "
+                        f"{saved['algo']} acts (those: {allowed}); the rest of the config "
+                        f"is the run's own")
     try:
         config = alg.config_class.from_dict({**saved["config"], **(overrides or {})})
     except (TypeError, ValueError) as error:
         if not overrides:
             raise
-        raise LoadError(f"{run.path}: the overrides {dict(overrides)} do not make a "
-                        f"config: {error}") from None
+        given = " ".join(f"{key}={value!r}" for key, value in overrides.items())
+        raise LoadError(f"{run.path}: --set {given}: {error}") from None
     path = run.path / checkpoint
     if not path.is_file():
         raise LoadError(f"{run.path}: no checkpoint ({checkpoint}) to load")
@@ -210,3 +223,18 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
     agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), saved, saved["seed"] + k)
                   for k in range(seeds))
     return agents[0]
+
+
+def write_export(path: Path, data: bytes) -> None:
+    """Write an export to `path` whole or not at all (a temporary file renamed over it: a
+    killed export leaves an existing file as it was), creating missing folders; a directory
+    or a place that cannot be written is an OSError naming the path and why."""
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, f"export: {path} is a directory; give a file "
+                                f"path, e.g. {path / 'policy.mgx'}")
+    try:
+        checkpoints.write_atomically(path, lambda f: f.write(data))
+    except OSError as error:
+        raise type(error)(error.errno, f"export: cannot write {path} "
+                                       f"({error.strerror or error})") from None
+

@@ -16,6 +16,8 @@ from typing import Any
 
 OPPONENTS = ("random", "mcts:N", "run:DIR")
 UCT_C = 2.0
+MAX_SIMULATIONS = 1_000_000
+"""The most simulations a move for `mcts:N` (a million is minutes a move already)."""
 
 
 class OpponentError(ValueError):
@@ -62,13 +64,11 @@ def parse_opponent(spec: str) -> Opponent:
         return Opponent("run", run=count)
     if kind != "mcts" or not sep:
         raise OpponentError(f"--opponent: unknown opponent {spec!r}; {expected}")
-    try:
-        simulations = int(count)
-    except ValueError:
-        simulations = 0
-    if simulations < 1 or str(simulations) != count.strip():
-        raise OpponentError(f"--opponent {spec}: the simulation count must be an int >= 1, "
-                            f"got {count!r}; {expected}")
+    simulations = int(count) if count.isascii() and count.isdigit() else 0
+    if not 1 <= simulations <= MAX_SIMULATIONS or str(simulations) != count:
+        raise OpponentError(f"--opponent {spec}: the simulation count must be an int in "
+                            f"[1, {MAX_SIMULATIONS:,}] written as digits alone, got {count!r}; "
+                            f"{expected}")
     return Opponent("mcts", simulations)
 
 

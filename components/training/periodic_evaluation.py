@@ -19,7 +19,6 @@ training.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -126,7 +125,9 @@ class Evaluator:
         inputs = [jax.ShapeDtypeStruct((BATCH, *obs.shape[1:]), np.float32)]
         policy = videos / f".steps_{steps}.mgx"
         policy.write_bytes(export_api(self.graph, self.api, state, inputs=inputs))
-        suffix = ".mp4" if shutil.which("ffmpeg") else ".gif"
+        from components.training.video import can_write_mp4
+
+        suffix = ".mp4" if can_write_mp4() else ".gif"
         self.rendering.append(subprocess.Popen(
             [sys.executable, "-m", "components.training.video", str(policy), self.env_id,
              self.door, str(videos / f"steps_{steps}{suffix}")], stdin=subprocess.DEVNULL))

@@ -12,6 +12,7 @@ policy, or its search (AlphaZero). The game is played by the native engine's in-
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -94,7 +95,19 @@ def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
     return action
 
 
-def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = input,
+def read_line(prompt: str) -> str:
+    """`prompt`, then one line of standard input without its newline. EOFError when the input
+    ends, also in the middle of a line (a terminal's ^D after some characters, a file without
+    a last newline): Python's `input()` would wait there for more."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line.endswith("\n"):
+        raise EOFError
+    return line[:-1]
+
+
+def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = read_line,
               write: Callable[[str], None] = print, seed: int = 0) -> float:
     """One game of the person (`read` for their moves, `write` for the board and messages)
     against the trained agent of `components.training.load`, the person playing player
@@ -144,4 +157,5 @@ def ask_move(env_id: str, legal: np.ndarray, read: Callable[[str], str],
             write(str(error))
 
 
-__all__ = ["PlayError", "board_cells", "board_text", "move_text", "parse_move", "play_game"]
+__all__ = ["PlayError", "board_cells", "board_text", "move_text", "parse_move", "play_game",
+           "read_line"]

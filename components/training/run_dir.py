@@ -16,8 +16,13 @@ writes the TensorBoard events and draws curve.png.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import json
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +31,67 @@ from metagraph.checkpoint import remove_stale_temporaries, write_atomically
 from metagraph.errors import LoadError
 
 
+class RunDirLocked(OSError):
+    """Another run is writing this run directory (`RunDir.lock`)."""
+
+
+class RunLock:
+    """A run directory's lock, held by this process until `release` (or its end: the
+    operating system drops the lock of a killed process)."""
+
+    def __init__(self, fd: int):
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Let another run write the directory."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class RunDir:
     """The files of one run directory. `create=False` (reading a finished run) refuses a
     path that is not a directory instead of creating it."""
 
+    LOCK = ".lock"
+
     def __init__(self, path: str | Path, create: bool = True):
         self.path = Path(path)
+        self.created = False  # made by this object (removed again if no run writes it)
         if create:
             if self.path.exists() and not self.path.is_dir():
                 raise ValueError(f"{self.path} is a file, not a run directory")
+            self.created = not self.path.exists()
             self.path.mkdir(parents=True, exist_ok=True)
         elif not self.path.is_dir():
             raise LoadError(f"{self.path}: no such run directory")
         self.remove_stale_temporaries()
+
+    def lock(self) -> RunLock:
+        """Hold the directory while a run writes it (`flock` on `.lock`, which names the
+        holder). A second run into it, or a `--resume` of it, while the first still writes is
+        refused: `RunDirLocked` naming the first (its process, command and start)."""
+        fd = os.open(self.path / self.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise RunDirLocked(errno.EBUSY, f"{self.path} is being written by another run "
+                                            f"({holder}); wait for it to end or choose "
+                                            f"another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (f"process {os.getpid()}: {' '.join(sys.argv)}, started "
+                       f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n").encode(), 0)
+        return RunLock(fd)
+
+    def remove_if_unwritten(self) -> None:
+        """Remove the directory if this object made it and no run wrote anything into it
+        (a train refused at once leaves no empty run directory)."""
+        if self.created and {p.name for p in self.path.iterdir()} <= {self.LOCK}:
+            (self.path / self.LOCK).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                self.path.rmdir()
 
     def remove_stale_temporaries(self) -> None:
         """Remove the temporary files a save killed mid-write left (`.checkpoint.npz.*.tmp`,

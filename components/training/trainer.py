@@ -9,6 +9,8 @@ The trainer knows the algorithm only through `Algorithm` and `Distributed` (`alg
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,11 @@ from components.envs import canonical_id
 from components.envs.games import game_id, is_game
 from components.training.algorithm import Algorithm
 from components.training.background import Background
+from components.training.env_module import (
+    env_module_of_run,
+    env_module_record,
+    import_env_module,
+)
 from components.training.executors import EXECUTORS, lower
 from components.training.keys import START_INDEX, check_seed, keys_for
 from components.training.loop import Counters, NonFiniteError, TrainingLoop
@@ -27,7 +34,7 @@ from components.training.periodic_evaluation import EvaluationSettings, Evaluato
 from components.training.registry import record, resolve
 from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
-from components.training.trusted_code import algorithm_of_run, code_record
+from components.training.trusted_code import algorithm_of_run, check_environment_code, code_record
 from metagraph.checks import positive_int
 from metagraph.graph import MetaGraph
 
@@ -43,17 +50,19 @@ def algorithm_spec(algo: str | Algorithm) -> str:
     return record(algo)
 
 
-def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: Any,
+def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: Any = None,
           seed: int = 0, steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
           address: str | None = None, batches_per_request: int = 1, trust_code: bool = False,
           evaluation: EvaluationSettings | None = None, track: str | None = None,
-          executor: str = "xla", device: str | None = None, actor_device: str | None = None
-          ) -> list[dict[str, Any]]:
+          executor: str = "xla", device: str | None = None, actor_device: str | None = None,
+          env_module: str | None = None) -> list[dict[str, Any]]:
     """Train `algo` (a built-in name, MODULE:ATTRIBUTE, PATH.py:ATTRIBUTE or an `Algorithm`)
     on `env_id` into the run directory `out`, for `steps` environment steps; returns the
     metrics rows. With `seeds=K`, seeds `seed` ... `seed + K - 1` train at once in one
     executable (vmap); each equals its own single-seed run, and the metrics are their means.
+    `config`: the algorithm's config object, or a dict of settings over the algorithm's
+    defaults for `env_id` (`metagraph train`'s `--set`), or None for those defaults.
 
     With `num_samplers=K` (or an algorithm that is only distributed), K samplers feed one
     learner (`components.training.distributed`): on Ray actors with `runner="ray"` (joining
@@ -73,88 +82,112 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     JAX's default device, the accelerator where JAX has one). A program that steps a native
     task runs there too: on a CUDA GPU the task steps on the host's threads, its buffers
     copied to and from the GPU at each step (docs/accelerators.md). It is a setting of this
-    process, not of the run: a resumed run takes the `device` given again.
+    process, not of the run: a resumed run takes the `device` given again. `env_module`: a
+    module path or `.py` file that registers `env_id` (a user's own environment) when
+    imported; the run records it and imports it again on `resume` only when named again or
+    `trust_code` (`env_module.py`).
 
     Raises ValueError (AlgorithmError, LoadError) for settings that cannot run."""
     run = RunDir(out)
-    if resume:
-        saved = run.read_config()
-        if not run.checkpoint_path.is_file():
-            raise ValueError(f"{run.path}: cannot resume: {run.checkpoint_path.name} is "
-                             f"missing (nothing to continue from; train without --resume to "
-                             f"start again, which replaces {run.metrics_path.name})")
-        named, algo, env_id, seed, steps = algo, saved["algo"], saved["env_id"], \
-            saved["seed"], max(steps, saved["steps"])
-        seeds, runner = saved.get("seeds"), saved.get("runner", "local")
-        num_samplers = saved.get("num_samplers")
-        batches_per_request = saved.get("batches_per_request", 1)
-        evaluation = evaluation or EvaluationSettings.from_saved(saved)
-    where = f"{run.config_path}: " if resume else ""
-    from components.training.distributed import check_batches_per_request, check_num_samplers
-
+    lock = run.lock()  # RunDirLocked while another run writes `out`
     try:
-        positive_int(steps, "steps")
-        if seeds is not None:
-            positive_int(seeds, "seeds")
-        check_seed(seed, seeds)
-        check_batches_per_request(batches_per_request, runner)
-        if executor not in EXECUTORS:
-            raise ValueError(f"unknown executor {executor!r}; expected one of {EXECUTORS}")
-        xla.resolve_device(device, "--device")
-        xla.resolve_device(actor_device, "--actor-device")
-        if num_samplers is not None:
-            check_num_samplers(num_samplers, runner, address)
-    except ValueError as error:
-        raise ValueError(f"{where}{error}") from None
-    if resume:  # a run directory is data: its user code only when named again or trusted
-        alg = algorithm_of_run(run, saved, named, trust_code)
-        config = alg.config_class.from_dict(saved["config"])
-    else:
-        alg = algo if isinstance(algo, Algorithm) else resolve(algo)
-    door = alg.door(config)
-    if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
-        env_id = canonical_id(game_id(env_id))
-    if evaluation is not None and is_game(env_id):
-        raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "
-                         f"strength is measured against an opponent: after training, "
-                         f"`metagraph evaluate RUN --opponent random|mcts:N`")
-    distributed = runner in ("ray", "pipeline") or num_samplers is not None \
-        or alg.only_distributed
-    if actor_device is not None and not distributed:
-        raise ValueError(f"--actor-device={actor_device}: it places the samplers' programs, "
-                         f"and this run has none (--runner pipeline or --num-samplers K runs "
-                         f"samplers; --device places a run's programs)")
-    if distributed:
-        num_samplers = 2 if num_samplers is None else num_samplers
-        if seeds is not None:
-            raise ValueError(f"seeds={seeds}: several seeds at once are not supported with "
-                             f"samplers; run one seed per job")
-        if alg.distributed is None:
-            raise ValueError(f"{algorithm_spec(algo)} has no distributed form (its "
-                             f"Algorithm.distributed is None); run it without samplers")
-        alg.distributed.check(config, num_samplers)
-        if runner == "ray":  # before XLA's threads start: Ray forks its processes
-            from components.training.distributed import connect
+        if resume:
+            saved = run.read_config()
+            if not run.checkpoint_path.is_file():
+                raise ValueError(f"{run.path}: cannot resume: {run.checkpoint_path.name} is "
+                                 f"missing (nothing to continue from; train without --resume to "
+                                 f"start again, which replaces {run.metrics_path.name})")
+            named, algo, env_id, seed, steps = algo, saved["algo"], saved["env_id"], \
+                saved["seed"], max(steps, saved["steps"])
+            seeds, runner = saved.get("seeds"), saved.get("runner", "local")
+            num_samplers = saved.get("num_samplers")
+            batches_per_request = saved.get("batches_per_request", 1)
+            evaluation = evaluation or EvaluationSettings.from_saved(saved)
+        where = f"{run.config_path}: " if resume else ""
+        from components.training.distributed import check_batches_per_request, check_num_samplers
 
-            connect(address)
-    if seeds is not None and door not in IN_GRAPH_DOORS:
-        raise ValueError(f"seeds={seeds}: vmap over seeds needs an in-graph environment "
-                         f"(door {' or '.join(IN_GRAPH_DOORS)}), not {door!r}")
-    spec_text = algorithm_spec(algo)
-    run.write_config({"env_id": env_id, "algo": spec_text, "seed": seed, "seeds": seeds,
-                      "steps": steps, "runner": runner, "num_samplers": num_samplers,
-                      "batches_per_request": batches_per_request, "config": config.to_dict(),
-                      **code_record(spec_text), **(evaluation.record() if evaluation else {})})
-    reporter = Reporter(run.path, track)  # its imports run while this process compiles
-    try:
-        _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
-               seeds, runner, num_samplers if distributed else None, batches_per_request,
-               executor, evaluation, device, actor_device)
+        try:
+            positive_int(steps, "steps")
+            if seeds is not None:
+                positive_int(seeds, "seeds")
+            check_seed(seed, seeds)
+            check_batches_per_request(batches_per_request, runner)
+            if executor not in EXECUTORS:
+                raise ValueError(f"unknown executor {executor!r}; expected one of {EXECUTORS}")
+            xla.resolve_device(device, "--device")
+            xla.resolve_device(actor_device, "--actor-device")
+            if num_samplers is not None:
+                check_num_samplers(num_samplers, runner, address)
+        except ValueError as error:
+            raise ValueError(f"{where}{error}") from None
+        if resume:  # a run directory is data: its user code only when named again or trusted
+            check_environment_code(run, saved, trust_code)
+            env_module_of_run(run, saved, env_module, trust_code)
+            env_module = saved.get("env_module")
+            alg = algorithm_of_run(run, saved, named, trust_code)
+            config = alg.config_class.from_dict(saved["config"])
+        else:
+            if env_module is not None:  # the user's environment registers itself
+                import_env_module(env_module)
+            alg = algo if isinstance(algo, Algorithm) else resolve(algo)
+            if config is None or isinstance(config, Mapping):  # the defaults for env_id
+                config = alg.config(env_id, dict(config or {}))
+        door = alg.door(config)
+        if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
+            env_id = canonical_id(game_id(env_id))
+        if evaluation is not None and is_game(env_id):
+            raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "
+                             f"strength is measured against an opponent: after training, "
+                             f"`metagraph evaluate RUN --opponent random|mcts:N`")
+        distributed = runner in ("ray", "pipeline") or num_samplers is not None \
+            or alg.only_distributed
+        if actor_device is not None and not distributed:
+            raise ValueError(f"--actor-device={actor_device}: it places the samplers' programs, "
+                             f"and this run has none (--runner pipeline or --num-samplers K runs "
+                             f"samplers; --device places a run's programs)")
+        if distributed:
+            num_samplers = 2 if num_samplers is None else num_samplers
+            if seeds is not None:
+                raise ValueError(f"seeds={seeds}: several seeds at once are not supported with "
+                                 f"samplers; run one seed per job")
+            if alg.distributed is None:
+                raise ValueError(f"{algorithm_spec(algo)} has no distributed form (its "
+                                 f"Algorithm.distributed is None); run it without samplers")
+            alg.distributed.check(config, num_samplers)
+            if runner == "ray":  # before XLA's threads start: Ray forks its processes
+                from components.training.distributed import connect
+
+                connect(address)
+        if seeds is not None and door not in IN_GRAPH_DOORS:
+            raise ValueError(f"seeds={seeds}: vmap over seeds needs an in-graph environment "
+                             f"(door {' or '.join(IN_GRAPH_DOORS)}), not {door!r}")
+        spec_text = algorithm_spec(algo)
+        run.write_config({"env_id": env_id, "algo": spec_text, "seed": seed, "seeds": seeds,
+                          "steps": steps, "runner": runner, "num_samplers": num_samplers,
+                          "batches_per_request": batches_per_request, "config": config.to_dict(),
+                          **code_record(spec_text), **env_module_record(env_module),
+                          **(evaluation.record() if evaluation else {})})
+        reporter = Reporter(run.path, track)  # its imports run while this process compiles
+        try:
+            _train(run, reporter, alg, spec_text, env_id, config, seed, steps, resume, progress,
+                   seeds, runner, num_samplers if distributed else None, batches_per_request,
+                   executor, evaluation, device, actor_device)
+        except KeyboardInterrupt:  # stopped by the user: the curve of what was trained
+            title = f"{spec_text} on {env_id}, seed {seed} (interrupted)"
+            with contextlib.suppress(Exception):  # the interrupt is the error to see
+                reporter.finish(run.metrics_path, run.curve_path, title)
+            reporter.close()
+            raise
+        except BaseException:
+            reporter.close()
+            raise
+        reporter.finish(run.metrics_path, run.curve_path, f"{spec_text} on {env_id}, seed {seed}")
+        return run.metrics()
     except BaseException:
-        reporter.close()
+        run.remove_if_unwritten()  # a run that failed at once leaves no empty directory
         raise
-    reporter.finish(run.metrics_path, run.curve_path, f"{spec_text} on {env_id}, seed {seed}")
-    return run.metrics()
+    finally:
+        lock.release()
 
 
 def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_id: str,

@@ -7,6 +7,10 @@ the user names it again (`--algo`, the same spec) or says `--trust-code`, and on
 file's SHA-256 is still the recorded one: a run directory received from someone else never
 runs their code unasked, and a file changed since training is refused. Built-in algorithms
 are part of the library and always allowed.
+
+The same holds for an environment id that names a module (Gymnasium's `module:Env-v0`,
+which imports `module` to register the environment): from a run directory it is imported
+only with `--trust-code` (`check_environment_code`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ def code_file(spec: str) -> Path | None:
     if spec in BUILTIN:
         return None
     where, _ = split_target(spec)
+    return source_file(where)
+
+
+def source_file(where: str) -> Path | None:
+    """The file of `where`, a `.py` path or a dotted module name, found without running it
+    (a dotted module's parent packages are imported); None for a module without a file."""
     if where.endswith(".py"):
         return Path(where).resolve()
     sys.path.insert(0, str(Path.cwd()))
@@ -96,3 +106,20 @@ def algorithm_of_run(run: Any, saved: dict[str, Any], algo: str | Algorithm | No
             f"{path} changed since the run in {run.path} was trained (SHA-256 {recorded[:12]}… "
             f"recorded, {sha256_of(path)[:12]}… now); refused: restore the file, or train again")
     return resolve(spec)
+
+
+def check_environment_code(run: Any, saved: dict[str, Any], trust_code: bool) -> None:
+    """Refuse a run whose environment id names a module (`module:Env-v0`: Gymnasium imports
+    `module` when it makes the environment) unless `trust_code`.
+
+    Raises:
+        UntrustedCodeError: the env_id names a module and the code is not trusted.
+    """
+    env_id = saved.get("env_id")
+    module, colon, _ = env_id.partition(":") if isinstance(env_id, str) else ("", "", "")
+    if colon and not trust_code:
+        raise UntrustedCodeError(
+            f"{run.config_path}: env_id {env_id!r} makes Gymnasium import the module "
+            f"{module!r}; a run directory is data, so it is not imported unasked: pass "
+            f"--trust-code if you trust that module")
+

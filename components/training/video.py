@@ -8,11 +8,11 @@ offscreen renderer, headless through EGL (Mesa's `libegl-mesa0` from Debian; `MU
 chooses another, e.g. `osmesa` with `libosmesa6`). A run of the "gymnasium" door renders
 Gymnasium's environment directly.
 
-Frames go to `.mp4` through the system's `ffmpeg` (Debian's package) or to `.gif` through
-Pillow. During training, `--video-every N` renders one episode of the policy after each call
-that passes a multiple of N steps, into `DIR/videos/steps_<N>.mp4` (`.gif` without ffmpeg):
-the policy is exported (`.mgx`) and a process of its own (`main`) renders it while training
-goes on.
+Frames go to `.mp4` through ffmpeg (the one the `video` extra's `imageio-ffmpeg` wheel
+ships, else the system's) or to `.gif` through Pillow. During training, `--video-every N`
+renders one episode of the policy after each call that passes a multiple of N steps, into
+`DIR/videos/steps_<N>.mp4` (`.gif` without ffmpeg): the policy is exported (`.mgx`) and a
+process of its own (`main`) renders it while training goes on.
 
     record_video(load("runs/cheetah"), "cheetah.mp4", episodes=1)
 """
@@ -64,6 +64,25 @@ def renderable(env_id: str, width: int, height: int) -> Any:
                          f"video extra: pip install -e \".[video]\"") from None
 
 
+def check_renders(shown: Any, env_id: str) -> None:
+    """Draw one frame of `shown` (reset), or a VideoError naming what to install: Gymnasium's
+    renderer finds its dependencies only when it first draws (pygame: the `video` extra;
+    MuJoCo's offscreen OpenGL: Debian's EGL or OSMesa)."""
+    try:
+        shown.render()
+    except gymnasium.error.DependencyNotInstalled as error:
+        raise VideoError(f"{env_id}: Gymnasium cannot render it here ({error}); install the "
+                         f"video extra: pip install -e \".[video]\"") from None
+    except Exception as error:  # MuJoCo's or OpenGL's own error types
+        if env_id.split("-")[0] not in MUJOCO:
+            raise
+        backend = os.environ.get("MUJOCO_GL", "egl")
+        raise VideoError(f"{env_id}: MuJoCo cannot render offscreen with MUJOCO_GL={backend} "
+                         f"({type(error).__name__}: {str(error)[:200]}); install Debian's "
+                         f"libegl-mesa0 (MUJOCO_GL=egl) or libosmesa6 (MUJOCO_GL=osmesa)"
+                         ) from None
+
+
 def set_physics(env: Any, physics: np.ndarray, action: Any) -> None:
     """Put Gymnasium's environment `env` in the physical state `physics` (Gymnasium's
     layout: MuJoCo's positions then velocities, or a classic-control task's `state`)."""
@@ -87,6 +106,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
     shown.reset(seed=seed)
     found = []
     try:
+        check_renders(shown, env_id)
         if door == "gymnasium":
             obs, _ = shown.reset(seed=seed)
             for _ in range(episodes):
@@ -116,24 +136,47 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
     return found
 
 
+def ffmpeg_program() -> str:
+    """The ffmpeg that writes .mp4: the one the `video` extra's `imageio-ffmpeg` wheel ships
+    (with libx264), else the system's; a VideoError saying what to install if neither."""
+    try:
+        import imageio_ffmpeg
+
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        found = shutil.which("ffmpeg")
+        if found is None:
+            raise VideoError("writing .mp4 needs ffmpeg: pip install -e \".[video]\" (its "
+                             "imageio-ffmpeg wheel ships one), or Debian's apt-get install "
+                             "ffmpeg; or write a .gif") from None
+        return found
+
+
+def can_write_mp4() -> bool:
+    """Whether an ffmpeg is here for .mp4 (`ffmpeg_program`)."""
+    try:
+        ffmpeg_program()
+    except VideoError:
+        return False
+    return True
+
+
 def write_video(images: list[np.ndarray], path: str | Path, fps: int = FPS) -> Path:
-    """Write RGB frames to `path`: `.mp4` (H.264 through the `ffmpeg` program) or `.gif`
-    (Pillow)."""
+    """Write RGB frames to `path`: `.mp4` (H.264 through ffmpeg, `ffmpeg_program`) or `.gif`
+    (Pillow); the suffix in any case."""
     path = Path(path)
     if not images:
         raise VideoError(f"{path}: no frames to write")
-    if path.suffix == ".gif":
+    suffix = path.suffix.lower()  # clip.MP4 is an .mp4
+    if suffix == ".gif":
         from PIL import Image
 
         first, *rest = [Image.fromarray(image) for image in images]
         first.save(path, save_all=True, append_images=rest, duration=1000 // fps, loop=0)
         return path
-    if path.suffix != ".mp4":
+    if suffix != ".mp4":
         raise VideoError(f"{path}: a video is .mp4 or .gif")
-    ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg is None:
-        raise VideoError("writing .mp4 needs the ffmpeg program (Debian: apt-get install "
-                         "ffmpeg); or write a .gif")
+    ffmpeg = ffmpeg_program()
     height, width = images[0].shape[:2]
     command = [ffmpeg, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
                "-s", f"{width}x{height}", "-r", str(fps), "-i", "-", "-an", "-c:v",

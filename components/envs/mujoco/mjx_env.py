@@ -39,6 +39,7 @@ from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
 from components.envs.engine.spec import EnvSpec
 from components.envs.mujoco.tasks import core_config
 from metagraph import context
+from metagraph.errors import MissingExtraError
 
 MJX_REQUIREMENT = "mujoco-mjx==3.17.0"
 
@@ -50,7 +51,7 @@ def import_mjx() -> Any:
         with contextlib.redirect_stdout(io.StringIO()):
             from mujoco import mjx
     except ImportError as error:
-        raise ImportError(f"door 'jax' of the MuJoCo tasks runs on MJX ({MJX_REQUIREMENT}): "
+        raise MissingExtraError(f"door 'jax' of the MuJoCo tasks runs on MJX ({MJX_REQUIREMENT}): "
                           f"pip install -e \".[mjx]\"") from error
     return mjx
 

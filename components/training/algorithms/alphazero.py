@@ -25,6 +25,7 @@ class AlphaZero(IterativeAlgorithm):
 
     config_class = AlphaZeroConfig
     agent_class = AlphaZeroAgent
+    acting_settings = ("eval_simulations", "eval_rollouts")
     acting_apis = ("greedy",)  # the network's argmax; playing searches (game_player)
 
     def config(self, env_id: str, values: dict[str, Any]) -> AlphaZeroConfig:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from metagraph.errors import MissingExtraError
+
 
 def ray_module() -> Any:
     """The `ray` module.
@@ -15,7 +17,7 @@ def ray_module() -> Any:
     try:
         import ray
     except ImportError:
-        raise ImportError("the Ray backend needs Ray: pip install -e \".[ray]\"") from None
+        raise MissingExtraError("the Ray backend needs Ray: pip install -e \".[ray]\"") from None
     return ray
 
 

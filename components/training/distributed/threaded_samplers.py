@@ -4,9 +4,11 @@ host by default, where the native tasks step), while the learner updates on its 
 (JAX's default: the accelerator where there is one). Sampling and learning overlap; batches
 and weights move between the devices as arrays.
 
-Two requests are in flight per sampler, and a sampler loads the newest published weights
-before each batch, so a batch is at most one weight version old when the learner takes it
-(the policy lag the rows report): what PPO's ratio and IMPALA's V-trace correct."""
+A sampler loads the newest published weights before each batch, and at most two requests
+are in flight in all (two for one sampler, one each for two), so a batch is at most one
+weight version old when the learner takes it (the policy lag the rows report): what PPO's
+ratio and IMPALA's V-trace correct. With K > 2 samplers each has one request in flight and
+the lag is at most K - 1 (a batch can wait behind the other samplers' batches)."""
 
 from __future__ import annotations
 
@@ -24,13 +26,15 @@ class ThreadedSamplers:
     `RaySamplers`; each sampler's programs on `device` (a name such as "cpu" or a
     `jax.Device`; None: JAX's default device)."""
 
-    depth = 2  # requests in flight per sampler: one sampling while the learner takes the other
     rollouts = 1  # batches per request
     replaced = 0
 
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, count: int,
                  first_stream: int = 0, executor: str = "xla", device: Any = None):
         self.count = count
+        # requests in flight per sampler: two in all where that is possible (one sampling
+        # while the learner takes the other), so that the policy lag stays at most one
+        self.depth = max(1, 2 // count)
         self.samplers = [Sampler(algo, env_id, config, seed, first_stream + i, count, executor,
                                  device=device) for i in range(count)]
         self.streams = first_stream + count

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -193,6 +194,26 @@ def test_a_changed_user_file_is_refused(runs):
         module.write_text(original)
 
 
+def test_an_environment_id_naming_a_module_is_imported_only_when_trusted(runs):
+    received = runs / "received"
+    shutil.copytree(runs / "ppo", received)
+    config = json.loads((received / "config.json").read_text())
+    config["env_id"] = "planted:CartPole-v1"  # Gymnasium imports `planted` to make it
+    config["config"]["door"] = "gymnasium"
+    (received / "config.json").write_text(json.dumps(config))
+    (runs / "planted.py").write_text("open('planted-ran', 'w').close()\n")
+    for command in (["evaluate", "received", "--episodes", "1"],
+                    ["export", "received", "-o", "r.mgx"],
+                    ["train", "CartPole-v1", "--out", "received", "--resume"]):
+        done = metagraph(runs, *command, check=False)
+        assert done.returncode == 2, done.stderr
+        assert "env_id 'planted:CartPole-v1' makes Gymnasium import the module 'planted'" \
+            in done.stderr and "--trust-code" in done.stderr
+        assert not (runs / "planted-ran").exists()
+    metagraph(runs, "evaluate", "received", "--episodes", "1", "--trust-code", check=False)
+    assert (runs / "planted-ran").exists()
+
+
 def test_a_stale_temporary_checkpoint_is_removed_by_the_next_command_saying_so(runs):
     stale = runs / "ppo" / ".checkpoint.npz.killed.tmp"
     stale.write_bytes(b"\0" * (8 << 20))  # what a kill -9 in mid-save leaves
@@ -211,6 +232,33 @@ def test_a_temporary_file_a_live_writer_holds_is_kept(runs):
         assert live.exists()
     RunDir(runs / "ppo", create=False)
     assert not live.exists()
+
+
+def test_an_export_replaces_the_file_whole_never_in_place(runs):
+    target = runs / "replaced.mgx"
+    metagraph(runs, "export", "ppo", "-o", target.name)
+    good = target.read_bytes()
+    with target.open("rb") as reader:  # a reader of the old file, as a server loading it
+        metagraph(runs, "export", "ppo", "-o", target.name, "--stochastic")
+        assert reader.read() == good  # written in place, the old file would be cut or mixed
+    assert target.read_bytes() != good
+    assert not [p for p in runs.iterdir() if p.name.startswith(".replaced.mgx.")]
+
+
+@pytest.mark.parametrize(("output", "message"), [
+    (".", r"\. is a directory; give a file path, e.g. policy.mgx"),
+    ("/proc/policy.mgx", "cannot write /proc/policy.mgx"),
+])
+def test_an_export_that_cannot_be_written_is_one_line(runs, output, message):
+    done = metagraph(runs, "export", "ppo", "-o", output, check=False)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert re.search(message, done.stderr), done.stderr
+
+
+def test_an_export_into_a_missing_folder_creates_it(runs):
+    metagraph(runs, "export", "ppo", "-o", "new/folder/policy.mgx")
+    assert (runs / "new" / "folder" / "policy.mgx").stat().st_size > 0
 
 
 ONNX_RUN = textwrap.dedent("""

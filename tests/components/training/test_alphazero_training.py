@@ -66,8 +66,8 @@ def test_the_trained_agent_plays_by_search_against_random(run):
 
 def test_evaluate_and_load_take_acting_overrides(run, capsys):
     """`metagraph evaluate RUN --set eval_simulations=N` searches N simulations a move (the
-    run's config.json unchanged); a setting that changes the state's shapes, or no setting
-    of the config, is refused naming the run."""
+    run's config.json unchanged); a setting that is not one of how it acts is refused naming
+    the run, and so are absurd opponents, seeds, game counts and a video of a game."""
     from components.training import cli, load
 
     assert load(run, overrides={"eval_simulations": 3}).config.eval_simulations == 3
@@ -76,9 +76,15 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
               "--set", "eval_simulations=3"])
     assert json.loads(capsys.readouterr().out)["games"] == 2
     assert json.loads((run / "config.json").read_text())["config"]["eval_simulations"] == 8
-    for setting, words in (("hidden=[32]", "checkpoint"), ("simulations=3", "unknown keys")):
+    for setting in ("hidden=[32]", "simulations=3", "gamma=0.5", "activation=relu"):
         message = refusal(capsys, ["evaluate", str(run), "--set", setting])
-        assert str(run) in message and words in message, message
+        assert str(run) in message and f"--set {setting.split('=')[0]}: not a setting of " \
+            f"how alphazero acts (those: eval_simulations, eval_rollouts)" in message, message
+    for command in (["--opponent", "mcts:2147483647"], ["--opponent", "mcts: 5"],
+                    ["--seed", "4294967296"], ["--seed", "-1"], ["--games", "1000000000"],
+                    ["--set", "eval_simulations=100000000"], ["--video", "x.mp4"]):
+        message = refusal(capsys, ["evaluate", str(run), *command])
+        assert command[0] in message, message
 
 
 def test_greedy_picks_legal_moves_without_search(run):

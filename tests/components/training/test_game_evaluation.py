@@ -40,8 +40,11 @@ def test_opponent_specs(spec, expected):
     assert parse_opponent(spec).spec == spec
 
 
-@pytest.mark.parametrize("spec,words", [("mcts:0", "int >= 1"), ("mcts:-3", "int >= 1"),
-                                        ("mcts:ten", "int >= 1"), ("mcts", "unknown"),
+@pytest.mark.parametrize("spec,words", [("mcts:0", "int in [1, 1,000,000]"),
+                                        ("mcts:-3", "int in [1,"), ("mcts:ten", "int in [1,"),
+                                        ("mcts:2147483647", "int in [1,"),
+                                        ("mcts: 5", "digits alone"), ("mcts:５", "digits"),
+                                        ("mcts", "unknown"),
                                         ("run:", "unknown"),
                                         ("alphabeta:3", "unknown"), ("", "unknown")])
 def test_bad_opponent_specs_name_the_option(spec, words):

@@ -133,3 +133,4 @@ def test_ctrl_c_on_the_command_line_says_how_to_resume(tmp_path, monkeypatch, ca
     assert exit_info.value.code == 130
     assert "--resume" in capsys.readouterr().err
     assert (out / "checkpoint.npz").exists()
+    assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # what was trained

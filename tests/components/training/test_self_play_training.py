@@ -187,6 +187,56 @@ def test_a_person_plays_the_trained_agent_in_a_terminal(run):
     assert 4 <= typed <= 21  # a game of Connect Four: at least 4 moves of each, at most 21
 
 
+@pytest.mark.parametrize("how", ["ctrl-c at the prompt", "input ends without a newline"])
+def test_a_game_in_the_terminal_stops_when_asked(run, how):
+    """Ctrl-C at the prompt ends `metagraph play` at once (exit 130, one line), and input
+    that ends in the middle of a line ends it too (exit 2, saying so); a seed out of range
+    is refused before anything loads."""
+    import contextlib
+    import os
+    import pty
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _, out = run
+    leader, follower = pty.openpty()
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    process = subprocess.Popen([sys.executable, "-m", "components.training.cli", "play",
+                                str(out)], stdin=follower, stdout=follower, stderr=follower,
+                               env=env, close_fds=True)
+    os.close(follower)
+    seen, deadline = "", time.monotonic() + 240
+    try:
+        while "your move" not in seen:
+            assert time.monotonic() < deadline and process.poll() is None, seen[-2000:]
+            seen += os.read(leader, 4096).decode()
+        if how == "ctrl-c at the prompt":
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=20) == 130
+        else:
+            os.write(leader, b"zz\x04\x04")  # ^D sends "zz" unfinished, ^D ends the input
+            assert process.wait(timeout=20) == 2
+        time.sleep(0.2)
+        with contextlib.suppress(OSError):  # the terminal closed with the process
+            seen += os.read(leader, 4096).decode()
+    finally:
+        process.kill()
+        os.close(leader)
+    expected = "stopped (Ctrl-C)" if how.startswith("ctrl-c") else \
+        "the input ended before the game did"
+    assert f"metagraph play: {expected}" in seen and "Traceback" not in seen, seen[-2000:]
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**64)])
+def test_play_refuses_a_seed_out_of_range(tmp_path, capsys, seed):
+    from command_line import refusal
+
+    message = refusal(capsys, ["play", str(tmp_path), "--seed", seed])
+    assert "--seed: seed must be an int in [0, 4294967295]" in message
+
+
 def test_each_game_ranks_its_wins_by_default():
     """configs/reweight.toml: Othello fits the widest wins (`margin`), Hex the quickest
     (`quick_outcome`), Connect Four every win (`return`); Hex leaves its exploration moves

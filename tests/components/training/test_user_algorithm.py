@@ -9,6 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from command_line import USER_MODULE, metagraph
 
@@ -55,6 +56,24 @@ def test_a_users_algorithm_by_file_path_with_samplers(user_dir):
     got = rows(run)
     assert [row["env_steps"] for row in got] == [32, 64, 96]
     assert all(row["policy_lag"] in (0, 1) for row in got)
+
+
+def test_a_users_algorithm_pipelined(user_dir):
+    """`--runner pipeline`: the user's samplers in threads beside the learner, which the
+    user's `build_learner` gives the API its `update` calls (its `build` has none), sharing
+    the policy of a `shared` tuple whose other path is None in this configuration."""
+    metagraph(user_dir, "train", "CartPole-v1", "--algo", "user_reinforce:Reinforce",
+              "--runner", "pipeline", "--num-samplers", "2", "--out", "piped", "--steps",
+              "128", *SMALL)
+    got = rows(user_dir / "piped")
+    assert [row["env_steps"] for row in got] == [32, 64, 96, 128]
+    assert all(row["policy_lag"] in (0, 1) for row in got), got  # one batch each in flight
+    from components.training import load, resolve
+
+    algorithm = resolve(f"{user_dir / 'user_reinforce.py'}:Reinforce")
+    assert "learn" not in algorithm.build("CartPole-v1", algorithm.config_class(), 128, 1).apis
+    agent = load(user_dir / "piped", algo=algorithm)  # the checkpoint fits `build`'s graph
+    assert agent.predict(np.zeros((3, 4), np.float32)).shape == (3,)
 
 
 @pytest.mark.slow  # test_ray.py runs this algorithm on Ray (a sampler killed and replaced),

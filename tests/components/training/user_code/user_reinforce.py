@@ -53,6 +53,7 @@ class ReinforceAgent(mg.Component):
         self.loss = ReinforceLoss(self.policy)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
                                    wrt=self.policy)
+        self.baseline = None  # (a value baseline would go here; its state would be shared)
 
     def spaces(self) -> dict[str, Any]:
         t, n = self.config.num_steps, self.config.num_envs
@@ -115,10 +116,15 @@ def row(batch: dict[str, Any], loss: Any) -> dict[str, Any]:
 
 class ReinforceSamplers(Distributed):
     sample_api = "rollout"
+    shared = ("policy", "baseline")  # no baseline in this configuration: left out
 
     def build_sampler(self, env_id, config, num_samplers):
         agent = ReinforceAgent(env_id, config)
         return mg.build(agent, {"key": PRNGKey()}, apis=["start", "rollout"])
+
+    def build_learner(self, algorithm, env_id, config, total_steps, eval_envs):
+        # the API `update` calls, only in the learner of a distributed run
+        return algorithm.build(env_id, config, total_steps, eval_envs, extra_apis=["learn"])
 
     def start_sampler(self, exe, key):
         exe.start(np.asarray(key))
@@ -132,12 +138,12 @@ class Reinforce(Algorithm):
     config_class = ReinforceConfig
     distributed = ReinforceSamplers()
 
-    def build(self, env_id, config, total_steps, eval_envs):
+    def build(self, env_id, config, total_steps, eval_envs, extra_apis=()):
         agent = ReinforceAgent(env_id, config)
         obs = agent.env.observation_space.shape
         return mg.build(agent, {"key": PRNGKey(), **agent.spaces(),
                                 "observation": Box((eval_envs, *obs))},
-                        apis=["start", "train", "learn", "greedy"])
+                        apis=["start", "train", "greedy", *extra_apis])
 
     def steps_per_iteration(self, config):
         return config.num_envs * config.num_steps

@@ -1,0 +1,71 @@
+"""A user's own environment from the command line: `metagraph train ENV --env-module SOURCE`,
+SOURCE a dotted module path or a `.py` file that registers ENV when it is imported
+(`components.envs.register`, e.g. after `build_extension` of the task's header; see
+docs/your-own-environment.md).
+
+The run records SOURCE (a file as an absolute path) and the SHA-256 of its file. A run
+directory is data (`trusted_code.py`): a command that reads the run (`evaluate`, `export`,
+`play`, `train --resume`, `load`) imports SOURCE again only when it is named again
+(`--env-module SOURCE`) or with `--trust-code`, and only while its file is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from components.training.trusted_code import UntrustedCodeError, sha256_of, source_file
+from metagraph.targets import import_source
+
+
+def canonical_source(source: str) -> str:
+    """`source` with a file path made absolute (it imports again from any directory)."""
+    return str(Path(source).resolve()) if source.endswith(".py") else source
+
+
+def import_env_module(source: str) -> None:
+    """Import `source` (a module path or a `.py` file), which registers the environment;
+    TargetError (a ValueError) when it cannot be found; its own errors keep their type."""
+    import_source(source)
+
+
+def env_module_record(source: str | None) -> dict[str, Any]:
+    """What config.json records of `--env-module SOURCE`: the source and its file's SHA-256
+    (nothing without one)."""
+    if source is None:
+        return {}
+    path = source_file(source)
+    return {"env_module": canonical_source(source),
+            **({"env_module_sha256": sha256_of(path)} if path is not None else {})}
+
+
+def env_module_of_run(run: Any, saved: dict[str, Any], named: str | None,
+                      trust_code: bool) -> None:
+    """Import the environment module a run recorded, when `named` names it again or
+    `trust_code`, and its file is the one the run was trained with.
+
+    Raises:
+        UntrustedCodeError: the run names a module that is neither named again nor trusted,
+            `named` names another one, or its file changed since training.
+    """
+    recorded = saved.get("env_module")
+    if recorded is None:
+        if named is not None:
+            import_env_module(named)  # a module for a run that needed none: harmless
+        return
+    if named is not None and canonical_source(named) != recorded:
+        raise UntrustedCodeError(f"{run.config_path}: the run was trained with --env-module "
+                                 f"{recorded}, not {named}")
+    if named is None and not trust_code:
+        raise UntrustedCodeError(
+            f"{run.config_path} names your environment module {recorded!r}: a run directory "
+            f"is data, so it is not imported unasked; name it again (--env-module "
+            f"{recorded}) or pass --trust-code")
+    digest = saved.get("env_module_sha256")
+    path = source_file(recorded)
+    if digest is not None and path is not None and path.is_file() and sha256_of(path) != digest:
+        raise UntrustedCodeError(
+            f"{path} changed since the run in {run.path} was trained (SHA-256 {digest[:12]}… "
+            f"recorded, {sha256_of(path)[:12]}… now); refused: restore the file, or train "
+            f"again")
+    import_env_module(recorded)
