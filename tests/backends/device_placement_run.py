@@ -1,6 +1,8 @@
 """Run by test_device_placement.py in a fresh process with two XLA host devices standing for an
 actor and a learner device: programs and state placed with `device=`, a native task stepped
-inside a program placed on the second device, and the errors for devices this process lacks.
+inside a program placed on the second device, the pipelined runner (fused rollouts, and two
+host-door actors) sampling on one device and learning on the other, and the errors for
+devices this process lacks.
 Prints a JSON report."""
 
 import json
@@ -63,6 +65,21 @@ report["pipeline"] = {"sampler_state": devices_of(pool.samplers[0].exe.state),
                       "learner_state": devices_of(learner_exe.state),
                       "lags": [row["policy_lag"] for row in rows]}
 pool.close()
+
+# Sebulba's actors: two sampler threads, each stepping its own host pool from its rollout
+# program (the host door) while the other's program runs the policy on the actor device
+config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,), door="host")
+learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
+pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 2, device="cpu:0")
+learner = Learner(algorithm.distributed, learner_exe, config, pool, 0,
+                  lambda version: keys_for(0, None, version))
+rows = [row for version in range(6) for row in learner.step(version)]
+actors = list(pool.samplers)
+pool.close()  # (their threads joined: no call under way holds their state)
+report["actors"] = {"sampler_state": [devices_of(actor.exe.state) for actor in actors],
+                    "learner_state": devices_of(learner_exe.state),
+                    "lags": [row["policy_lag"] for row in rows],
+                    "steps": sum(row["steps"] for row in rows)}
 
 errors = {}
 for name, call in (("gpu", lambda: xla.lower(model, device="gpu")),

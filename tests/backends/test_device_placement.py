@@ -56,6 +56,17 @@ def test_the_pipeline_samples_on_one_device_and_learns_on_the_other(report):
     assert max(report["pipeline"]["lags"]) <= 1
 
 
+def test_two_host_door_actors_sample_on_one_device_and_learn_on_the_other(report):
+    """Sebulba's shape: two sampler threads, each stepping its own host pool through the host
+    door while the other's rollout program runs the policy; one batch in flight each, so the
+    lag stays at most one version."""
+    first, second = report["devices"]
+    assert report["actors"]["sampler_state"] == [[first], [first]]
+    assert report["actors"]["learner_state"] == [second]
+    assert max(report["actors"]["lags"]) <= 1
+    assert report["actors"]["steps"] == 6 * 4 * 8
+
+
 def test_devices_this_process_lacks_are_refused_by_name(report):
     errors = report["errors"]
     assert errors["gpu"].startswith("ValueError") and "no 'gpu' device" in errors["gpu"]
