@@ -3,7 +3,7 @@
 
     python bench/pipeline.py [--algo impala] [--env CartPole-v1] [--steps 300000]
                              [--seeds 0 1 2] [--num-samplers 1] [--set KEY=VALUE ...]
-                             [--contenders in-turn pipeline fused host-door]
+                             [--contenders in-turn pipeline fused host-door actors]
 
 Contenders (the first two by default), with the same algorithm, settings, seeds and steps:
 `in-turn` (`--runner local --num-samplers K`: the samplers in this process, sampling and
@@ -11,7 +11,9 @@ learning in turn), `pipeline` (`--runner pipeline --num-samplers K`: the sampler
 beside the learner, at most one version of policy lag), `fused` (the algorithm's own loop:
 rollout and update in one program where it has one) and `host-door` (that loop with the
 environments behind the host door, `--set door="host"`: stepping and inference alternate
-through the host pool). Prints, per contender and
+through the host pool) and `actors` (Sebulba's shape: `--runner pipeline --num-samplers 2
+--set door="host"`, two sampler threads each alternating its own host pool's steps with its
+policy calls, one stepping while the other infers). Prints, per contender and
 seed, the whole command's wall time, the training's (the last metrics row's `wall_time`), the
 steps per second after the first tenth of the rows (past the compiles), the mean return of
 the last tenth of the rows and the mean policy lag; then the ratios.
@@ -33,7 +35,9 @@ def contender_args(name: str, num_samplers: int) -> list[str]:
     samplers = ["--num-samplers", str(num_samplers)]
     return {"in-turn": ["--runner", "local", *samplers],
             "pipeline": ["--runner", "pipeline", *samplers],
-            "fused": [], "host-door": ["--set", 'door="host"']}[name]
+            "fused": [], "host-door": ["--set", 'door="host"'],
+            "actors": ["--runner", "pipeline", "--num-samplers", "2", "--set",
+                       'door="host"']}[name]
 
 
 def run(args, contender: str, seed: int, out: Path) -> dict:
@@ -68,7 +72,7 @@ def main() -> None:
     parser.add_argument("--num-samplers", type=int, default=1)
     parser.add_argument("--set", action="append", metavar="KEY=VALUE")
     parser.add_argument("--contenders", nargs="+", default=["in-turn", "pipeline"],
-                        choices=["in-turn", "pipeline", "fused", "host-door"])
+                        choices=["in-turn", "pipeline", "fused", "host-door", "actors"])
     args = parser.parse_args()
     results: dict[str, list[dict]] = {name: [] for name in args.contenders}
     with tempfile.TemporaryDirectory() as tmp:

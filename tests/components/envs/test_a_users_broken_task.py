@@ -67,7 +67,7 @@ def test_a_failing_step_is_an_exception_on_the_host_pool(walk, flaw, threads):
     words = "the walk went too far right" if flaw == "throw" else \
         "the walk failed with error 7"
     with pytest.raises(error_type, match=rf"^FlawedWalk-v0: (the task threw an exception in "
-                                         rf"the step of environments 0\.\.\d+: |"
+                                         rf"the step of environments \d+\.\.\d+: |"
                                          rf"environment 0 ){words}$"):
         pool.step(right(n))  # x = 3 everywhere
     pool.step(np.zeros(n, np.int32))  # the pool still steps: left is fine

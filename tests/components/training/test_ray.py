@@ -126,7 +126,8 @@ def test_a_users_algorithm_survives_a_killed_sampler(cluster, monkeypatch):
     monkeypatch.syspath_prepend(str(USER_CODE))
     algorithm = resolve("user_reinforce:Reinforce")
     config = algorithm.config_class(num_envs=2, num_steps=16, hidden=(8,))
-    exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), seed=0)
+    learner = algorithm.distributed.build_learner(algorithm, "CartPole-v1", config, 10_000, 1)
+    exe = xla.lower(learner, seed=0)
     weights = exe.get_states("reinforce_agent/policy")
     rows, pool, before, after = kill_a_sampler_mid_run("user_reinforce:Reinforce", algorithm,
                                                        exe, config)
