@@ -86,15 +86,21 @@ def test_a_failing_step_is_an_exception_in_graph(walk, flaw):
         jax.block_until_ready(step(state, jnp.ones(4, jnp.int32)))
 
 
-@pytest.mark.parametrize(("broken", "words"), [
-    ("state", r"the task's state size \(kStateWords or state_words\(\)\) is -5, expected one "
-              r"in \[1, 16777216\]"),
-    ("obs", r"the task's obs_dim\(\) is 0"),
-    ("actions", r"the task's num_actions\(\) is 0"),
-    ("steps", r"the task's max_steps\(\) is -3"),
+@pytest.mark.parametrize(("flaw", "words"), [
+    ("no_obs", r"the task's obs_dim\(\) is 0, expected one in \[1, 16777216\]"),
+    ("no_actions", r"the task's num_actions\(\) is 0"),
+    ("negative_steps", r"the task's max_steps\(\) is -3"),
 ])
-def test_a_task_of_impossible_sizes_is_refused_when_it_is_made(broken, words):
+def test_a_task_of_impossible_sizes_is_refused_when_it_is_made(walk, flaw, words):
+    with pytest.raises(ValueError, match=rf"^FlawedWalk-v0: {words}"):
+        envs.make(walk, 2, flaw=flaw)
+
+
+@pytest.mark.slow  # a second task module to build (20-30 s): kept out of the quick suite
+def test_a_negative_state_size_is_refused_when_the_task_is_made():
     module = envs.build_extension(Path(__file__).parent / "tasks" / "flawed.h", "flawed::Sized")
-    with pytest.raises(ValueError, match=rf"^Sized-v0: {words}"):
-        module.Sized("Sized-v0", {"broken": broken})
+    with pytest.raises(ValueError, match=r"^Sized-v0: the task's state size \(kStateWords or "
+                                         r"state_words\(\)\) is -5, expected one in "
+                                         r"\[1, 16777216\]"):
+        module.Sized("Sized-v0", {"broken": "state"})
     assert module.Sized("Sized-v0", {"broken": "none"}).state_words == 1

@@ -8,7 +8,8 @@
 //   "thread"        the reward depends on which thread stepped the environment
 //   "throw"         step throws a C++ exception when x reaches 3
 //   "error"         step reports a failure through out.error when x reaches 3
-// (and `Sized` below: a task whose sizes are impossible)
+//   "no_obs", "no_actions", "negative_steps"   an impossible size (refused when made)
+// (and `Sized` below: a negative state size, which needs a task of dynamic state words)
 #pragma once
 #include <atomic>
 #include <cmath>
@@ -33,15 +34,18 @@ class Walk {
   explicit Walk(const engine::Config& config)
       : id_(config.task()), flaw_(config.has("flaw") ? config.text("flaw") : "none") {
     config.only({"flaw"});
-    if (flaw_ != "none" && flaw_ != "nan_reward" && flaw_ != "nan_obs" && flaw_ != "outside" &&
-        flaw_ != "thread" && flaw_ != "throw" && flaw_ != "error")
-      throw config.error("flaw", "is not a flaw this task knows");
+    static const char* const kFlaws[] = {"none",   "nan_reward", "nan_obs",   "outside",
+                                         "thread", "throw",      "error",     "no_obs",
+                                         "no_actions", "negative_steps"};
+    bool known = false;
+    for (const char* flaw : kFlaws) known |= flaw_ == flaw;
+    if (!known) throw config.error("flaw", "is not a flaw this task knows");
   }
 
   std::string id() const { return id_; }
-  int obs_dim() const { return 2; }
-  int num_actions() const { return 2; }
-  int64_t max_steps() const { return 20; }
+  int obs_dim() const { return flaw_ == "no_obs" ? 0 : 2; }
+  int num_actions() const { return flaw_ == "no_actions" ? 0 : 2; }
+  int64_t max_steps() const { return flaw_ == "negative_steps" ? -3 : 20; }
   int physical_dim() const { return 1; }
 
   void reset(double* s, uint64_t&) const { s[0] = 0.0; }
