@@ -206,12 +206,21 @@ def pipeline(check: Check, args) -> dict:
     found = {}
     common = ["CartPole-v1", "--algo", "impala", "--num-samplers", "1", "--steps",
               str(args.pipeline_steps)]
+    host = ["--set", 'door="host"']
     for name, extra in (("local", ["--runner", "local"]),
-                        ("pipeline", ["--runner", "pipeline", "--actor-device", "cpu"])):
+                        ("pipeline", ["--runner", "pipeline", "--actor-device", "cpu"]),
+                        # stepping and inference alternating through the host pool, in turn
+                        ("host_door", ["--runner", "local", *host]),
+                        # Sebulba's actors: two threads, each stepping its own host pool
+                        # between policy calls on the actor device (the GPU)
+                        ("actors", ["--runner", "pipeline", "--num-samplers", "2", *host,
+                                    "--actor-device", args.actor_device])):
         found[name] = train_and_evaluate(check, f"pipeline_{name}", [*common, *extra], 150, 10)
-    rates = [found[k].get("steps_per_second_after_first_call") for k in ("local", "pipeline")]
-    if all(rates):
-        found["pipeline_over_local_steps_per_second"] = round(rates[1] / rates[0], 2)
+    rate = {k: found[k].get("steps_per_second_after_first_call") for k in found}
+    for faster, slower in (("pipeline", "local"), ("actors", "host_door")):
+        if rate[faster] and rate[slower]:
+            found[f"{faster}_over_{slower}_steps_per_second"] = round(
+                rate[faster] / rate[slower], 2)
     return found
 
 
@@ -235,6 +244,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
     parser.add_argument("--ppo-steps", type=int, default=1_000_000)
     parser.add_argument("--pipeline-steps", type=int, default=2_000_000)
+    parser.add_argument("--actor-device", default="gpu",
+                        help="where Sebulba's actors run the policy (the pipeline step)")
     parser.add_argument("--install-seconds", type=float, default=None)
     args = parser.parse_args()
     out = Path(args.out)
