@@ -200,7 +200,9 @@ def test_a_game_in_the_terminal_stops_when_asked(run, how):
     import sys
     import time
 
-    _, out = run
+    algo, out = run
+    if algo != "ppo":
+        pytest.skip("the terminal is the same for every algorithm: one run is enough")
     leader, follower = pty.openpty()
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     process = subprocess.Popen([sys.executable, "-m", "components.training.cli", "play",
