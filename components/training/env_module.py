@@ -14,7 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from components.training.trusted_code import UntrustedCodeError, sha256_of, source_file
+from components.training.trusted_code import (
+    UntrustedCodeError,
+    refuse_if_changed,
+    sha256_of,
+    source_file,
+)
 from metagraph.targets import import_source
 
 
@@ -61,11 +66,5 @@ def env_module_of_run(run: Any, saved: dict[str, Any], named: str | None,
             f"{run.config_path} names your environment module {recorded!r}: a run directory "
             f"is data, so it is not imported unasked; name it again (--env-module "
             f"{recorded}) or pass --trust-code")
-    digest = saved.get("env_module_sha256")
-    path = source_file(recorded)
-    if digest is not None and path is not None and path.is_file() and sha256_of(path) != digest:
-        raise UntrustedCodeError(
-            f"{path} changed since the run in {run.path} was trained (SHA-256 {digest[:12]}… "
-            f"recorded, {sha256_of(path)[:12]}… now); refused: restore the file, or train "
-            f"again")
+    refuse_if_changed(run, source_file(recorded), saved.get("env_module_sha256"))
     import_env_module(recorded)

@@ -98,14 +98,18 @@ def algorithm_of_run(run: Any, saved: dict[str, Any], algo: str | Algorithm | No
         raise UntrustedCodeError(
             f"{run.config_path} names your code {spec!r}: a run directory is data, so it is "
             f"not imported unasked; name it again (--algo {spec}) or pass --trust-code")
-    recorded = saved.get("algo_sha256")
-    path = code_file(spec)
+    refuse_if_changed(run, code_file(spec), saved.get("algo_sha256"))
+    return resolve(spec)
+
+
+def refuse_if_changed(run: Any, path: Path | None, recorded: str | None) -> None:
+    """UntrustedCodeError when the file `path` a run names no longer has the SHA-256
+    `recorded` at training (nothing to compare when either is missing)."""
     if recorded is not None and path is not None and path.is_file() \
             and sha256_of(path) != recorded:
         raise UntrustedCodeError(
             f"{path} changed since the run in {run.path} was trained (SHA-256 {recorded[:12]}… "
             f"recorded, {sha256_of(path)[:12]}… now); refused: restore the file, or train again")
-    return resolve(spec)
 
 
 def check_environment_code(run: Any, saved: dict[str, Any], trust_code: bool) -> None:

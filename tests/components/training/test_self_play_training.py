@@ -140,24 +140,33 @@ def test_evaluation_while_training_a_game_is_refused_with_what_to_do(tmp_path, c
     assert "--eval-every" in err and "--opponent" in err
 
 
-def test_a_person_plays_the_trained_agent_in_a_terminal(run):
-    """`metagraph play RUN` in a fresh process on a pseudo-terminal: the board and the legal
-    moves are shown, a move that is not a column is refused with a message and asked again,
-    and the person's legal moves (the first listed) are played until the game's result."""
+def play_in_a_terminal(out):
+    """`metagraph play OUT` in a fresh process on a pseudo-terminal: (process, the
+    terminal's leader side to read and type on)."""
     import os
     import pty
-    import re
     import subprocess
     import sys
-    import time
 
-    _, out = run
     leader, follower = pty.openpty()
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     process = subprocess.Popen([sys.executable, "-m", "components.training.cli", "play",
                                 str(out)], stdin=follower, stdout=follower, stderr=follower,
                                env=env, close_fds=True)
     os.close(follower)
+    return process, leader
+
+
+def test_a_person_plays_the_trained_agent_in_a_terminal(run):
+    """`metagraph play RUN` in a fresh process on a pseudo-terminal: the board and the legal
+    moves are shown, a move that is not a column is refused with a message and asked again,
+    and the person's legal moves (the first listed) are played until the game's result."""
+    import os
+    import re
+    import time
+
+    _, out = run
+    process, leader = play_in_a_terminal(out)
     seen, deadline, typed = "", time.monotonic() + 240, 0
 
     def read_until(pattern: str) -> re.Match:
@@ -194,21 +203,13 @@ def test_a_game_in_the_terminal_stops_when_asked(run, how):
     is refused before anything loads."""
     import contextlib
     import os
-    import pty
     import signal
-    import subprocess
-    import sys
     import time
 
     algo, out = run
     if algo != "ppo":
         pytest.skip("the terminal is the same for every algorithm: one run is enough")
-    leader, follower = pty.openpty()
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    process = subprocess.Popen([sys.executable, "-m", "components.training.cli", "play",
-                                str(out)], stdin=follower, stdout=follower, stderr=follower,
-                               env=env, close_fds=True)
-    os.close(follower)
+    process, leader = play_in_a_terminal(out)
     seen, deadline = "", time.monotonic() + 240
     try:
         while "your move" not in seen:
