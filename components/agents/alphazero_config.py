@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from components.agents.config_checks import (
     BUFFER_SIZE,
@@ -57,6 +57,8 @@ class AlphaZeroConfig(AgentConfig):
     blocks: int = 2               # residual torso's blocks
     iterations_per_call: int = 1  # iterations fused into one executable call
     door: str = "native"          # the games' door: only the in-graph native one
+    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     # `for_env`'s per-game defaults (each game's playouts)
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "alphazero.toml"
 

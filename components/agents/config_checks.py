@@ -40,12 +40,22 @@ def is_finite_number(value: Any) -> bool:
     return (is_int(value) or isinstance(value, float)) and math.isfinite(value)
 
 
+def is_env_kwargs(value: Any) -> bool:
+    """Whether `value` is a table of an environment's keyword arguments: str keys, each value
+    a finite number, a bool or a string."""
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and (isinstance(v, bool | str) or is_finite_number(v))
+        for k, v in value.items())
+
+
 TYPES: dict[Any, Rule] = {  # a field's annotation -> the rule every value of it must pass
     float: (is_finite_number, "a finite number"),
     int: (is_int, "an int"),
     bool: (lambda v: isinstance(v, bool), "true or false (a bool, not a string or number)"),
     str: (lambda v: isinstance(v, str), "a string"),
     tuple[int, ...]: (lambda v: isinstance(v, tuple) and all(map(is_int, v)), "a list of ints"),
+    dict[str, Any]: (is_env_kwargs, "a table of keyword arguments (str keys; each value a "
+                                    "finite number, a bool or a string)"),
 }
 
 # the rules several configs share

@@ -58,7 +58,8 @@ class DQNAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door,
+                                           **config.env_kwargs))
         self.preprocessor = check_preprocessor("DQNAgent", preprocessor)
         actions = self.rollout.env.action_space
         if not isinstance(actions, Discrete):

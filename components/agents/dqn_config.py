@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from components.agents.config_checks import (
     BUFFER_SIZE,
@@ -42,6 +43,8 @@ class DQNConfig(AgentConfig):
     hidden: tuple[int, ...] = (64, 64)
     iterations_per_call: int = 64
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def rules(self) -> dict[str, Rule]:
         """Each field's rule beyond its type (`AgentConfig.rules`)."""

@@ -63,7 +63,8 @@ class ImpalaAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door,
+                                           **config.env_kwargs))
         self.preprocessor = check_preprocessor("ImpalaAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, "separate",
                                   hidden=config.hidden, squash=False)

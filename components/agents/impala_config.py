@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from components.agents.config_checks import (
     ENV_DOOR,
@@ -36,6 +37,8 @@ class ImpalaConfig(AgentConfig):
     bootstrap_truncated: bool = False  # add gamma * V(final obs) to a truncating step's reward
     hidden: tuple[int, ...] = (64, 64)
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def rules(self) -> dict[str, Rule]:
         """Each field's rule beyond its type (`AgentConfig.rules`)."""

@@ -124,7 +124,8 @@ class PPOAgent(mg.Component):
             if policy is None:
                 policy = MaskedPolicy(env.action_space, value="separate")
         else:
-            env = Environment(env_id, config.num_envs, door=config.door)
+            env = Environment(env_id, config.num_envs, door=config.door,
+                              **config.env_kwargs)
         self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
         self.policy = make_policy(

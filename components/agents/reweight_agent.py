@@ -88,7 +88,8 @@ class ReweightAgent(mg.Component):
             self.pool = [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
                          for _ in range(config.pool_size)]
         else:
-            env = Environment(env_id, config.num_paths, door=config.door)
+            env = Environment(env_id, config.num_paths, door=config.door,
+                              **config.env_kwargs)
         self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, None,

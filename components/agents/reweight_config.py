@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from components.agents.config_checks import (
     ENV_DOOR,
@@ -42,6 +42,8 @@ class ReweightConfig(AgentConfig):
     fit_paths: int = 32           # M paths resampled from Q (∝ w) for the fit
     max_grad_norm: float = 1.0
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     # self-play on a game: earlier policies kept as opponents, one taken every snapshot_every
     # iterations
     pool_size: int = 4

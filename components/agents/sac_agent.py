@@ -104,7 +104,8 @@ class SACAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door))
+        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door,
+                                           **config.env_kwargs))
         self.preprocessor = check_preprocessor("SACAgent", preprocessor)
         space = self.rollout.env.action_space
         if not (isinstance(space, Box) and len(space.shape) == 1

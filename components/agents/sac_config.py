@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from components.agents.config_checks import (
     ENV_DOOR,
@@ -49,6 +49,8 @@ class SACConfig(AgentConfig):
     target_entropy_scale: float = 1.0  # target entropy = -scale * |A| (1: Haarnoja et al.'s)
     iterations_per_call: int = 1_000  # iterations fused into one executable call
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
 
     def rules(self) -> dict[str, Rule]:

@@ -32,7 +32,11 @@ from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
 from components.envs.engine.async_vector_env import AsyncVectorEnv
 from components.envs.engine.catalogue import canonical_id, env_ids, register, spec
 from components.envs.engine.conformance import ConformanceError, check
-from components.envs.engine.extension import ExtensionBuildError, build_extension
+from components.envs.engine.extension import (
+    ExtensionBuildError,
+    ExtensionImportError,
+    build_extension,
+)
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.make import make
@@ -63,7 +67,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MUJOCO_IDS", "ConformanceError", "Env",
-    "EnvSpec", "Environment", "ExtensionBuildError", "FunctionalEnv", "InGraphEnv",
-    "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension", "canonical_id", "check",
-    "env_ids", "make", "make_functional", "register", "spec",
+    "EnvSpec", "Environment", "ExtensionBuildError", "ExtensionImportError", "FunctionalEnv",
+    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension",
+    "canonical_id", "check", "env_ids", "make", "make_functional", "register", "spec",
 ]

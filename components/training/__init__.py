@@ -2,7 +2,8 @@
 
 - `Algorithm`, `Distributed` (`algorithm.py`): the contract between an algorithm and what
   runs it; the built-in `Reweight`, `PPO`, `DQN`, `Impala` implement it (`algorithms/`), and
-  so can a user's own class, named on the command line as `--algo MODULE:ATTRIBUTE`.
+  so can a user's own class, named on the command line as `--algo MODULE:ATTRIBUTE`;
+  `env_kwargs_of(config)`: the environment's keyword arguments a config holds.
 - `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
 - `Row` (`metrics.py`): one iteration's metrics, checked at the door (`check_rows`).
 - `train` (`trainer.py`, the loop of calls in `loop.py`), `evaluate` (`evaluation.py`): run
@@ -16,7 +17,7 @@
 Nothing below this package (metagraph/, backends/, the rest of components/) imports it.
 """
 
-from components.training.algorithm import Algorithm, AlgorithmConfig, Distributed
+from components.training.algorithm import Algorithm, AlgorithmConfig, Distributed, env_kwargs_of
 from components.training.algorithms import DQN, PPO, Impala, Reweight
 from components.training.evaluation import evaluate
 from components.training.inputs import inputs_for
@@ -30,5 +31,5 @@ from components.training.trusted_code import UntrustedCodeError
 
 __all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Distributed",
            "Impala", "MetricsError", "Reweight", "Row", "RunDir", "RunDirLocked", "TrainedAgent",
-           "UntrustedCodeError", "evaluate", "inputs_for", "keys_for", "load", "resolve",
-           "train"]
+           "UntrustedCodeError", "env_kwargs_of", "evaluate", "inputs_for", "keys_for", "load",
+           "resolve", "train"]

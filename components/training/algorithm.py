@@ -31,7 +31,9 @@ class AlgorithmConfig(Protocol):
     """What a config class offers (the agents' configs do, by deriving from
     `components.agents.AgentConfig`): construction from a dict of JSON/TOML values, with
     unknown keys refused, and back; `door` names the door its environments are stepped
-    through ("native", "jax", "host" or "gymnasium")."""
+    through ("native", "jax", "host" or "gymnasium"). A config may also hold `env_kwargs`,
+    the environment's keyword arguments (`metagraph train --env-kwargs KEY=VALUE`), which
+    `evaluate`, videos and `--eval-every` make their environments with (`env_kwargs_of`)."""
 
     door: str
 
@@ -72,6 +74,12 @@ class Executor(Protocol):
     def __getattr__(self, api: str) -> Callable[..., Any]:
         """Root API `api` as a method."""
         ...
+
+
+def env_kwargs_of(config: Any) -> dict[str, Any]:
+    """The environment's keyword arguments `config` holds (its `env_kwargs`), or {} for a
+    config without them (a user's algorithm whose environments take none)."""
+    return dict(getattr(config, "env_kwargs", None) or {})
 
 
 class Algorithm(abc.ABC):

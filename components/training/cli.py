@@ -1,7 +1,8 @@
 """The `metagraph` command.
 
     metagraph train ENV_ID --algo ALGO --out DIR [--seed S] [--seeds K] [--steps N] [--resume]
-                   [--env-module SOURCE] [--config FILE.toml|json] [--set KEY=VALUE ...]
+                   [--env-module SOURCE] [--env-kwargs KEY=VALUE ...]
+                   [--config FILE.toml|json] [--set KEY=VALUE ...]
                    [--runner {local,ray,pipeline}] [--num-samplers K] [--batches-per-request N]
                    [--address auto] [--executor {xla,eager}]
                    [--eval-every N [--eval-episodes K] [--save-best]]
@@ -90,21 +91,30 @@ def config_values(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--config {path}: expected a table of settings, got "
                              f"{type(values).__name__}")
     values.update(set_values(args))
+    env_kwargs = key_values(args.env_kwargs, "--env-kwargs")
+    if env_kwargs:  # over those of --config / --set env_kwargs
+        values["env_kwargs"] = {**values.get("env_kwargs", {}), **env_kwargs}
     return values
 
 
-def set_values(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings of --set KEY=VALUE (JSON values; a value that is not JSON is a string)."""
+def key_values(items: list[str] | None, option: str) -> dict[str, Any]:
+    """The settings of `option KEY=VALUE ...` (JSON values; a value that is not JSON is a
+    string)."""
     values: dict[str, Any] = {}
-    for item in args.set or []:
+    for item in items or []:
         key, sep, raw = item.partition("=")
-        if not sep:
-            raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
+        if not sep or not key:
+            raise UsageError(f"{option} expects KEY=VALUE, got {item!r}")
         try:
             values[key] = json.loads(raw)
         except json.JSONDecodeError:
             values[key] = raw
     return values
+
+
+def set_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of --set KEY=VALUE (JSON values; a value that is not JSON is a string)."""
+    return key_values(args.set, "--set")
 
 
 def evaluation_settings(args: argparse.Namespace) -> Any:
@@ -133,6 +143,10 @@ def train_command(args: argparse.Namespace) -> None:
 
         import_env_module(args.env_module)
     if args.resume:
+        if args.env_kwargs:
+            raise UsageError("--env-kwargs: a resumed run makes its environments with the "
+                             "keyword arguments it recorded (config.json); train a new run "
+                             "to change them")
         config = None  # the run directory's own
     else:
         args.algo = args.algo or "reweight"
@@ -302,6 +316,10 @@ def parser() -> argparse.ArgumentParser:
                             "ENV_ID when imported (components.envs.register); recorded in the "
                             "run, and imported again by evaluate/export/play/--resume only "
                             "when named again or with --trust-code")
+    train.add_argument("--env-kwargs", action="append", metavar="KEY=VALUE",
+                       help="a keyword argument of the environment (JSON value), e.g. "
+                            "rows=5; recorded in the run (config.json's env_kwargs), so "
+                            "evaluate/export/play make the same environment")
     train.add_argument("--trust-code", action="store_true",
                        help="with --resume: import the algorithm file the run names (only "
                             "if unchanged since training)")

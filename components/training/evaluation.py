@@ -15,7 +15,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from components.envs import make
-from components.training.algorithm import Algorithm
+from components.training.algorithm import Algorithm, env_kwargs_of
 from components.training.executors import lower
 from components.training.loading import TrainedAgent, load
 
@@ -34,7 +34,8 @@ def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12
     agent = out if isinstance(out, TrainedAgent) else load(
         out, algo, trust_code, eval_envs=episodes if executor != "xla" else 1,
         executor=executor)
-    env = vector_env(agent.env_id, agent.algorithm.door(agent.config), episodes, seed)
+    env = vector_env(agent.env_id, agent.algorithm.door(agent.config), episodes, seed,
+                     env_kwargs_of(agent.config))
     per_seed = [episode_returns(acting(policy, deterministic, executor), env, episodes, seed)
                 for policy in agent.per_seed]
     returns = np.concatenate(per_seed)
@@ -66,13 +67,15 @@ def acting(policy: TrainedAgent, deterministic: bool = True, executor: str = "xl
     return sample
 
 
-def vector_env(env_id: str, door: str, num_envs: int, seed: int = 0) -> Any:
-    """`num_envs` environments of task `env_id` behind `door`: the native host pool, or
-    Gymnasium's own for the "gymnasium" door."""
+def vector_env(env_id: str, door: str, num_envs: int, seed: int = 0,
+               env_kwargs: dict[str, Any] | None = None) -> Any:
+    """`num_envs` environments of task `env_id` made with keyword arguments `env_kwargs`
+    behind `door`: the native host pool, or Gymnasium's own for the "gymnasium" door."""
     if door != "gymnasium":
-        return make(env_id, num_envs, seed=seed)
+        return make(env_id, num_envs, seed=seed, **(env_kwargs or {}))
     return gymnasium.make_vec(env_id, num_envs, vectorization_mode="sync",
-                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+                              vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+                              **(env_kwargs or {}))
 
 
 def episode_returns(act: Callable[[np.ndarray], Any], env: Any, episodes: int,

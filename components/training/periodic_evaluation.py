@@ -19,6 +19,7 @@ training.
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -73,13 +74,14 @@ class Evaluator:
 
     def __init__(self, run_path: Path, graph: MetaGraph, env_id: str, door: str,
                  settings: EvaluationSettings, seed: int, kept: list[dict[str, Any]],
-                 api: str = "greedy"):
+                 api: str = "greedy", env_kwargs: dict[str, Any] | None = None):
         self.path, self.settings, self.seed = Path(run_path), settings, seed
         self.graph, self.env_id, self.door, self.api = graph, env_id, door, api
+        self.env_kwargs = dict(env_kwargs or {})
         program, self.select, _ = needed_state(graph, api)
         self.act = jax.jit(lambda needed, obs: program(needed, obs)[1])
         self.env = None if settings.every is None else vector_env(
-            env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET)
+            env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET, self.env_kwargs)
         done = kept[-1]["env_steps"] if kept else 0
         self.next_at = _next(done, settings.every)
         self.next_video_at = _next(done, settings.video_every)
@@ -130,7 +132,8 @@ class Evaluator:
         suffix = ".mp4" if can_write_mp4() else ".gif"
         self.rendering.append(subprocess.Popen(
             [sys.executable, "-m", "components.training.video", str(policy), self.env_id,
-             self.door, str(videos / f"steps_{steps}{suffix}")], stdin=subprocess.DEVNULL))
+             self.door, str(videos / f"steps_{steps}{suffix}"), json.dumps(self.env_kwargs)],
+            stdin=subprocess.DEVNULL))
 
     def close(self) -> None:
         """Release the evaluation environments; wait for the videos being rendered."""

@@ -18,8 +18,9 @@ import jax
 
 from backends import xla
 from components.envs import canonical_id
+from components.envs import spec as env_spec
 from components.envs.games import game_id, is_game
-from components.training.algorithm import Algorithm
+from components.training.algorithm import Algorithm, env_kwargs_of
 from components.training.background import Background
 from components.training.env_module import (
     env_module_of_run,
@@ -50,6 +51,15 @@ def algorithm_spec(algo: str | Algorithm) -> str:
     return record(algo)
 
 
+def check_env_kwargs(env_id: str, env_kwargs: dict[str, Any]) -> None:
+    """A ValueError naming `env_kwargs` when native environment `env_id` does not take them
+    (an unknown name, a value out of its range), before anything is built."""
+    try:
+        env_spec(env_id, **env_kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
+
+
 def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: Any = None,
           seed: int = 0, steps: int = 1_000_000, resume: bool = False, progress: bool = True,
           seeds: int | None = None, runner: str = "local", num_samplers: int | None = None,
@@ -62,7 +72,9 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
     metrics rows. With `seeds=K`, seeds `seed` ... `seed + K - 1` train at once in one
     executable (vmap); each equals its own single-seed run, and the metrics are their means.
     `config`: the algorithm's config object, or a dict of settings over the algorithm's
-    defaults for `env_id` (`metagraph train`'s `--set`), or None for those defaults.
+    defaults for `env_id` (`metagraph train`'s `--set`), or None for those defaults; its
+    `env_kwargs` are the environment's keyword arguments (`--env-kwargs`), checked against
+    the environment before anything is built and recorded with the config.
 
     With `num_samplers=K` (or an algorithm that is only distributed), K samplers feed one
     learner (`components.training.distributed`): on Ray actors with `runner="ray"` (joining
@@ -135,6 +147,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         door = alg.door(config)
         if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
             env_id = canonical_id(game_id(env_id))
+            check_env_kwargs(env_id, env_kwargs_of(config))
         if evaluation is not None and is_game(env_id):
             raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "
                              f"strength is measured against an opponent: after training, "
@@ -225,7 +238,8 @@ def _train(run: RunDir, reporter: Reporter, alg: Algorithm, spec_text: str, env_
     total = None if per_iteration is None else max(1, steps // per_iteration)
     evaluator = None if evaluation is None else Evaluator(  # on environments of its own
         run.path, graph, env_id, alg.door(config), evaluation, seed,
-        run.keep_metrics(counters.iteration), api=alg.evaluation_api)
+        run.keep_metrics(counters.iteration), api=alg.evaluation_api,
+        env_kwargs=env_kwargs_of(config))
 
     def close() -> None:
         try:

@@ -19,6 +19,7 @@ process of its own (`main`) renders it while training goes on.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -32,6 +33,7 @@ import numpy as np
 
 from backends.xla import load as load_exported
 from components.envs import make
+from components.training.algorithm import env_kwargs_of
 from components.training.loading import TrainedAgent
 
 FPS = 30
@@ -47,9 +49,11 @@ class VideoError(ValueError):
     install."""
 
 
-def renderable(env_id: str, width: int, height: int) -> Any:
-    """Gymnasium's environment of `env_id` with `render_mode="rgb_array"`; MuJoCo tasks render
-    offscreen through EGL unless `MUJOCO_GL` says otherwise (or a display exists)."""
+def renderable(env_id: str, width: int, height: int,
+               env_kwargs: dict[str, Any] | None = None) -> Any:
+    """Gymnasium's environment of `env_id` (made with `env_kwargs`) with
+    `render_mode="rgb_array"`; MuJoCo tasks render offscreen through EGL unless `MUJOCO_GL`
+    says otherwise (or a display exists)."""
     if not os.environ.get("DISPLAY"):  # headless: offscreen everywhere
         for name, value in (("MUJOCO_GL", "egl"), ("SDL_VIDEODRIVER", "dummy"),
                             ("SDL_AUDIODRIVER", "dummy")):
@@ -57,6 +61,7 @@ def renderable(env_id: str, width: int, height: int) -> Any:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     kwargs = {"width": width, "height": height, "default_camera_config": TRACKING} \
         if env_id.split("-")[0] in MUJOCO else {}
+    kwargs.update(env_kwargs or {})
     try:
         return gymnasium.make(env_id, render_mode="rgb_array", **kwargs)
     except gymnasium.error.DependencyNotInstalled as error:
@@ -98,11 +103,12 @@ def set_physics(env: Any, physics: np.ndarray, action: Any) -> None:
 
 
 def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
-           episodes: int = 1, seed: int = 0, width: int = 480, height: int = 360
-           ) -> list[np.ndarray]:
+           episodes: int = 1, seed: int = 0, width: int = 480, height: int = 360,
+           env_kwargs: dict[str, Any] | None = None) -> list[np.ndarray]:
     """The frames of `episodes` whole episodes of `act` (observations [1, ...] -> actions
-    [1, ...]) on task `env_id` behind `door` (see the module docstring)."""
-    shown = renderable(env_id, width, height)
+    [1, ...]) on task `env_id` made with `env_kwargs` behind `door` (see the module
+    docstring)."""
+    shown = renderable(env_id, width, height, env_kwargs)
     shown.reset(seed=seed)
     found = []
     try:
@@ -118,7 +124,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
                     done = terminated or truncated
                 obs, _ = shown.reset()
             return found
-        env = make(env_id, 1, seed=seed)
+        env = make(env_id, 1, seed=seed, **(env_kwargs or {}))
         obs, _ = env.reset(seed=seed)
         action = None
         for _ in range(episodes):
@@ -196,15 +202,18 @@ def record_video(agent: TrainedAgent, path: str | Path, episodes: int = 1, seed:
     .gif); returns it."""
     door = agent.algorithm.door(agent.config)
     return write_video(frames(lambda obs: agent.predict(obs, deterministic), agent.env_id,
-                              door, episodes, seed, width, height), path)
+                              door, episodes, seed, width, height,
+                              env_kwargs_of(agent.config)), path)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m components.training.video POLICY.mgx ENV_ID DOOR OUT`: a video of an
-    exported policy (what `--video-every` runs beside training, in a process of its own)."""
-    policy, env_id, door, out = (sys.argv[1:] if argv is None else argv)[:4]
+    """`python -m components.training.video POLICY.mgx ENV_ID DOOR OUT [ENV_KWARGS_JSON]`: a
+    video of an exported policy (what `--video-every` runs beside training, in a process of
+    its own)."""
+    policy, env_id, door, out, *rest = sys.argv[1:] if argv is None else argv
     loaded = load_exported(policy)
-    write_video(frames(lambda obs: loaded(obs), env_id, door), out)
+    write_video(frames(lambda obs: loaded(obs), env_id, door,
+                       env_kwargs=json.loads(rest[0]) if rest else None), out)
     Path(policy).unlink()
 
 

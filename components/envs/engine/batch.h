@@ -225,14 +225,16 @@ bool actions_ok(const Task& task, const typename Traits<Task>::Action* a, int di
 
 // Phase one of a step over environments [begin, end) of `batch`: records the first bad action
 // and the first bad state in `problems` (indices offset by `offset`), and returns whether the
-// whole part may take the task's fast flavour. `trusted`: the part's states are those the
-// last step_part left, all in the fast flavour's range (it said so): they are not scanned
-// again, only the actions are checked (a host pool's own states; never states from outside).
+// whole part may take the task's fast flavour. `own`: the part's states are those the last
+// step_part left without a failure (a host pool's own states; never states from outside);
+// `in_fast_range`: and step_part said they are all in the fast flavour's range. Such states
+// are not scanned again, only the actions are checked, where they are known valid: in the
+// fast flavour's range, or made by a task whose steps keep a state valid (kStepKeepsValid).
 template <class Task>
 bool check_part(const Task& task, const Batch<Task>& batch,
                 const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,
                 int64_t offset, FirstProblem& bad_action, FirstProblem& bad_state,
-                double* scratch, bool trusted = false) {
+                double* scratch, bool own = false, bool in_fast_range = false) {
   using T = Traits<Task>;
   const int dim = T::action_dim(task);
   if (!actions_ok(task, actions, dim, begin, end)) {
@@ -244,28 +246,17 @@ bool check_part(const Task& task, const Batch<Task>& batch,
       }
     }
   }
-  if constexpr (T::kHasLegal) {
-    // Only where the action is in range (an out-of-range one is named above).
-    for (int64_t i = begin; i < end; ++i) {
-      batch.load(i, scratch);
-      const auto a = actions[i];
-      if (a >= 0 && a < task.num_actions() && task.valid(scratch) &&
-          !task.legal(scratch, a)) {
-        bad_action.offer(offset + i, task.id() + ": action " + std::to_string(a) +
-                                         " at index " + std::to_string(offset + i) +
-                                         " is not legal in its state");
-        break;
-      }
-    }
-  }
-  if (T::kHasFast && trusted) return true;
   const int64_t* steps = batch.steps();
   const uint64_t max_steps = static_cast<uint64_t>(task.max_steps());
   uint64_t steps_bad = 0;  // a count in [0, max_steps) is below it as an unsigned number
-  for (int64_t i = begin; i < end; ++i) steps_bad |= static_cast<uint64_t>(steps[i]) >= max_steps;
-  const bool steps_ok = steps_bad == 0;
-  bool all_fast = false;
-  if constexpr (T::kFixedWords) {
+  const bool known_valid = own && (T::kStepKeepsValid || (T::kHasFast && in_fast_range));
+  if (!known_valid)
+    for (int64_t i = begin; i < end; ++i)
+      steps_bad |= static_cast<uint64_t>(steps[i]) >= max_steps;
+  bool states_ok = steps_bad == 0, all_fast = own && T::kHasFast && in_fast_range;
+  if (known_valid) {
+    // a host pool's own states: valid
+  } else if constexpr (T::kFixedWords) {
     // One pass that vectorises: the fast flavour's range implies a valid state.
     constexpr int S = Task::kStateWords;
     uint32_t slow = 0, invalid = 0;  // integers: see actions_ok
@@ -275,7 +266,8 @@ bool check_part(const Task& task, const Batch<Task>& batch,
       if constexpr (T::kHasFast) slow |= !T::fast(task, s);
       else invalid |= !task.valid(s);
     }
-    bool fast = T::kHasFast && slow == 0, ok = invalid == 0;
+    const bool fast = T::kHasFast && slow == 0;
+    bool ok = invalid == 0;
     if (fast) all_fast = true;
     if (!fast && T::kHasFast) {
       for (int64_t i = begin; i < end; ++i) {
@@ -284,12 +276,25 @@ bool check_part(const Task& task, const Batch<Task>& batch,
         ok &= task.valid(s);
       }
     }
-    if (ok && steps_ok) return all_fast;
+    states_ok &= ok;
   } else {
-    bool ok = steps_ok;
-    for (int64_t i = begin; i < end && ok; ++i) ok = batch.valid(i, scratch);
-    if (ok) return false;
+    for (int64_t i = begin; i < end && states_ok; ++i) states_ok = batch.valid(i, scratch);
   }
+  if constexpr (T::kHasLegal) {
+    // Only where the action is in range and the state valid (the others are named below).
+    for (int64_t i = begin; i < end; ++i) {
+      batch.load(i, scratch);
+      const auto a = actions[i];
+      if (a >= 0 && a < task.num_actions() && (states_ok || task.valid(scratch)) &&
+          !task.legal(scratch, a)) {
+        bad_action.offer(offset + i, task.id() + ": action " + std::to_string(a) +
+                                         " at index " + std::to_string(offset + i) +
+                                         " is not legal in its state");
+        break;
+      }
+    }
+  }
+  if (states_ok) return all_fast;
   for (int64_t i = begin; i < end; ++i) {
     if (!batch.valid(i, scratch)) {
       bad_state.offer(offset + i, batch.invalid_message(i, offset + i));
@@ -405,9 +410,9 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
   if constexpr (T::kDiscrete) {
     if (out.legal_mask) {
       const int a = task.num_actions();
-      for (int64_t i = begin; i < end; ++i) {
+      for (int64_t i = begin; i < end; ++i) {  // states step and reset made: valid
         batch.load(i, scratch);
-        T::legal_mask(task, scratch, out.legal_mask + i * a);
+        T::legal_mask_of_valid(task, scratch, out.legal_mask + i * a);
       }
     }
   }

@@ -18,6 +18,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -33,6 +34,18 @@ _loaded: dict[str, ModuleType] = {}
 
 class ExtensionBuildError(RuntimeError):
     """The build of a user's task failed: the message ends with the compiler's own words."""
+
+
+class ExtensionImportError(ExtensionBuildError):
+    """A user's task module built but kills the process that imports it (a static
+    initialiser that throws): tried in a process of its own first, whose last words end the
+    message."""
+
+
+# Imports the module at argv[2] as argv[1]: what build_extension tries in a process of its own.
+_PROBE = ("import importlib.util, sys; "
+          "spec = importlib.util.spec_from_file_location(sys.argv[1], sys.argv[2]); "
+          "spec.loader.exec_module(importlib.util.module_from_spec(spec))")
 
 
 def _tool(name: str) -> str | None:
@@ -92,11 +105,16 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
     module, and import it. The module holds the Python class `name` (default: the last part of
     `task`), which a spec makes with `name(env_id, kwargs)` (see `components.envs.register`).
 
+    The module is first imported in a process of its own (once per process and build, about
+    0.2 s): a C++ exception thrown while it loads (a static initialiser of the task) ends
+    that process, not this one.
+
     Raises:
         FileNotFoundError: no such header.
         ValueError: `task` or `name` is not a C++ / Python name.
         ExtensionBuildError: CMake or the compiler failed (their output is in the message),
             or CMake is missing (`pip install -e ".[native]"`).
+        ExtensionImportError: the module kills the process that imports it.
     """
     header = Path(header).expanduser().resolve()
     if not header.is_file():
@@ -124,11 +142,28 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():
         _build(header, task, name, module_name, tree, verbose)
+    _try_import(header, module_name, built)
     spec = importlib.util.spec_from_file_location(module_name, built)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _loaded[module_name] = module
     return module
+
+
+def _try_import(header: Path, module_name: str, built: Path) -> None:
+    """Import the built module in a process of its own: an ExtensionImportError when that
+    process dies (std::terminate on a throwing static initialiser aborts it)."""
+    done = subprocess.run([sys.executable, "-c", _PROBE, module_name, str(built)],
+                          capture_output=True, text=True)
+    if done.returncode == 0:
+        return
+    how = (f"signal {signal.Signals(-done.returncode).name}" if done.returncode < 0
+           else f"exit status {done.returncode}")
+    raise ExtensionImportError(
+        f"build_extension({header.name}): the built module kills the process that imports it "
+        f"({how}), so it is not imported here: a C++ exception thrown while it loads (a "
+        f"static or global object of the task whose initialiser throws?). Its last words:\n"
+        f"{done.stderr.strip()[-2000:]}")
 
 
 def _build(header: Path, task: str, name: str, module_name: str, tree: Path,

@@ -145,10 +145,11 @@ class Pool {
           [&](int t, int64_t begin, int64_t end) {
             take_actions(*task_, given, a, dim_, begin, end, 0, bad_action);
             parts_[t].fast = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
-                                        scratch(t), parts_[t].trusted);
+                                        scratch(t), parts_[t].own, parts_[t].in_fast_range);
           },
           [&](int t, int64_t begin, int64_t end) {
             bool fast_after = false;
+            parts_[t].own = parts_[t].in_fast_range = false;  // until the step is done
             try {
               parts_[t].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
                                              parts_[t].fast, 0, failed, scratch(t),
@@ -157,7 +158,8 @@ class Pool {
               throw_task_exception("the step of environments " + std::to_string(begin) + ".." +
                                    std::to_string(end - 1));
             }
-            parts_[t].trusted = fast_after;
+            parts_[t].own = !failed.found();  // (another part's failure only costs a scan)
+            parts_[t].in_fast_range = fast_after;
             std::memcpy(done_copy + begin, done + begin, static_cast<size_t>(end - begin));
           },
           [&] { return !bad_action.found() && !bad_state.found(); });
@@ -361,7 +363,7 @@ class Pool {
   double* scratch(int t) { return scratch_[t].data(); }
   // States written by anything but a step are scanned by the next step's checks.
   void distrust() {
-    for (PartFlags& part : parts_) part.trusted = false;
+    for (PartFlags& part : parts_) part.own = part.in_fast_range = false;
   }
   template <class V>
   std::vector<V> copy_of(nb::handle obj, size_t count, const char* what) const {
@@ -397,8 +399,8 @@ class Pool {
   // own thread every step: on a shared line the two threads' writes would bounce it).
   struct alignas(64) PartFlags {
     bool fast = false;      // the check let it take the fast flavour
-    bool trusted = false;   // its states are the last step's, all in the fast range
-                            // (check_part's `trusted`)
+    bool own = false;            // its states are the ones the last step left (valid)
+    bool in_fast_range = false;  // and all in the fast flavour's range
     bool any_done = false;  // an episode of the part ended this step
   };
   std::vector<PartFlags> parts_;

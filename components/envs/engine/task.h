@@ -33,6 +33,9 @@
 //       (the physics went unstable); the step then fails, naming the environment.
 //   static constexpr int64_t kMinPerThread;  the fewest environments worth another thread
 //       (default 512: a cheap step; MuJoCo says 1).
+//   static constexpr bool kStepKeepsValid;  true where a step from a valid state always leaves
+//       a valid one (exact, discrete dynamics: a board game; not physics, which a finite but
+//       huge state overflows): the host pool then checks only states it did not make itself.
 //   static constexpr bool kFloat64Outputs;  the host pool returns float64 observations and
 //       rewards (Gymnasium's MuJoCo tasks do); the in-graph door is float32 always.
 //   bool fast(const double* state) const;  with `template <bool kFast> step/observe`: a
@@ -141,6 +144,12 @@ template <class Task>
 struct Float64Outputs<Task, std::void_t<decltype(Task::kFloat64Outputs)>>
     : std::integral_constant<bool, Task::kFloat64Outputs> {};
 
+template <class Task, class = void>
+struct StepKeepsValid : std::false_type {};
+template <class Task>
+struct StepKeepsValid<Task, std::void_t<decltype(Task::kStepKeepsValid)>>
+    : std::integral_constant<bool, Task::kStepKeepsValid> {};
+
 // The engine's view of a task: the contract's optional parts filled in.
 template <class Task>
 struct Traits {
@@ -152,6 +161,7 @@ struct Traits {
   static constexpr bool kHasFast = HasFast<Task>::value;
   static constexpr int64_t kMinPerThread = MinPerThread<Task>::value;
   static constexpr bool kFloat64Outputs = Float64Outputs<Task>::value;
+  static constexpr bool kStepKeepsValid = StepKeepsValid<Task>::value;
   static constexpr bool kHasLegal = HasLegal<Task>::value;
   static constexpr bool kHasExtras = HasExtras<Task>::value;
   static_assert(!kHasLegal || kDiscrete, "only a discrete task has legal actions");
@@ -190,13 +200,15 @@ struct Traits {
   // Every action's legality in a state, num_actions bools (none in a state the task calls
   // invalid), the same on every door.
   static void legal_mask(const Task& task, const double* state, bool* out) {
-    const int a = task.num_actions();
-    if (!task.valid(state)) {
-      std::fill(out, out + a, false);
-    } else if constexpr (HasLegalMask<Task>::value) {
+    if (!task.valid(state)) std::fill(out, out + task.num_actions(), false);
+    else legal_mask_of_valid(task, state, out);
+  }
+  // The same of a state known to be valid (one that step or reset just made).
+  static void legal_mask_of_valid(const Task& task, const double* state, bool* out) {
+    if constexpr (HasLegalMask<Task>::value) {
       task.legal_mask(state, out);
     } else {
-      for (int k = 0; k < a; ++k) out[k] = legal(task, state, k);
+      for (int k = 0; k < task.num_actions(); ++k) out[k] = legal(task, state, k);
     }
   }
   // An action drawn uniformly among the legal ones of a valid state (discrete tasks; every

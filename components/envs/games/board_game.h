@@ -114,6 +114,7 @@ class BoardGame {
   static constexpr int kBitsWords = sizeof(Bits) / sizeof(uint64_t);
   static constexpr int kStateWords = 1 + 2 * kBitsWords;
   static constexpr int kCells = Rules::kRows * Rules::kCols;
+  static constexpr bool kStepKeepsValid = true;  // a legal move leaves a position of the game
 
   explicit BoardGame(const engine::Config& config) : id_(config.task()) { config.only({}); }
 
@@ -191,13 +192,12 @@ class BoardGame {
   }
 
   // A position that reset and step can produce, checked cheaply (every step checks it): a
-  // game going on, stones on the board only, never two on a cell, and the rules' own checks.
+  // game going on, stones on the board only, never two on a cell, the rules' own checks, and
+  // a board on which the game is not already over (words changed outside reset and step).
   bool valid(const double* s) const {
     if (!(s[0] == 0.0 || s[0] == 1.0)) return false;
     const Position p = load(s);
-    return ((p.stones[0] | p.stones[1]) & ~Rules::kBoard) == 0 &&
-           (p.stones[0] & p.stones[1]) == 0 &&
-           Rules::consistent(p.stones[0], p.stones[1], p.to_move);
+    return well_formed(p) && Rules::outcome(p.stones[0], p.stones[1]) == Result::kOngoing;
   }
 
   // Why `valid` refused a state (the engine's message names the environment first).
@@ -206,6 +206,14 @@ class BoardGame {
     const bool exact = s[0] == static_cast<double>(p.to_move + 2 * p.status);
     if (exact && p.status != kPlaying && p.status != kMalformed)
       return "holds a game that is over (reset it, or start it from a game going on)";
+    if (exact && p.status == kPlaying && well_formed(p)) {
+      const int over = status_of(Rules::outcome(p.stones[0], p.stones[1]), 0);
+      if (over != kPlaying)
+        return std::string("holds a board on which the game is over (") +
+               (over == kDrawn ? "drawn" : over == kFirstWon ? "player 0 won" : "player 1 won") +
+               ") though its words say it goes on: they did not come from reset or step (start "
+               "a position from its physical state instead)";
+    }
     if (exact && p.status == kMalformed)
       return "holds no position of " + id_ + ": the physical state it was started from breaks "
              "the rules (each cell 0 or 1 for a player's stone or -1 for none, then the player "
@@ -254,6 +262,13 @@ class BoardGame {
     int to_move = 0;
     int status = kPlaying;
   };
+
+  // Stones on the board only, never two on a cell, and the rules' own checks.
+  static bool well_formed(const Position& p) {
+    return ((p.stones[0] | p.stones[1]) & ~Rules::kBoard) == 0 &&
+           (p.stones[0] & p.stones[1]) == 0 &&
+           Rules::consistent(p.stones[0], p.stones[1], p.to_move);
+  }
 
   static uint128 legal_actions(const Position& p) {
     if (p.status != kPlaying) return 0;

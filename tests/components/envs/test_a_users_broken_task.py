@@ -3,8 +3,12 @@ the conformance check fails each broken one naming the case and passes the corre
 task whose step throws a C++ exception or reports `out.error` fails the step with a Python
 exception naming the environment, on the host pool (one thread and two) and in-graph, and
 the process lives on; a task of impossible sizes (a negative state size) is refused when it
-is made (issue 35)."""
+is made; a module whose static initialiser throws is refused when built, not imported
+(issue 35)."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium
@@ -104,3 +108,22 @@ def test_a_negative_state_size_is_refused_when_the_task_is_made():
                                          r"\[1, 16777216\]"):
         module.Sized("Sized-v0", {"broken": "state"})
     assert module.Sized("Sized-v0", {"broken": "none"}).state_words == 1
+
+
+def test_a_task_whose_static_initialiser_throws_is_refused_and_the_process_lives(walk):
+    """The same module, its static initialiser throwing (FLAWED_THROW_ON_IMPORT): importing
+    it would abort the process (std::terminate); build_extension tries it in a process of its
+    own and raises ExtensionImportError with the exception's words."""
+    script = ("import components.envs as envs, sys\n"
+              "try:\n"
+              f"    envs.build_extension({str(Path(__file__).parent / 'tasks' / 'flawed.h')!r}, "
+              "'flawed::Walk')\n"
+              "except envs.ExtensionImportError as error:\n"
+              "    print(error)\n"
+              "    sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "FLAWED_THROW_ON_IMPORT": "1"})
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "build_extension(flawed.h): the built module kills the process that imports it " \
+           "(signal SIGABRT)" in done.stdout
+    assert "flawed: the task's table could not be read" in done.stdout

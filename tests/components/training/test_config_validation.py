@@ -26,6 +26,10 @@ from components.agents.config_checks import POSITIVE_INT, UNIT, AgentConfig
     (PPOConfig, {"anneal_lr": "False"}, "PPOConfig.anneal_lr: expected true or false"),
     (DQNConfig, {"double": 0}, "DQNConfig.double: expected true or false"),
     (PPOConfig, {"gamma": True}, "PPOConfig.gamma: expected a finite number, got True"),
+    (PPOConfig, {"env_kwargs": {"rows": [5]}}, "PPOConfig.env_kwargs: expected a table of "
+                                               "keyword arguments"),
+    (DQNConfig, {"env_kwargs": {"x": float("nan")}}, "DQNConfig.env_kwargs: expected a table"),
+    (ImpalaConfig, {"env_kwargs": "rows=5"}, "ImpalaConfig.env_kwargs: expected a table"),
 ])
 def test_configs_refuse_non_finite_numbers_and_mixed_up_types(config, values, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -46,6 +50,8 @@ def test_configs_still_take_ints_for_floats_and_lists_for_tuples():
                                                     "false"),
     (["--set", "learning_rate=Infinity", "--algo", "ppo"], "PPOConfig.learning_rate: expected a "
                                                            "finite number, got inf"),
+    (["--env-kwargs", "gravity=1"], "env_kwargs {'gravity': 1}: CartPole-v1"),
+    (["--env-kwargs", "=1"], "--env-kwargs expects KEY=VALUE, got '=1'"),
 ])
 def test_the_command_line_refuses_in_one_line(capsys, tmp_path, flags, message):
     err = refusal(capsys, ["train", "CartPole-v1", "--out", str(tmp_path / "run"), *flags])

@@ -7,7 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
-from command_line import metagraph
+import numpy as np
+from command_line import metagraph, refusal
 
 ROOT = Path(__file__).resolve().parents[3]
 SMALL = ["--steps", "64", "--set", "num_envs=2", "--set", "num_steps=16", "--set", "epochs=1",
@@ -40,3 +41,33 @@ def test_an_unknown_environment_names_the_option_that_registers_one(tmp_path):
     assert done.returncode == 2 and "unknown environment 'DeepSea-v0'" in done.stderr
     assert "--env-module" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_the_environments_keyword_arguments_are_recorded_and_used_again(tmp_path, capsys):
+    """`--env-kwargs rows=5 --env-kwargs columns=3` makes a 5x3 Catch (15 observations, where
+    the default is 10x5): evaluate and export build the recorded environment again; an
+    argument Catch does not take, a value out of its range, or `--env-kwargs` on `--resume`
+    is refused naming it, with no run directory left."""
+    shutil.copytree(ROOT / "examples" / "envs" / "catch", tmp_path / "catch")
+    module = ["--env-module", "catch/catch_env.py"]
+    metagraph(tmp_path, "train", "Catch-v0", "--algo", "ppo", "--out", "run", *module,
+              "--env-kwargs", "rows=5", "--env-kwargs", "columns=3", *SMALL)
+    saved = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert saved["config"]["env_kwargs"] == {"rows": 5, "columns": 3}
+    done = metagraph(tmp_path, "evaluate", "run", "--episodes", "2", *module)
+    assert "2 episodes: return" in done.stdout
+    metagraph(tmp_path, "export", "run", "-o", "policy.mgx", *module)
+    from backends.xla import load as load_exported
+
+    policy = load_exported(tmp_path / "policy.mgx")
+    assert np.asarray(policy(np.zeros((1, 15), np.float32))).shape == (1,)  # a 5x3 board
+    bad, module = tmp_path / "bad", ["--env-module", str(tmp_path / "catch" / "catch_env.py")]
+    for given, expected in (("size=3", "env_kwargs {'size': 3}: Catch-v0"),
+                            ("rows=1", "env_kwargs {'rows': 1}: Catch-v0"),
+                            ("rows", "--env-kwargs expects KEY=VALUE, got 'rows'")):
+        said = refusal(capsys, ["train", "Catch-v0", "--algo", "ppo", "--out", str(bad),
+                                *module, "--env-kwargs", given, *SMALL])
+        assert expected in said and not bad.exists(), said
+    said = refusal(capsys, ["train", "Catch-v0", "--out", str(tmp_path / "run"), "--resume",
+                            "--env-kwargs", "rows=6"])
+    assert "keyword arguments it recorded" in said

@@ -149,3 +149,42 @@ def test_self_play_refuses_what_is_no_two_player_game():
     with pytest.raises(ValueError, match=r"^SelfPlay: 'CartPole-v1' is not a two-player game; "
                                          r"games: \['ConnectFour-v0', 'Othello-v0', 'Hex-v0'\]"):
         SelfPlay("CartPole-v1")
+
+
+def finished_board(env_id: str) -> np.ndarray:
+    """A physical state whose game is over: player 0 has won."""
+    if env_id == "ConnectFour-v0":
+        return connect_four_board({0: [0, 0, 0, 0], 1: [1, 1, 1]}, 1)
+    if env_id == "Othello-v0":
+        return np.append(np.zeros(64), 0)  # every disc black: nobody can move
+    cells = -np.ones((11, 11))  # Hex: player 0 joins the top row to the bottom one
+    cells[:, 0], cells[:10, 2] = 0, 1
+    return np.append(cells.reshape(-1), 1)
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_words_that_say_a_finished_game_goes_on_are_refused_on_every_door(env_id):
+    """A finished game's records with the header word changed to "playing" (a state set from
+    outside): not stepped on, no legal move, refused alike by the host pool's `set_records`,
+    the in-graph door and self-play."""
+    pool = envs.make(env_id, N, seed=0, num_threads=1)
+    rows = np.tile(pool.physical_state()[0], (N, 1))
+    rows[2] = finished_board(env_id)
+    pool.reset(options={"state": rows})
+    records = pool.records()
+    records[2, 0] = np.float64(rows[2, -1]).view(np.uint64)  # the player to move, "playing"
+    message = (rf"^{env_id} step: environment 2 holds a board on which the game is over "
+               r"\(player 0 won\) though its words say it goes on")
+    with pytest.raises(ValueError, match=message):
+        pool.set_records(records)
+    door = envs.make_functional(env_id, num_threads=1)
+    state = jnp.asarray(state_of(records))
+    mask = np.asarray(door.legal_mask(state))
+    assert not mask[2].any() and mask[[0, 1, 3]].any(axis=1).all()
+    actions = jnp.asarray(np.argmax(mask, axis=1).astype(np.int32))
+    with pytest.raises(Exception, match=message[1:]):
+        jax.block_until_ready(door.step(state, actions))
+    games = SelfPlay(env_id, num_threads=1)
+    game_state = games.init(jax.random.PRNGKey(0), N)._replace(env_state=state)
+    with pytest.raises(Exception, match=message[1:]):
+        jax.block_until_ready(games.step(game_state, actions))

@@ -10,10 +10,13 @@
 //   "error"         step reports a failure through out.error when x reaches 3
 //   "no_obs", "no_actions", "negative_steps"   an impossible size (refused when made)
 // (and `Sized` below: a negative state size, which needs a task of dynamic state words)
+// With FLAWED_THROW_ON_IMPORT set in the environment, a static initialiser throws while the
+// module loads (as a task's table read from a missing file would).
 #pragma once
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -25,6 +28,13 @@
 namespace flawed {
 
 namespace engine = metagraph::engine;
+
+inline int table_size() {
+  if (std::getenv("FLAWED_THROW_ON_IMPORT") != nullptr)
+    throw std::runtime_error("flawed: the task's table could not be read");
+  return 1;
+}
+static const int kTableSize = table_size();
 
 class Walk {
  public:
