@@ -187,7 +187,7 @@ def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
         f"set_target_properties({module_name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "
         '"${CMAKE_BINARY_DIR}")\n')
     (tree / "CMakeLists.txt").write_text(
-        "cmake_minimum_required(VERSION 3.18...3.30)\n"
+        "cmake_minimum_required(VERSION 3.21...3.30)\n"
         "project(metagraph_extensions LANGUAGES CXX)\n"
         "find_package(Python 3.11 COMPONENTS Interpreter Development.Module REQUIRED)\n"
         'execute_process(COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir\n'
