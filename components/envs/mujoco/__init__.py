@@ -1,8 +1,11 @@
-"""Gymnasium's v5 MuJoCo locomotion tasks (HalfCheetah-v5, Hopper-v5, Walker2d-v5, Ant-v5) on
-the engine (`locomotion.h` over `task.h`), with Gymnasium's model files, frame skips,
-observations, rewards, health and termination rules, reset noise and 1000-step truncation,
-behind every door of the engine (`components.envs.make`, `make_functional`, `Environment`,
-`gymnasium.make("metagraph/Hopper-v5")`), and the MJX twin (door "jax", `mjx_env.py`).
+"""Gymnasium's eleven v5 MuJoCo tasks (HalfCheetah, Hopper, Walker2d, Ant, Swimmer, Humanoid,
+HumanoidStandup, InvertedPendulum, InvertedDoublePendulum, Reacher, Pusher; ids "<Name>-v5") on
+the engine (`mujoco_task.h` steps MuJoCo; `rules/*.h`, one class per task, say what each
+observes, rewards and resets), with Gymnasium's model files, frame skips, observations,
+rewards, health and termination rules, reset distributions and episode limits, behind every
+door of the engine (`components.envs.make`, `make_functional`, `Environment`,
+`gymnasium.make("metagraph/Hopper-v5")`), and the MJX twin of the four locomotion tasks it
+covers (door "jax", `mjx_env.py`: `MJX_IDS`).
 
 Keyword arguments are Gymnasium's (`forward_reward_weight`, `ctrl_cost_weight`,
 `reset_noise_scale`, `healthy_z_range`, ...; `xml_file`, `frame_skip`), plus
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from components.envs.engine.catalogue import register
 from components.envs.mujoco.family import make_spec, mujoco_version
-from components.envs.mujoco.tasks import MAX_EPISODE_STEPS, MUJOCO_IDS, TASKS, is_mujoco
+from components.envs.mujoco.tasks import MJX_IDS, MUJOCO_IDS, TASKS, is_mujoco
 
 
 def _mjx_twin(spec):
@@ -23,6 +26,7 @@ def _mjx_twin(spec):
 
 
 for _env_id in MUJOCO_IDS:
-    register(_env_id, make_spec, twin=_mjx_twin, max_episode_steps=MAX_EPISODE_STEPS)
+    register(_env_id, make_spec, twin=_mjx_twin if _env_id in MJX_IDS else None,
+             max_episode_steps=TASKS[_env_id].max_episode_steps)
 
-__all__ = ["MUJOCO_IDS", "TASKS", "is_mujoco", "mujoco_version"]
+__all__ = ["MJX_IDS", "MUJOCO_IDS", "TASKS", "is_mujoco", "mujoco_version"]

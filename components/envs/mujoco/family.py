@@ -38,8 +38,8 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     """A MuJoCo task made with Gymnasium's keyword arguments: Gymnasium's spaces (float64
     observations, float32 actions bounded by the actuators' control ranges); its physical
     state is qpos then qvel (`reset(options={"qpos": ..., "qvel": ...})` sets them)."""
-    number, path, config = core_config(env_id, kwargs)
-    task = compiled().Locomotion(env_id, {**config, "task": number, "xml_file": path})
+    path, config = core_config(env_id, kwargs)
+    task = compiled().MujocoTask(env_id, {**config, "xml_file": path})
     bounds = np.asarray(task.info["ctrl_range"], np.float32).reshape(-1, 2)
     observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (task.obs_dim,), np.float64)
     action_space = gymnasium.spaces.Box(bounds[:, 0], bounds[:, 1], dtype=np.float32)

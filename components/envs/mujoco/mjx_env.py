@@ -2,9 +2,10 @@
 reimplemented in JAX by MJX (`mujoco-mjx`, the extra `mjx`: `pip install -e ".[mjx]"`), for
 accelerators where the native door's host round trip would dominate.
 
-The task is the native core's (`tasks.core_config`: the same keyword arguments, frame skip and
-limits; `task.h` line for line): a step sets `ctrl` to the action, runs `mjx.step` frame_skip
-times (then `mjx.rne_postconstraint` for Ant's contact forces), and computes Gymnasium's v5
+It covers the four locomotion tasks (`tasks.MJX_IDS`). The task is the native core's
+(`tasks.core_config`: the same keyword arguments, frame skip and limits; the rules of
+`rules/*.h` line for line): a step sets `ctrl` to the action, runs `mjx.step` frame_skip times
+(then `mjx.rne_postconstraint` for Ant's contact forces), and computes Gymnasium's v5
 observation, reward, health and termination; truncation at `max_episode_steps` and same-step
 auto-reset as the native door. The model is the one the native core loads (Gymnasium's model
 file, unchanged): MJX supports its Newton solver, pyramidal cones and Euler / RK4 integrators,
@@ -74,7 +75,7 @@ class MjxFunctionalEnv(FunctionalEnv):
 
         mjx = import_mjx()
         super().__init__(env_spec)
-        _, path, config = core_config(env_spec.env_id, dict(env_spec.kwargs))
+        path, config = core_config(env_spec.env_id, dict(env_spec.kwargs))
         host_model = mujoco.MjModel.from_xml_path(path)
         if config.get("main_body_name"):
             config["main_body"] = mujoco.mj_name2id(host_model, mujoco.mjtObj.mjOBJ_BODY,
@@ -126,7 +127,7 @@ class MjxFunctionalEnv(FunctionalEnv):
         return self._data_at(qpos, qvel)
 
     def _tracked(self, data: Any) -> jax.Array:
-        """qpos[0], or the xy of Ant's main body (`task.h`, tracked_position)."""
+        """qpos[0], or the xy of Ant's main body (the rules' `tracked`)."""
         if self.task == "Ant-v5":
             return data.xpos[self._config["main_body"], :2]
         return jnp.stack([data.qpos[0], jnp.zeros_like(data.qpos[0])])

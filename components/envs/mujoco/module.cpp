@@ -1,12 +1,12 @@
-// components.envs.mujoco._tasks: Gymnasium's v5 MuJoCo locomotion tasks on the engine, built
+// components.envs.mujoco._tasks: Gymnasium's v5 MuJoCo tasks on the engine, built
 // against the headers of the installed `mujoco` wheel and linked to its libmujoco.
 #include <stdexcept>
 #include <string>
 
 #include "engine/module.h"
-#include "locomotion.h"
+#include "mujoco_task.h"
 
-METAGRAPH_TASK_HANDLERS(Locomotion, metagraph::mujoco::Locomotion)
+METAGRAPH_TASK_HANDLERS(MujocoTask, metagraph::mujoco::MujocoTask)
 
 NB_MODULE(_tasks, m) {
   if (mj_version() != mjVERSION_HEADER)
@@ -15,6 +15,6 @@ NB_MODULE(_tasks, m) {
                              std::to_string(mj_version()) +
                              ": rebuild metagraph (pip install -e .) against this mujoco");
   metagraph::engine::init_module(m);
-  METAGRAPH_BIND_TASK(m, Locomotion, metagraph::mujoco::Locomotion);
+  METAGRAPH_BIND_TASK(m, MujocoTask, metagraph::mujoco::MujocoTask);
   m.attr("MUJOCO_VERSION") = mj_versionString();
 }

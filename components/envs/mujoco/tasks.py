@@ -1,5 +1,6 @@
-"""Gymnasium's v5 MuJoCo locomotion tasks: their ids, model files (read from the installed
-Gymnasium's assets, never copied), frame skips and documented keyword arguments.
+"""Gymnasium's eleven v5 MuJoCo tasks: their ids, model files (read from the installed
+Gymnasium's assets, never copied), frame skips, episode limits and documented keyword
+arguments.
 
 Importing this module loads nothing compiled: `is_mujoco(env_id)` is cheap enough for the
 doors to ask before they pick a core.
@@ -15,56 +16,72 @@ from typing import Any
 
 import numpy as np
 
-MAX_EPISODE_STEPS = 1000  # Gymnasium registers every v5 locomotion task with this limit
-
 
 @dataclasses.dataclass(frozen=True)
 class Task:
-    """One task: the C++ core's task number, Gymnasium's model file and frame skip, and the
-    defaults of the keyword arguments its v5 constructor documents."""
+    """One task: Gymnasium's model file, frame skip and episode limit (its registration's
+    max_episode_steps), and the defaults of the keyword arguments its v5 constructor
+    documents (the C++ core's rules for the task read exactly these: rules/*.h)."""
 
-    number: int
     xml_file: str
     frame_skip: int
+    max_episode_steps: int
     defaults: dict[str, Any]
 
 
+_HUMANOID_BODY = {
+    "reset_noise_scale": 1e-2, "exclude_current_positions_from_observation": True,
+    "include_cinert_in_observation": True, "include_cvel_in_observation": True,
+    "include_qfrc_actuator_in_observation": True, "include_cfrc_ext_in_observation": True}
+
 TASKS: dict[str, Task] = {
-    "HalfCheetah-v5": Task(0, "half_cheetah.xml", 5, {
+    "HalfCheetah-v5": Task("half_cheetah.xml", 5, 1000, {
         "forward_reward_weight": 1.0, "ctrl_cost_weight": 0.1, "reset_noise_scale": 0.1,
         "exclude_current_positions_from_observation": True}),
-    "Hopper-v5": Task(1, "hopper.xml", 4, {
+    "Hopper-v5": Task("hopper.xml", 4, 1000, {
         "forward_reward_weight": 1.0, "ctrl_cost_weight": 1e-3, "healthy_reward": 1.0,
         "terminate_when_unhealthy": True, "healthy_state_range": (-100.0, 100.0),
         "healthy_z_range": (0.7, math.inf), "healthy_angle_range": (-0.2, 0.2),
         "reset_noise_scale": 5e-3, "exclude_current_positions_from_observation": True}),
-    "Walker2d-v5": Task(2, "walker2d_v5.xml", 4, {
+    "Walker2d-v5": Task("walker2d_v5.xml", 4, 1000, {
         "forward_reward_weight": 1.0, "ctrl_cost_weight": 1e-3, "healthy_reward": 1.0,
         "terminate_when_unhealthy": True, "healthy_z_range": (0.8, 2.0),
         "healthy_angle_range": (-1.0, 1.0), "reset_noise_scale": 5e-3,
         "exclude_current_positions_from_observation": True}),
-    "Ant-v5": Task(3, "ant.xml", 5, {
+    "Ant-v5": Task("ant.xml", 5, 1000, {
         "forward_reward_weight": 1.0, "ctrl_cost_weight": 0.5, "contact_cost_weight": 5e-4,
         "healthy_reward": 1.0, "main_body": 1, "terminate_when_unhealthy": True,
         "healthy_z_range": (0.2, 1.0), "contact_force_range": (-1.0, 1.0),
         "reset_noise_scale": 0.1, "exclude_current_positions_from_observation": True,
         "include_cfrc_ext_in_observation": True}),
+    "Swimmer-v5": Task("swimmer.xml", 4, 1000, {
+        "forward_reward_weight": 1.0, "ctrl_cost_weight": 1e-4, "reset_noise_scale": 0.1,
+        "exclude_current_positions_from_observation": True}),
+    "InvertedPendulum-v5": Task("inverted_pendulum.xml", 2, 1000, {
+        "reset_noise_scale": 0.01}),
+    "InvertedDoublePendulum-v5": Task("inverted_double_pendulum.xml", 5, 1000, {
+        "healthy_reward": 10.0, "reset_noise_scale": 0.1}),
+    "Reacher-v5": Task("reacher.xml", 2, 50, {
+        "reward_dist_weight": 1.0, "reward_control_weight": 1.0}),
+    "Pusher-v5": Task("pusher_v5.xml", 5, 100, {
+        "reward_near_weight": 0.5, "reward_dist_weight": 1.0, "reward_control_weight": 0.1}),
+    "Humanoid-v5": Task("humanoid.xml", 5, 1000, {
+        "forward_reward_weight": 1.25, "ctrl_cost_weight": 0.1, "contact_cost_weight": 5e-7,
+        "contact_cost_range": (-math.inf, 10.0), "healthy_reward": 5.0,
+        "terminate_when_unhealthy": True, "healthy_z_range": (1.0, 2.0), **_HUMANOID_BODY}),
+    "HumanoidStandup-v5": Task("humanoidstandup.xml", 5, 1000, {
+        "uph_cost_weight": 1.0, "ctrl_cost_weight": 0.1, "impact_cost_weight": 0.5e-6,
+        "impact_cost_range": (-math.inf, 10.0), **_HUMANOID_BODY}),
 }
 MUJOCO_IDS = tuple(TASKS)
+# the tasks with a pure-JAX twin on MJX (door "jax", mjx_env.py)
+MJX_IDS = ("HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Ant-v5")
 
-# What the C++ core reads for every task (a task ignores the terms it does not have).
-_CORE_DEFAULTS: dict[str, Any] = {
-    "forward_reward_weight": 1.0, "ctrl_cost_weight": 0.0, "contact_cost_weight": 0.0,
-    "healthy_reward": 0.0, "terminate_when_unhealthy": False,
-    "healthy_state_range": (-math.inf, math.inf), "healthy_z_range": (-math.inf, math.inf),
-    "healthy_angle_range": (-math.inf, math.inf), "contact_force_range": (-math.inf, math.inf),
-    "reset_noise_scale": 0.0, "exclude_current_positions_from_observation": True,
-    "include_cfrc_ext_in_observation": False, "main_body": 1,
-}
 _RANGES = ("healthy_state_range", "healthy_z_range", "healthy_angle_range",
-           "contact_force_range")
+           "contact_force_range", "contact_cost_range", "impact_cost_range")
 _FLAGS = ("terminate_when_unhealthy", "exclude_current_positions_from_observation",
-          "include_cfrc_ext_in_observation")
+          "include_cfrc_ext_in_observation", "include_cinert_in_observation",
+          "include_cvel_in_observation", "include_qfrc_actuator_in_observation")
 
 
 def is_mujoco(env_id: Any) -> bool:
@@ -104,11 +121,12 @@ def model_path(xml_file: str) -> str:
     return os.path.abspath(path)
 
 
-def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
-    """(task number, model path, the core's config) for `env_id` made with Gymnasium's
-    keyword arguments `kwargs` (plus `max_episode_steps`). Each value is checked here, naming
-    the argument: unknown ones are a TypeError, values of the wrong type a TypeError, values out
-    of range a ValueError (NumPy scalars are taken as their Python values)."""
+def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(model path, the core's config: "task", then the task's own keyword arguments) for
+    `env_id` made with Gymnasium's keyword arguments `kwargs` (plus `max_episode_steps`). Each
+    value is checked here, naming the argument: unknown ones are a TypeError, values of the
+    wrong type a TypeError, values out of range a ValueError (NumPy scalars are taken as their
+    Python values)."""
     key = task_id(env_id)
     task = TASKS[key]
     accepted = {*task.defaults, "xml_file", "frame_skip", "max_episode_steps"}
@@ -117,7 +135,7 @@ def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[int, str, dict[str
         raise TypeError(f"{key}: unexpected keyword arguments {unknown}; accepted: "
                         f"{sorted(accepted)} (rendering is not supported)")
     given = {**task.defaults, **kwargs}
-    config: dict[str, Any] = dict(_CORE_DEFAULTS)
+    config: dict[str, Any] = {"task": key}
     for name, value in given.items():
         if name in ("xml_file", "main_body"):
             continue
@@ -133,17 +151,18 @@ def core_config(env_id: str, kwargs: dict[str, Any]) -> tuple[int, str, dict[str
         else:
             config[name] = _number(key, name, value, finite=True)
     config.setdefault("frame_skip", task.frame_skip)
-    config.setdefault("max_episode_steps", MAX_EPISODE_STEPS)
-    main_body = given.get("main_body", 1)
-    if isinstance(main_body, str):
-        config["main_body"], config["main_body_name"] = 0, main_body
-    else:
-        config["main_body"] = _integer(key, "main_body", main_body, 0, _MAX_BODY)
-        config["main_body_name"] = ""
+    config.setdefault("max_episode_steps", task.max_episode_steps)
+    if "main_body" in task.defaults:  # Ant: a body's number or name
+        main_body = given["main_body"]
+        if isinstance(main_body, str):
+            config["main_body"], config["main_body_name"] = 0, main_body
+        else:
+            config["main_body"] = _integer(key, "main_body", main_body, 0, _MAX_BODY)
+            config["main_body_name"] = ""
     xml_file = given.get("xml_file", task.xml_file)
     if not isinstance(xml_file, str | os.PathLike):
         raise TypeError(f"{key}: xml_file must be a path (str), got {xml_file!r}")
-    return task.number, model_path(os.fspath(xml_file)), config
+    return model_path(os.fspath(xml_file)), config
 
 
 _INTEGERS = {"frame_skip": 10**6, "max_episode_steps": 2**31 - 1}

@@ -1,6 +1,8 @@
-"""The native MuJoCo tasks step exactly like Gymnasium's own v5 environments (same MuJoCo):
-teacher-forced from the same qpos/qvel with the same actions, observation, reward, terminated
-and truncated agree to 1e-9 (in practice bit for bit), over many steps and through resets."""
+"""The native MuJoCo tasks (all eleven of Gymnasium's v5 suite) step exactly like Gymnasium's
+own v5 environments (same MuJoCo): teacher-forced from the same qpos/qvel with the same actions,
+observation, reward, terminated and truncated agree to 1e-9 (in practice bit for bit), over
+many steps and through resets (each task's own episode limit: Reacher 50, Pusher 100), with
+Gymnasium's keyword arguments."""
 
 import gymnasium
 import numpy as np
@@ -70,6 +72,19 @@ def test_truncation_and_resets_match_gymnasium(env_id):
     ("Walker2d-v5", {"terminate_when_unhealthy": False, "healthy_z_range": (1.0, 2.0)}),
     ("Ant-v5", {"include_cfrc_ext_in_observation": False, "contact_cost_weight": 1e-2,
                 "healthy_z_range": (0.3, 1.0), "main_body": "torso"}),
+    ("Swimmer-v5", {"exclude_current_positions_from_observation": False,
+                    "ctrl_cost_weight": 0.5}),
+    ("InvertedPendulum-v5", {"reset_noise_scale": 0.1}),
+    ("InvertedDoublePendulum-v5", {"healthy_reward": 3.0, "reset_noise_scale": 0.3}),
+    ("Reacher-v5", {"reward_dist_weight": 2.0, "reward_control_weight": 0.3}),
+    ("Pusher-v5", {"reward_near_weight": 1.0, "reward_dist_weight": 0.5,
+                   "reward_control_weight": 1.0}),
+    ("Humanoid-v5", {"include_cinert_in_observation": False, "include_cvel_in_observation": False,
+                     "contact_cost_range": (-1.0, 0.01), "healthy_z_range": (1.1, 2.0),
+                     "forward_reward_weight": 2.0}),
+    ("HumanoidStandup-v5", {"include_qfrc_actuator_in_observation": False,
+                            "include_cfrc_ext_in_observation": False,
+                            "impact_cost_weight": 1e-3, "impact_cost_range": (0.0, 0.5)}),
 ])
 def test_keyword_arguments_match_gymnasium(env_id, kwargs):
     teacher_forced(env_id, 150, seed=5, **kwargs)

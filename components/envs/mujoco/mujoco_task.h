@@ -1,5 +1,6 @@
-// Gymnasium's v5 MuJoCo locomotion tasks as an engine task (engine/task.h): a loaded model and
-// the task's keyword arguments (task.h), stepping a workspace mjData.
+// Gymnasium's v5 MuJoCo tasks as one engine task (engine/task.h): a loaded model and the task's
+// rules (rules.h: what it observes, rewards and resets, one class per task), stepping a
+// workspace mjData.
 //
 // An environment's state is MuJoCo's integration state (mj_getState with mjSTATE_INTEGRATION:
 // time, qpos, qvel, act, the warm start, ctrl, applied forces, ...) then the position the next
@@ -20,7 +21,7 @@
 
 #include "engine/config.h"
 #include "engine/task.h"
-#include "task.h"
+#include "all_rules.h"
 
 namespace metagraph::mujoco {
 
@@ -51,36 +52,7 @@ inline int instability(const mjModel* m, const mjData* d) {
   return finite ? -1 : mjNWARNING;
 }
 
-// The task's keyword arguments, read from the engine's config (each checked: a value out of
-// range is one error naming it).
-inline Config read_config(const engine::Config& c) {
-  Config out;
-  out.task = static_cast<Task>(c.integer("task", 0, static_cast<int>(Task::kAnt)));
-  out.frame_skip = static_cast<int>(c.integer("frame_skip", 1, 1000000));
-  out.max_steps = c.integer("max_episode_steps", 1, (int64_t{1} << 31) - 1);
-  out.forward_reward_weight = c.number("forward_reward_weight");
-  out.ctrl_cost_weight = c.number("ctrl_cost_weight");
-  out.contact_cost_weight = c.number("contact_cost_weight");
-  out.healthy_reward = c.number("healthy_reward");
-  out.terminate_when_unhealthy = c.flag("terminate_when_unhealthy");
-  auto range = [&](const char* key) {
-    const auto [lo, hi] = c.range(key);
-    return Range{lo, hi};
-  };
-  out.healthy_state_range = range("healthy_state_range");
-  out.healthy_z_range = range("healthy_z_range");
-  out.healthy_angle_range = range("healthy_angle_range");
-  out.contact_force_range = range("contact_force_range");
-  out.reset_noise_scale = c.number("reset_noise_scale");
-  out.exclude_current_positions_from_observation =
-      c.flag("exclude_current_positions_from_observation");
-  out.include_cfrc_ext_in_observation = c.flag("include_cfrc_ext_in_observation");
-  out.main_body = static_cast<int>(c.integer("main_body", 0, 1000000));
-  out.main_body_name = c.text("main_body_name");
-  return out;
-}
-
-class Locomotion {
+class MujocoTask {
  public:
   using Action = float;
   static constexpr int kStateWords = engine::kDynamic;
@@ -94,39 +66,35 @@ class Locomotion {
     std::vector<double> obs;
   };
 
-  explicit Locomotion(const engine::Config& c) : config_(read_config(c)) {
-    c.only({"task", "xml_file", "frame_skip", "max_episode_steps", "forward_reward_weight",
-            "ctrl_cost_weight", "contact_cost_weight", "healthy_reward",
-            "terminate_when_unhealthy", "healthy_state_range", "healthy_z_range",
-            "healthy_angle_range", "contact_force_range", "reset_noise_scale",
-            "exclude_current_positions_from_observation", "include_cfrc_ext_in_observation",
-            "main_body", "main_body_name"});
+  explicit MujocoTask(const engine::Config& c)
+      : id_(c.task()),
+        rules_(make_rules(c.text("task"), c)),
+        frame_skip_(static_cast<int>(c.integer("frame_skip", 1, 1000000))),
+        max_steps_(c.integer("max_episode_steps", 1, (int64_t{1} << 31) - 1)) {
+    std::vector<std::string> known = rules_->keys();
+    for (const char* key : {"task", "xml_file", "frame_skip", "max_episode_steps"})
+      known.push_back(key);
+    c.only(known);
     const std::string path = c.text("xml_file");
     char error[1000] = "";
     mjModel* m = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
     if (m == nullptr) throw std::invalid_argument(id() + ": cannot load " + path + ": " + error);
     model_.reset(m);
-    if (!config_.main_body_name.empty()) {
-      config_.main_body = mj_name2id(m, mjOBJ_BODY, config_.main_body_name.c_str());
-      if (config_.main_body < 0)
-        throw std::invalid_argument(id() + ": the model has no body named " +
-                                    config_.main_body_name);
-    }
-    check_model(config_, m);
-    obs_dim_ = observation_size(config_, m);
+    rules_->bind(m);
+    obs_dim_ = rules_->observation_size(m);
     state_size_ = mj_stateSize(m, kStateSig);
   }
 
-  std::string id() const { return task_name(config_.task); }
+  std::string id() const { return id_; }
   int state_words() const { return state_size_ + 2; }
   int obs_dim() const { return obs_dim_; }
   int action_dim() const { return model_->nu; }
-  int64_t max_steps() const { return config_.max_steps; }
+  int64_t max_steps() const { return max_steps_; }
   int physical_dim() const { return model_->nq + model_->nv; }
   std::map<std::string, engine::Config::Value> info() const {
     const mjModel* m = model_.get();
     return {{"nq", int64_t{m->nq}}, {"nv", int64_t{m->nv}}, {"nu", int64_t{m->nu}},
-            {"nbody", int64_t{m->nbody}}, {"dt", m->opt.timestep * config_.frame_skip},
+            {"nbody", int64_t{m->nbody}}, {"dt", m->opt.timestep * frame_skip_},
             {"ctrl_range", std::vector<double>(m->actuator_ctrlrange,
                                                m->actuator_ctrlrange + 2 * m->nu)}};
   }
@@ -135,14 +103,16 @@ class Locomotion {
     Workspace ws;
     ws.data.reset(mj_makeData(model_.get()));
     if (!ws.data) throw std::runtime_error(id() + ": MuJoCo could not allocate an mjData");
-    ws.scratch.resize(std::max(model_->nu, 6 * model_->nbody));
+    ws.scratch.resize(rules_->scratch_size(model_.get()));
     ws.obs.resize(obs_dim_);
     return ws;
   }
 
-  // Gymnasium's reset: mj_resetData, the noisy qpos and qvel, mj_forward.
+  // Gymnasium's reset: mj_resetData, the task's reset_model (qpos and qvel), mj_forward.
   void reset(Workspace& ws, double* state, uint64_t& rng) const {
-    reset_data(config_, model_.get(), ws.data.get(), rng);
+    mj_resetData(model_.get(), ws.data.get());
+    rules_->reset(model_.get(), ws.data.get(), rng);
+    mj_forward(model_.get(), ws.data.get());
     save(ws, state);
   }
   // Gymnasium's reset followed by set_state(qpos, qvel): physics is qpos then qvel.
@@ -164,19 +134,20 @@ class Locomotion {
     mj_setState(m, d, state, kStateSig);
     for (int j = 0; j < m->nu; ++j) d->ctrl[j] = action[j];
     for (int w = 0; w < mjNWARNING; ++w) d->warning[w].number = 0;
-    for (int k = 0; k < config_.frame_skip; ++k) mj_step(m, d);
+    for (int k = 0; k < frame_skip_; ++k) mj_step(m, d);
     mj_rnePostConstraint(m, d);
     out.error = instability(m, d);
     if (out.error >= 0) return;
     double after[2];
-    tracked_position(config_, d, after);
-    out.reward = mujoco::reward(config_, m, d, action, state + state_size_, after,
-                                ws.scratch.data(), &out.terminated);
+    rules_->tracked(m, d, after);
+    const StepView view{m, d, action, state + state_size_, after, m->opt.timestep * frame_skip_,
+                        ws.scratch.data()};
+    out.reward = rules_->reward(view, &out.terminated);
     save(ws, state);
   }
   template <class T>
   void observe(Workspace& ws, const double*, T* obs) const {
-    mujoco::observe(config_, model_.get(), ws.data.get(), ws.obs.data());
+    rules_->observe(model_.get(), ws.data.get(), ws.obs.data());
     for (int k = 0; k < obs_dim_; ++k) obs[k] = static_cast<T>(ws.obs[k]);
   }
   bool valid(const double* state) const {
@@ -196,13 +167,16 @@ class Locomotion {
   // The workspace's integration state and tracked position into the state words.
   void save(Workspace& ws, double* state) const {
     mj_getState(model_.get(), ws.data.get(), state, kStateSig);
-    tracked_position(config_, ws.data.get(), state + state_size_);
+    rules_->tracked(model_.get(), ws.data.get(), state + state_size_);
   }
 
   struct ModelDeleter {
     void operator()(mjModel* m) const { mj_deleteModel(m); }
   };
-  Config config_;
+  std::string id_;
+  std::unique_ptr<Rules> rules_;
+  int frame_skip_;
+  int64_t max_steps_;
   std::unique_ptr<mjModel, ModelDeleter> model_;
   int obs_dim_ = 0;
   int state_size_ = 0;

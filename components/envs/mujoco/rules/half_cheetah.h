@@ -1,0 +1,47 @@
+// HalfCheetah-v5 (gymnasium/envs/mujoco/half_cheetah_v5.py): run forward; never terminates.
+#pragma once
+#include "../rules.h"
+
+namespace metagraph::mujoco {
+
+class HalfCheetah : public Rules {
+ public:
+  explicit HalfCheetah(const engine::Config& c)
+      : forward_weight_(c.number("forward_reward_weight")),
+        ctrl_weight_(c.number("ctrl_cost_weight")),
+        noise_(c.number("reset_noise_scale")),
+        skip_(c.flag("exclude_current_positions_from_observation") ? 1 : 0) {}
+
+  std::vector<std::string> keys() const override {
+    return {"forward_reward_weight", "ctrl_cost_weight", "reset_noise_scale",
+            "exclude_current_positions_from_observation"};
+  }
+  void bind(const mjModel* m) override { need_sizes(m, "HalfCheetah-v5", 1); }
+  int observation_size(const mjModel* m) const override { return m->nq + m->nv - skip_; }
+  void observe(const mjModel* m, const mjData* d, double* obs) const override {
+    int k = 0;
+    for (int i = skip_; i < m->nq; ++i) obs[k++] = d->qpos[i];
+    for (int i = 0; i < m->nv; ++i) obs[k++] = d->qvel[i];
+  }
+  double reward(const StepView& s, bool* terminated) const override {
+    const double x_velocity = (s.after[0] - s.before[0]) / s.dt;
+    const float ctrl = float32_control_cost(ctrl_weight_, s.action, s.m->nu,
+                                            reinterpret_cast<float*>(s.scratch));
+    *terminated = false;
+    return forward_weight_ * x_velocity - static_cast<double>(ctrl);
+  }
+  void reset(const mjModel* m, mjData* d, uint64_t& rng) const override {
+    noisy_qpos(m, d, noise_, rng);
+    noisy_qvel(m, d, noise_, /*normal=*/true, rng);
+  }
+  void tracked(const mjModel*, const mjData* d, double xy[2]) const override {
+    xy[0] = d->qpos[0];
+    xy[1] = 0.0;
+  }
+
+ private:
+  double forward_weight_, ctrl_weight_, noise_;
+  int skip_;
+};
+
+}  // namespace metagraph::mujoco
