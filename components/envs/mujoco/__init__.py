@@ -4,8 +4,9 @@ the engine (`mujoco_task.h` steps MuJoCo; `rules/*.h`, one class per task, say w
 observes, rewards and resets), with Gymnasium's model files, frame skips, observations,
 rewards, health and termination rules, reset distributions and episode limits, behind every
 door of the engine (`components.envs.make`, `make_functional`, `Environment`,
-`gymnasium.make("metagraph/Hopper-v5")`), and the MJX twin of the four locomotion tasks it
-covers (door "jax", `mjx_env.py`: `MJX_IDS`).
+`gymnasium.make("metagraph/Hopper-v5")`), and the MJX twin of the nine tasks MJX can run
+(door "jax", `mjx_env.py` over `_mjx_rules.py`: `MJX_IDS`; not the humanoids, whose models use
+the PGS solver MJX lacks).
 
 Keyword arguments are Gymnasium's (`forward_reward_weight`, `ctrl_cost_weight`,
 `reset_noise_scale`, `healthy_z_range`, ...; `xml_file`, `frame_skip`), plus

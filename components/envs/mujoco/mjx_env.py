@@ -2,14 +2,14 @@
 reimplemented in JAX by MJX (`mujoco-mjx`, the extra `mjx`: `pip install -e ".[mjx]"`), for
 accelerators where the native door's host round trip would dominate.
 
-It covers the four locomotion tasks (`tasks.MJX_IDS`). The task is the native core's
-(`tasks.core_config`: the same keyword arguments, frame skip and limits; the rules of
-`rules/*.h` line for line): a step sets `ctrl` to the action, runs `mjx.step` frame_skip times
-(then `mjx.rne_postconstraint` for Ant's contact forces), and computes Gymnasium's v5
-observation, reward, health and termination; truncation at `max_episode_steps` and same-step
-auto-reset as the native door. The model is the one the native core loads (Gymnasium's model
-file, unchanged): MJX supports its Newton solver, pyramidal cones and Euler / RK4 integrators,
-so no option is turned off.
+It covers the tasks of `tasks.MJX_IDS`. The task is the native core's (`tasks.core_config`:
+the same keyword arguments, frame skip and limits; `_mjx_rules.py`, one class per task, is the
+native `rules/*.h` line for line): a step sets `ctrl` to the action, runs `mjx.step`
+frame_skip times (then `mjx.rne_postconstraint` where the rules read contact forces), and
+computes Gymnasium's v5 observation, reward, health and termination; truncation at
+`max_episode_steps` and same-step auto-reset as the native door. The model is the one the
+native core loads (Gymnasium's model file, unchanged): MJX supports the Newton solver,
+pyramidal cones and Euler / RK4 integrators these use, so no option is turned off.
 
 MJX computes in float32 (JAX's default) where the native core computes in float64: from the
 same positions and velocities a step agrees with the native core to a tolerance measured in
@@ -38,6 +38,7 @@ import numpy as np
 from components.envs.engine.actions import action_error, refuse_bad_actions
 from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
 from components.envs.engine.spec import EnvSpec
+from components.envs.mujoco._mjx_rules import MJX_RULES
 from components.envs.mujoco.tasks import core_config
 from metagraph import context
 from metagraph.errors import MissingExtraError
@@ -82,6 +83,7 @@ class MjxFunctionalEnv(FunctionalEnv):
                                                     config["main_body_name"])
         # attributes of a frozen dataclass: set as the dataclass itself would
         object.__setattr__(self, "_config", config)
+        object.__setattr__(self, "_rules", MJX_RULES[env_spec.env_id](config, host_model))
         object.__setattr__(self, "_mjx", mjx)
         object.__setattr__(self, "_model", mjx.put_model(host_model))
         object.__setattr__(self, "_data0", mjx.make_data(host_model))
@@ -114,81 +116,31 @@ class MjxFunctionalEnv(FunctionalEnv):
         return self._mjx.forward(self._model, data)
 
     def _reset_one(self, key: jax.Array) -> Any:
-        """Gymnasium's reset_model: qpos0 plus uniform noise, qvel Gaussian (HalfCheetah, Ant)
-        or uniform noise, scaled by reset_noise_scale."""
-        scale = self._config["reset_noise_scale"]
-        qpos_key, qvel_key = jax.random.split(key)
-        qpos = self._model.qpos0 + jax.random.uniform(qpos_key, (self._nq,), minval=-scale,
-                                                      maxval=scale)
-        if self.task in ("HalfCheetah-v5", "Ant-v5"):
-            qvel = scale * jax.random.normal(qvel_key, (self._nv,))
-        else:
-            qvel = jax.random.uniform(qvel_key, (self._nv,), minval=-scale, maxval=scale)
-        return self._data_at(qpos, qvel)
+        """Gymnasium's reset_model (the task's rules), then set_state."""
+        return self._data_at(*self._rules.reset(self._model.qpos0, key))
 
     def _tracked(self, data: Any) -> jax.Array:
-        """qpos[0], or the xy of Ant's main body (the rules' `tracked`)."""
-        if self.task == "Ant-v5":
-            return data.xpos[self._config["main_body"], :2]
-        return jnp.stack([data.qpos[0], jnp.zeros_like(data.qpos[0])])
+        """The position the next step's velocity is measured from (the rules' `tracked`)."""
+        return self._rules.tracked(data).astype(jnp.float32)
 
     def _observe(self, data: Any) -> jax.Array:
-        """Gymnasium's _get_obs."""
-        c = self._config
-        skip = 0 if not c["exclude_current_positions_from_observation"] else (
-            2 if self.task == "Ant-v5" else 1)
-        qvel = data.qvel
-        if self.task in ("Hopper-v5", "Walker2d-v5"):
-            qvel = jnp.clip(qvel, -10.0, 10.0)
-        parts = [data.qpos[skip:], qvel]
-        if self.task == "Ant-v5" and c["include_cfrc_ext_in_observation"]:
-            parts.append(jnp.clip(data._impl.cfrc_ext[1:].ravel(), *c["contact_force_range"]))
-        return jnp.concatenate(parts).astype(jnp.float32)
-
-    def _healthy(self, data: Any) -> jax.Array:
-        """Gymnasium's is_healthy (HalfCheetah is always healthy)."""
-        c, qpos, qvel = self._config, data.qpos, data.qvel
-
-        def inside(x, bounds):  # strictly
-            return (bounds[0] < x) & (x < bounds[1])
-
-        if self.task == "HalfCheetah-v5":
-            return jnp.bool_(True)
-        z_and_angle = inside(qpos[1], c["healthy_z_range"]) & inside(qpos[2],
-                                                                    c["healthy_angle_range"])
-        if self.task == "Hopper-v5":
-            rest = jnp.concatenate([qpos[2:], qvel])
-            return jnp.all(inside(rest, c["healthy_state_range"])) & z_and_angle
-        if self.task == "Walker2d-v5":
-            return z_and_angle
-        low, high = c["healthy_z_range"]  # Ant: closed, and every number finite
-        finite = jnp.all(jnp.isfinite(qpos)) & jnp.all(jnp.isfinite(qvel))
-        return finite & (low <= qpos[2]) & (qpos[2] <= high)
+        """Gymnasium's _get_obs (the task's rules), in float32."""
+        return self._rules.observe(data).astype(jnp.float32)
 
     def _step_one(self, data: Any, tracked: jax.Array, action: jax.Array) -> tuple:
         """One Gymnasium step of one environment: (data', tracked', obs, reward, terminated,
         finite)."""
-        c = self._config
         data = data.replace(ctrl=action.astype(data.ctrl.dtype))
-        data = jax.lax.fori_loop(0, c["frame_skip"],
+        data = jax.lax.fori_loop(0, self._config["frame_skip"],
                                  lambda _, d: self._mjx.step(self._model, d), data)
-        if self.task == "Ant-v5":  # cfrc_ext for the observation and the contact cost
+        if self._rules.needs_rne:  # cfrc_ext for the observation and the costs
             data = self._mjx.rne_postconstraint(self._model, data)
         after = self._tracked(data)
-        x_velocity = (after[0] - tracked[0]) / self._dt
-        ctrl_cost = jnp.float32(c["ctrl_cost_weight"]) * jnp.sum(jnp.square(action))
-        reward = c["forward_reward_weight"] * x_velocity - ctrl_cost
-        terminated = jnp.bool_(False)
-        if self.task != "HalfCheetah-v5":
-            healthy = self._healthy(data)
-            terminated = ~healthy & c["terminate_when_unhealthy"]
-            reward = reward + healthy * c["healthy_reward"]
-        if self.task == "Ant-v5":
-            forces = jnp.clip(data._impl.cfrc_ext, *c["contact_force_range"])
-            reward = reward - c["contact_cost_weight"] * jnp.sum(jnp.square(forces))
+        reward, terminated = self._rules.reward(data, action, tracked, after, self._dt)
         finite = (jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
                   & jnp.all(jnp.isfinite(data.qacc)))
-        return data, after, self._observe(data), reward.astype(jnp.float32), terminated, finite
+        return (data, after, self._observe(data), jnp.asarray(reward, jnp.float32),
+                jnp.asarray(terminated, bool), finite)
 
     # ---- the functional interface ------------------------------------------------------------
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
