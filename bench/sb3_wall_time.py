@@ -6,7 +6,7 @@ then a deterministic evaluation over 10 episodes).
 SB3 needs PyTorch, which metagraph does not: run it from its own venv,
 
     python3.11 -m venv /tmp/sb3 && /tmp/sb3/bin/pip install torch stable-baselines3 \\
-        "gymnasium[mujoco]" mujoco==3.17.0
+        "gymnasium[mujoco]" mujoco==4.0.0
     /tmp/sb3/bin/python bench/sb3_wall_time.py sac Pendulum-v1 --steps 20000
     /tmp/sb3/bin/python bench/sb3_wall_time.py ppo HalfCheetah-v5 --steps 100000
 

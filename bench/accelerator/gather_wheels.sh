@@ -14,7 +14,8 @@ rm -rf wheels && mkdir wheels
 PACKAGES=(
   dm-haiku==0.0.17 jmp==0.0.4                         # the networks
   gymnasium==1.4.0 farama-notifications==0.0.4        # the Gymnasium door and the peers
-  mujoco==3.17.0 glfw==2.11.0 pyopengl==3.1.10        # MuJoCo's headers and libmujoco
+  mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 websockets==17.4
+  glfw==2.11.0 pyopengl==3.1.10                       # MuJoCo's headers and libmujoco
   tensorboardX==2.6.5 graphviz==0.21                  # reporting and drawing
 )
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$PY" \
