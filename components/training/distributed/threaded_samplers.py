@@ -4,14 +4,15 @@ host by default, where the native tasks step), while the learner updates on its 
 (JAX's default: the accelerator where there is one). Sampling and learning overlap; batches
 and weights move between the devices as arrays.
 
-A sampler loads the newest published weights before each batch, and at most two requests
-are in flight in all (two for one sampler, one each for two), so a batch is at most one
-weight version old when the learner takes it (the policy lag the rows report): what PPO's
-ratio and IMPALA's V-trace correct. With K > 2 samplers each has one request in flight and
-the lag is at most K - 1 (a batch can wait behind the other samplers' batches)."""
+A sampler loads the newest published weights before each batch, at most two requests are in
+flight in all (two for one sampler, one each for two), and the learner takes the batches in
+the order it asked for them, so a batch is at most one weight version old when the learner
+takes it (the policy lag the rows report): what PPO's ratio and IMPALA's V-trace correct.
+With K > 2 samplers each has one request in flight and the lag is at most K - 1."""
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 from typing import Any
@@ -41,7 +42,8 @@ class ThreadedSamplers:
         self._lock = threading.Lock()
         self._published: tuple[Any, int] = (None, -1)
         self._requests = [queue.Queue() for _ in range(count)]
-        self._results: queue.Queue = queue.Queue()
+        self._results = [queue.Queue() for _ in range(count)]
+        self._asked: collections.deque[int] = collections.deque()  # samplers, in request order
         self._threads = [threading.Thread(target=self._work, args=(i,), daemon=True,
                                           name=f"metagraph-sampler-{i}") for i in range(count)]
         for thread in self._threads:
@@ -56,7 +58,7 @@ class ThreadedSamplers:
                 result: Any = sampler.sample(weights, version)
             except BaseException as error:  # raised by `next`, its type kept
                 result = error
-            self._results.put((index, result))
+            self._results[index].put(result)
 
     def publish(self, weights: dict[str, Any], version: int) -> None:
         """Make `weights` (of `version`: NumPy copies, as `Executor.get_states` makes them,
@@ -72,11 +74,16 @@ class ThreadedSamplers:
 
     def request(self, index: int) -> None:
         """Queue a batch from sampler `index` (sampled with the newest weights when it starts)."""
+        self._asked.append(index)
         self._requests[index].put(True)
 
     def next(self) -> tuple[int, dict[str, Any]]:
-        """The first batch finished, `(index, result)`; a sampler's error is raised here."""
-        index, result = self._results.get()
+        """The batch asked for first among those not yet taken, `(index, result)`, waiting for
+        it; a sampler's error is raised here. Taken in the order they were asked for, not as
+        they finish: a sampler that finished twice while another was still sampling would
+        otherwise leave that one's batch to be learned from two or more versions late."""
+        index = self._asked.popleft()
+        result = self._results[index].get()
         if isinstance(result, BaseException):
             raise result
         return index, result
