@@ -12,17 +12,16 @@
 #include "rules/inverted_pendulum.h"
 #include "rules/pusher.h"
 #include "rules/reacher.h"
-#include "rules/swimmer.h"
 
 namespace metagraph::mujoco {
 
 // The rules of `task` ("HalfCheetah-v5", ...) made with the task's keyword arguments in `c`.
 inline std::unique_ptr<Rules> make_rules(const std::string& task, const engine::Config& c) {
-  if (task == "HalfCheetah-v5") return std::make_unique<HalfCheetah>(c);
+  if (task == "HalfCheetah-v5") return std::make_unique<HalfCheetah>(c, task, false);
   if (task == "Hopper-v5") return std::make_unique<Hopper>(c, task, /*state_range=*/true);
   if (task == "Walker2d-v5") return std::make_unique<Hopper>(c, task, /*state_range=*/false);
   if (task == "Ant-v5") return std::make_unique<Ant>(c);
-  if (task == "Swimmer-v5") return std::make_unique<Swimmer>(c);
+  if (task == "Swimmer-v5") return std::make_unique<HalfCheetah>(c, task, /*swimmer=*/true);
   if (task == "InvertedPendulum-v5") return std::make_unique<InvertedPendulum>(c);
   if (task == "InvertedDoublePendulum-v5") return std::make_unique<InvertedDoublePendulum>(c);
   if (task == "Reacher-v5") return std::make_unique<Reacher>(c);

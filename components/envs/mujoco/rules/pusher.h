@@ -36,9 +36,8 @@ class Pusher : public Rules {
     const double* xpos = s.d->xpos;
     const double reward_near = -distance(xpos + 3 * object_, xpos + 3 * tips_arm_) * near_weight_;
     const double reward_dist = -distance(xpos + 3 * object_, xpos + 3 * goal_) * dist_weight_;
-    float* squares = reinterpret_cast<float*>(s.scratch);
-    for (int j = 0; j < s.m->nu; ++j) squares[j] = s.action[j] * s.action[j];
-    const float reward_ctrl = -numpy_sum(squares, s.m->nu) * static_cast<float>(control_weight_);
+    const float reward_ctrl = -float32_control_cost(control_weight_, s.action, s.m->nu,
+                                                    reinterpret_cast<float*>(s.scratch));
     return reward_dist + static_cast<double>(reward_ctrl) + reward_near;
   }
   // qpos0 with the object's two coordinates drawn ([-0.3, 0] then [-0.2, 0.2]) until farther

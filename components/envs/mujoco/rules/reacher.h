@@ -34,9 +34,8 @@ class Reacher : public Rules {
     *terminated = false;
     const double reward_dist =
         -distance(s.d->xpos + 3 * fingertip_, s.d->xpos + 3 * target_) * dist_weight_;
-    float* squares = reinterpret_cast<float*>(s.scratch);
-    for (int j = 0; j < s.m->nu; ++j) squares[j] = s.action[j] * s.action[j];
-    const float reward_ctrl = -numpy_sum(squares, s.m->nu) * static_cast<float>(control_weight_);
+    const float reward_ctrl = -float32_control_cost(control_weight_, s.action, s.m->nu,
+                                                    reinterpret_cast<float*>(s.scratch));
     return reward_dist + static_cast<double>(reward_ctrl);
   }
   // qpos0 plus uniform noise of 0.1, the target's two coordinates drawn uniformly in
