@@ -31,7 +31,7 @@ def module_name(path: Path) -> str:
 
 # compiled modules (CMakeLists.txt), which have no .py file in the source tree
 NATIVE = ("components.envs.classic_control._tasks", "components.envs.mujoco._tasks",
-          "components.envs.games._tasks")
+          "components.envs.games._tasks", "components.envs.minatar._tasks")
 
 
 def modules() -> dict[str, Path]:

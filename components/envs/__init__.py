@@ -1,7 +1,8 @@
 """Environments: one engine (`components.envs.engine`) and its families, classic control
-(`components.envs.classic_control`), Gymnasium's MuJoCo v5 tasks (`components.envs.mujoco`) and
-two-player board games (`components.envs.games`: Connect Four, Othello, Hex), plus any a user
-registers (`register`, `build_extension`).
+(`components.envs.classic_control`), Gymnasium's MuJoCo v5 tasks (`components.envs.mujoco`),
+MinAtar's five games (`components.envs.minatar`) and two-player board games
+(`components.envs.games`: Connect Four, Othello, Hex), plus any a user registers (`register`,
+`build_extension`).
 
 - `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
   `gymnasium.vector.VectorEnv` (`VectorEnv`) stepped by C++ threads (by default every core the
@@ -26,6 +27,7 @@ from typing import Any
 
 import components.envs.classic_control
 import components.envs.games
+import components.envs.minatar
 import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads nothing compiled)
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
@@ -46,6 +48,7 @@ from components.envs.engine.vector_env import VectorEnv
 from components.envs.environment import DOORS, Environment
 from components.envs.functional_doors import make_functional
 from components.envs.games import GAME_IDS
+from components.envs.minatar import MINATAR_IDS
 from components.envs.mujoco import MUJOCO_IDS
 
 ENV_IDS = tuple(CLASSIC_CONTROL_IDS)  # the classic-control ids; env_ids() lists every id
@@ -66,7 +69,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MUJOCO_IDS", "ConformanceError", "Env",
+    "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS", "ConformanceError", "Env",
     "EnvSpec", "Environment", "ExtensionBuildError", "ExtensionImportError", "FunctionalEnv",
     "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension",
     "canonical_id", "check", "env_ids", "make", "make_functional", "register", "spec",

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from command_line import USER_MODULE, metagraph
 
+ROOT = Path(__file__).resolve().parents[3]
 SMALL = ["--set", "num_envs=2", "--set", "num_steps=16", "--set", "hidden=[8]"]
 
 
@@ -43,6 +44,28 @@ def test_train_evaluate_and_resume_a_users_algorithm(user_dir):
               "--trust-code")
     resumed = rows(run)
     assert resumed[:4] == first and [row["iteration"] for row in resumed] == list(range(6))
+
+
+def test_a_users_algorithm_makes_a_users_environment_with_its_arguments(user_dir):
+    """Both outside the package: the user's algorithm reads `--env-kwargs` with
+    `env_kwargs_of(config)` and makes the user's Catch (examples/envs/catch) on a 5x3 board,
+    as `evaluate` and `export` then do."""
+    shutil.copytree(ROOT / "examples" / "envs" / "catch", user_dir / "catch")
+    module = ["--env-module", "catch/catch_env.py"]
+    metagraph(user_dir, "train", "Catch-v0", "--algo", "user_reinforce:Reinforce", *module,
+              "--out", "catch_run", "--steps", "64", "--env-kwargs", "rows=5",
+              "--env-kwargs", "columns=3", *SMALL)
+    saved = json.loads((user_dir / "catch_run" / "config.json").read_text())
+    assert saved["config"]["env_kwargs"] == {"rows": 5, "columns": 3}
+    done = metagraph(user_dir, "evaluate", "catch_run", "--episodes", "2", "--algo",
+                     "user_reinforce:Reinforce", *module)
+    assert "2 episodes: return" in done.stdout
+    metagraph(user_dir, "export", "catch_run", "-o", "catch.mgx", "--algo",
+              "user_reinforce:Reinforce", *module)
+    from backends.xla import load as load_exported
+
+    policy = load_exported(user_dir / "catch.mgx")
+    assert np.asarray(policy(np.zeros((1, 15), np.float32))).shape == (1,)  # a 5x3 board
 
 
 def test_a_users_algorithm_by_file_path_with_samplers(user_dir):

@@ -19,7 +19,7 @@ from components.envs import Environment
 from components.losses import discounted_returns, policy_gradient
 from components.optimizer import Optimizer
 from components.policy import Policy
-from components.training import Algorithm, Distributed, inputs_for
+from components.training import Algorithm, Distributed, env_kwargs_of, inputs_for
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 
@@ -31,6 +31,7 @@ class ReinforceConfig(AgentConfig):
     gamma: float = 0.99
     hidden: tuple[int, ...] = (16,)
     door: str = "native"
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)  # --env-kwargs
 
 
 class ReinforceLoss(mg.Component):
@@ -48,7 +49,7 @@ class ReinforceAgent(mg.Component):
     def __init__(self, env_id: str, config: ReinforceConfig):
         super().__init__()
         self.config = config
-        self.env = Environment(env_id, config.num_envs)
+        self.env = Environment(env_id, config.num_envs, **env_kwargs_of(config))
         self.policy = Policy(self.env.action_space, hidden=config.hidden)
         self.loss = ReinforceLoss(self.policy)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),

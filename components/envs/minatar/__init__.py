@@ -1,0 +1,52 @@
+"""MinAtar (Young and Tian 2019) on the engine: Breakout, Asterix, Freeway, Seaquest and
+SpaceInvaders, the `minatar` package's rules in C++ (`minatar.h`, one header per game), with
+its sticky actions and difficulty ramping. Ids `MinAtar-Breakout-v0` ...; gymnax's names
+(`Breakout-MinAtar`) are aliases.
+
+Observations are the game's 10x10xC planes of 0 and 1, channels last, flattened
+(float32[100 * C]; `observation_shape(env_id)` gives (10, 10, C)). Six actions. Keyword
+arguments: `sticky_action_prob` (0.1), `difficulty_ramping` (True), `max_steps_in_episode`
+(gymnax's name and limits: 1000; Freeway 2500)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from components.envs.engine import compiled_module
+from components.envs.engine.catalogue import register, spec
+from components.envs.engine.spec import EnvSpec
+
+_tasks = compiled_module("components.envs.minatar._tasks", __file__)
+
+# id: (compiled class, the package's game name)
+GAMES: dict[str, tuple[Any, str]] = {
+    "MinAtar-Breakout-v0": (_tasks.Breakout, "breakout"),
+}
+MINATAR_IDS = tuple(GAMES)
+
+
+def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
+    """The spec of a MinAtar id made with `kwargs` (sticky_action_prob, difficulty_ramping,
+    max_steps_in_episode)."""
+    cls, _ = GAMES[env_id]
+    task = cls(env_id, kwargs)
+    observations = gymnasium.spaces.Box(0.0, 1.0, (int(task.obs_dim),), np.float32)
+    return EnvSpec(env_id, observations, gymnasium.spaces.Discrete(int(task.num_actions)),
+                   int(task.max_steps), task)
+
+
+def observation_shape(env_id: str) -> tuple[int, int, int]:
+    """The observation's planes, (10, 10, channels), of a MinAtar id."""
+    info = spec(env_id).info
+    return int(info["rows"]), int(info["columns"]), int(info["planes"])
+
+
+for _env_id, (_cls, _game) in GAMES.items():
+    _name = _game.title().replace("_", "")
+    register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps),
+             aliases=(f"{_name}-MinAtar",))
+
+__all__ = ["GAMES", "MINATAR_IDS", "make_spec", "observation_shape"]

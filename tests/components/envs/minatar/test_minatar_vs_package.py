@@ -1,0 +1,50 @@
+"""Each MinAtar game against the `minatar` package's own (Young and Tian's code), in lockstep
+from the same seeds (package_reference.py): several environments of a host pool, thousands of
+random actions, sticky actions on, with and without difficulty ramping; every observation,
+reward and termination equal, including the last observation of each episode and the first
+of the next."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from package_reference import PackageEnvironment
+
+import components.envs as envs
+from components.envs.minatar import GAMES, observation_shape
+
+pytest.importorskip("minatar")
+
+STEPS = 1500
+
+
+@pytest.mark.parametrize("ramping", [True, False])
+@pytest.mark.parametrize("env_id", list(GAMES))
+def test_a_game_steps_as_the_packages_own(env_id, ramping):
+    game = GAMES[env_id][1]
+    n, seed = 4, 11
+    pool = envs.make(env_id, n, seed=seed, num_threads=2, difficulty_ramping=ramping,
+                     max_steps_in_episode=STEPS + 1)  # episodes end by the game's own rules
+    shape = observation_shape(env_id)
+    obs, _ = pool.reset(seed=seed)
+    package = [PackageEnvironment(game, seed, i, difficulty_ramping=ramping) for i in range(n)]
+    for i, reference in enumerate(package):
+        np.testing.assert_array_equal(obs[i].reshape(shape), reference.reset())
+    actions = np.random.default_rng(5).integers(0, 6, size=(STEPS, n))
+    rewards, ends = 0.0, 0
+    for t in range(STEPS):
+        obs, reward, terminated, truncated, info = pool.step(actions[t])
+        assert not truncated.any()
+        for i, reference in enumerate(package):
+            expected_obs, expected_reward, terminal = reference.step(actions[t, i])
+            where = f"{env_id} environment {i}, step {t}"
+            assert reward[i] == expected_reward, where
+            assert terminated[i] == terminal, where
+            last = info["final_obs"][i] if terminal else obs[i]
+            np.testing.assert_array_equal(last.reshape(shape), expected_obs, err_msg=where)
+            if terminal:
+                np.testing.assert_array_equal(obs[i].reshape(shape), reference.reset(),
+                                              err_msg=where + " (the next episode)")
+                ends += 1
+            rewards += expected_reward
+    assert ends >= 1 and rewards > 0  # the comparison saw episodes end and rewards given
