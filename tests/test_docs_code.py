@@ -2,17 +2,16 @@
 test of docs/testing-components.md are executed as written, and so are the examples of
 docs/components.md, docs/customising-agents.md and docs/writing-an-algorithm.md, in order,
 in one namespace; the commands of customising-agents.md (and, marked slow, those of
-writing-an-algorithm.md) run in a fresh process on the module that page writes."""
+writing-an-algorithm.md) run as typed (`command_line.metagraph`) on the module that page
+writes."""
 
 import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from command_line import metagraph
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -38,18 +37,15 @@ def test_component_library_examples_run():
 
 def run_page_commands(page: str, blocks: list[str], module: str, where: Path) -> None:
     """Save the page's blocks that start with `# <module>` as `where/<module>` and run the
-    page's three `metagraph` commands there, each in a fresh process."""
+    page's three `metagraph` commands there, as typed."""
     (where / module).write_text(
         "\n".join(block for block in blocks if block.startswith(f"# {module}")))
     bash = re.findall(r"```bash\n(.*?)```", (DOCS / page).read_text(), re.S)
     commands = [line for block in bash for line in block.splitlines()
                 if line.startswith("metagraph ")]
     assert len(commands) == 3
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     for command in commands:
-        subprocess.run([sys.executable, "-m", "components.training.cli",
-                        *shlex.split(command)[1:]], cwd=where, env=env, check=True,
-                       capture_output=True, timeout=600)
+        metagraph(where, *shlex.split(command)[1:])
 
 
 def test_customising_an_agent_runs_from_python_and_from_the_command_line(tmp_path):
@@ -79,7 +75,7 @@ def test_writing_an_algorithm_runs_and_learns():
 
 @pytest.mark.slow
 def test_writing_an_algorithm_commands_run(tmp_path):
-    """The page's module, saved as my_a2c.py, through its commands, each in a fresh process."""
+    """The page's module, saved as my_a2c.py, through its commands."""
     run_page_commands("writing-an-algorithm.md", python_blocks("writing-an-algorithm.md"),
                       "my_a2c.py", tmp_path)
     relu = tmp_path / "runs" / "relu"
@@ -95,23 +91,20 @@ def after_training_section() -> str:
 
 
 def test_the_after_training_commands_and_python_run(tmp_path, monkeypatch):
-    """docs/training.md "After training": its commands, each in a fresh process as typed,
-    then its Python, in the directory they wrote."""
+    """docs/training.md "After training": its commands as typed, then its Python, in the
+    directory they wrote."""
     import shutil
 
     section = after_training_section()
     bash = re.findall(r"```bash\n(.*?)```", section, re.S)[0]
     commands = [line for line in bash.splitlines() if line.startswith("metagraph ")]
     assert len(commands) == 7
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     for command in commands:
         if "--format onnx" in command and not _importable("jax2onnx"):
             continue
         if ".mp4" in command and shutil.which("ffmpeg") is None:
             command = command.replace(".mp4", ".gif")
-        subprocess.run([sys.executable, "-m", "components.training.cli",
-                        *shlex.split(command)[1:]], cwd=tmp_path, env=env, check=True,
-                       capture_output=True, timeout=600)
+        metagraph(tmp_path, *shlex.split(command)[1:])
     for written in ("runs/cartpole/best.npz", "policy.mgx", "cartpole.png"):
         assert (tmp_path / written).is_file(), written
     assert any((tmp_path / name).is_file() for name in ("cartpole.mp4", "cartpole.gif"))

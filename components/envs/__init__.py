@@ -69,8 +69,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS", "ConformanceError", "Env",
-    "EnvSpec", "Environment", "ExtensionBuildError", "ExtensionImportError", "FunctionalEnv",
-    "InGraphEnv", "TwinFunctionalEnv", "TwinState", "VectorEnv", "build_extension",
+    "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS",
+    "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError",
+    "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv", "TwinState",
+    "VectorEnv", "build_extension",
     "canonical_id", "check", "env_ids", "make", "make_functional", "register", "spec",
 ]

@@ -24,6 +24,10 @@ _tasks = compiled_module("components.envs.minatar._tasks", __file__)
 # id: (compiled class, the package's game name)
 GAMES: dict[str, tuple[Any, str]] = {
     "MinAtar-Breakout-v0": (_tasks.Breakout, "breakout"),
+    "MinAtar-Asterix-v0": (_tasks.Asterix, "asterix"),
+    "MinAtar-Freeway-v0": (_tasks.Freeway, "freeway"),
+    "MinAtar-Seaquest-v0": (_tasks.Seaquest, "seaquest"),
+    "MinAtar-SpaceInvaders-v0": (_tasks.SpaceInvaders, "space_invaders"),
 }
 MINATAR_IDS = tuple(GAMES)
 

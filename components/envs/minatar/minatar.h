@@ -12,6 +12,11 @@
 //   - difficulty ramping (`difficulty_ramping`, true by default) where the game has one;
 //   - observations: 10x10xC planes of 0 and 1, channels last ((y * 10 + x) * C + c).
 //
+// State: the previous action, the game's words, then its random stream. A state set from
+// outside (`reset(options={"state": ...})`) that the game calls invalid (a cell off the board)
+// is observed as empty planes, never read, and refused by the next step, as the engine
+// refuses any invalid state.
+//
 // Randomness: the game's own stream, one word of the state (splitmix64 bits), seeded at each
 // reset from the engine's stream of the environment. The package calls numpy's RandomState;
 // the games here make the same calls in the same order (`rand()`, `randint(n)`,
@@ -78,13 +83,14 @@ struct Settings {
 // and static functions
 //   void reset(double* w, Stream& random, const Settings&);
 //   double act(double* w, int action, Stream& random, const Settings&, bool& terminal);
-//   template <class T> void observe(const double* w, const Planes<T>&);  (planes are zeroed)
-//   bool valid(const double* w);  (the words a reset and steps can make)
+//   template <class T> void observe(const double* w, const Planes<T>&);  (planes are zeroed;
+//       called on valid words only)
+//   bool valid(const double* w);  (the words a reset and steps can make: any other is refused)
 template <class Game>
 class MinAtar {
  public:
   using Action = int32_t;
-  static constexpr int kStateWords = 2 + Game::kWords;  // stream, previous action, game
+  static constexpr int kStateWords = 2 + Game::kWords;  // previous action, game, stream
   static constexpr bool kStepKeepsValid = true;         // whole numbers, exact rules
 
   explicit MinAtar(const engine::Config& config)
@@ -113,49 +119,50 @@ class MinAtar {
 
   void reset(double* s, uint64_t& rng) const {
     Stream random(engine::splitmix64(rng));
-    s[1] = kNoop;
-    Game::reset(s + 2, random, settings_);
+    s[0] = kNoop;
+    Game::reset(s + 1, random, settings_);
     store(s, random);
   }
   void step(double* s, const Action* action, engine::Step& out) const {
     Stream random(load(s));
     int a = *action;
-    if (random.rand() < sticky_) a = static_cast<int>(s[1]);
-    s[1] = a;
+    if (random.rand() < sticky_) a = static_cast<int>(s[0]);
+    s[0] = a;
     bool terminal = false;
-    out.reward = Game::act(s + 2, a, random, settings_, terminal);
+    out.reward = Game::act(s + 1, a, random, settings_, terminal);
     out.terminated = terminal;
     store(s, random);
   }
   template <class T>
   void observe(const double* s, T* obs) const {
     std::fill(obs, obs + obs_dim(), T(0));
-    Game::observe(s + 2, Planes<T>{obs, Game::kChannels});
+    if (valid(s)) Game::observe(s + 1, Planes<T>{obs, Game::kChannels});
   }
   bool valid(const double* s) const {
-    return whole(s[1], 0, kNumActions - 1) && Game::valid(s + 2);
+    return whole(s[0], 0, kNumActions - 1) && Game::valid(s + 1);
   }
   std::string invalid_reason(const double* s) const {
-    if (!whole(s[1], 0, kNumActions - 1)) return "has a previous action outside 0..5";
+    if (!whole(s[0], 0, kNumActions - 1)) return "has a previous action outside 0..5";
     return std::string("holds no state of MinAtar's ") + Game::kName +
            " (each word a whole number in its range)";
   }
   void physical(const double* s, double* physics) const {
-    for (int k = 0; k < physical_dim(); ++k) physics[k] = s[1 + k];
+    for (int k = 0; k < physical_dim(); ++k) physics[k] = s[k];
   }
   void set_physical(double* s, const double* physics) const {
-    for (int k = 0; k < physical_dim(); ++k) s[1 + k] = physics[k];
+    for (int k = 0; k < physical_dim(); ++k) s[k] = physics[k];
   }
 
  private:
+  static constexpr int kStream = 1 + Game::kWords;  // the word holding the game's stream
   static uint64_t load(const double* s) {
     uint64_t bits;
-    std::memcpy(&bits, s, sizeof bits);
+    std::memcpy(&bits, s + kStream, sizeof bits);
     return bits;
   }
   static void store(double* s, const Stream& random) {
     const uint64_t bits = random.bits();
-    std::memcpy(s, &bits, sizeof bits);
+    std::memcpy(s + kStream, &bits, sizeof bits);
   }
 
   std::string id_;

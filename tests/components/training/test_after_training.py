@@ -1,9 +1,10 @@
 """After training (issue 24): a run loads from Python and acts, exports its acting API alone
 (loaded and run in a fresh process that never imports the library's agents, for every
 built-in algorithm and a user's), and a received run directory is data: its user code is
-imported only when named again or trusted, and only unchanged. Every command that trains,
-evaluates or exports runs in a fresh process, as a user types it; the one-line refusals run
-in this process (`command_line.refusal`)."""
+imported only when named again or trusted, and only unchanged. Every command runs as a user
+types it (`command_line.metagraph`, in this process, forgetting the user's modules after each
+command as a fresh process would); the exported files are loaded in fresh processes that
+import neither the library's agents nor JAX where the format promises it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """A user's own algorithm, in a module outside the package (copied to a temporary directory
-and put on PYTHONPATH), runs everywhere the built-in ones do, each command in a fresh process
-as a user would type it: train, evaluate, resume, samplers in process and on Ray; and every
-malformed `--algo` is one line naming what was expected."""
+and put on the path), runs everywhere the built-in ones do, each command as a user would type
+it (the first in a fresh process with the directory on PYTHONPATH, the others in this one):
+train, evaluate, resume, samplers in process and on Ray; and every malformed `--algo` is one
+line naming what was expected."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def user_dir(tmp_path_factory) -> Path:
 
 def test_train_evaluate_and_resume_a_users_algorithm(user_dir):
     metagraph(user_dir, "train", "CartPole-v1", "--algo", "user_reinforce:Reinforce",
-              "--out", "run", "--steps", "128", *SMALL)
+              "--out", "run", "--steps", "128", *SMALL, fresh=True)
     run = user_dir / "run"
     assert json.loads((run / "config.json").read_text())["algo"] == "user_reinforce:Reinforce"
     first = rows(run)

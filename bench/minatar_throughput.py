@@ -1,0 +1,189 @@
+"""MinAtar steps per second, random actions, auto-reset on, against peers measured in the same
+run (issue 34 part 5).
+
+    python bench/minatar_throughput.py [--games Breakout Asterix ...] [--sizes 1 256 4096]
+                                       [--steps 500]
+
+Contenders, each in a fresh process (no other library's threads beside it), each timed
+REPEATS times after a warm-up and its best run kept; actions are drawn before timing as
+NumPy's default int64 (what `integers` and `action_space.sample()` give):
+
+- `host`: our host pool (`components.envs.make`, every core's C++ threads, sticky actions on);
+- `graph`: our in-graph door (`make_functional`: the C++ step through the XLA FFI) in one
+  jitted `lax.scan`;
+- `gymnax`: gymnax's MinAtar game (its own JAX port: no sticky actions) under
+  `jax.jit(jax.vmap(...))` in the same `lax.scan`;
+- `minatar`: the `minatar` package itself (Young and Tian's NumPy code, sticky actions on),
+  N environments stepped in turn from Python.
+
+The goals: at N=4096, `graph` at least 5x gymnax, `host` at least 20x the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+REPEATS = 3  # timed runs of every contender; the best is kept (load only ever slows one down)
+PACKAGE_NAMES = {"Breakout": "breakout", "Asterix": "asterix", "Freeway": "freeway",
+                 "Seaquest": "seaquest", "SpaceInvaders": "space_invaders"}
+
+
+def rate(n: int, steps: int, run) -> float:
+    """Steps per second of `run(steps)` over `n` environments, best of REPEATS."""
+    run(min(steps, 20))  # warm up (compiles, first touches)
+    best = float("inf")
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        run(steps)
+        best = min(best, time.perf_counter() - start)
+    return n * steps / best
+
+
+def actions(n: int, steps: int) -> np.ndarray:
+    return np.random.default_rng(0).integers(0, 6, (steps, n))  # int64, NumPy's default
+
+
+def host(game: str, n: int, steps: int) -> float:
+    import components.envs as envs
+
+    env = envs.make(f"MinAtar-{game}-v0", n, seed=0)
+    env.reset(seed=0)
+    drawn = actions(n, steps)
+
+    def run(k):
+        for t in range(k):
+            env.step(drawn[t])
+
+    return rate(n, steps, run)
+
+
+def scanned(reset, step, n: int, steps: int) -> float:
+    """Steps per second of `step(carry, action) -> (carry, reward)` from `reset(key)` in one
+    jitted `lax.scan` over drawn actions."""
+    import jax
+    import jax.numpy as jnp
+
+    drawn = jnp.asarray(actions(n, steps), jnp.int32)
+
+    def rollout(key, drawn):
+        carry, rewards = jax.lax.scan(step, reset(key), drawn)
+        return rewards.sum() + jax.tree.leaves(carry)[0].sum()
+
+    compiled = jax.jit(rollout).lower(jax.random.PRNGKey(0), drawn).compile()
+    return rate(n, steps, lambda _: jax.block_until_ready(compiled(jax.random.PRNGKey(0),
+                                                                    drawn)))
+
+
+def graph(game: str, n: int, steps: int) -> float:
+    import components.envs as envs
+
+    env = envs.make_functional(f"MinAtar-{game}-v0")
+
+    def step(state, action):
+        state, obs, reward, *_ = env.step(state, action)
+        return state, reward
+
+    return scanned(lambda key: env.reset(key, n)[0], step, n, steps)
+
+
+def gymnax_rate(game: str, n: int, steps: int) -> float | str:
+    try:
+        import gymnax
+    except ImportError:
+        return "not installed"
+    import jax
+
+    env, params = gymnax.make(f"{game}-MinAtar")
+
+    def reset(key):
+        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, n), params)[1], key
+
+    def step(carry, action):
+        state, key = carry
+        key, draw = jax.random.split(key)
+        _, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+            jax.random.split(draw, n), state, action, params)
+        return (state, key), reward
+
+    return scanned(reset, step, n, steps)
+
+
+def package(game: str, n: int, steps: int) -> float | str:
+    try:
+        from minatar import Environment
+    except ImportError:
+        return "not installed"
+    games = [Environment(PACKAGE_NAMES[game]) for _ in range(n)]
+    for i, env in enumerate(games):
+        env.seed(i)
+        env.reset()
+    drawn = actions(n, steps).tolist()
+
+    def run(k):
+        for t in range(k):
+            for env, action in zip(games, drawn[t], strict=True):
+                _, terminal = env.act(action)
+                if terminal:
+                    env.reset()
+
+    return rate(n, steps, run)
+
+
+CONTENDERS = {"host": host, "graph": graph, "gymnax": gymnax_rate, "minatar": package}
+
+
+def in_fresh_process(name: str, game: str, n: int, steps: int) -> float | str:
+    run = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, "--games",
+                          game, "--n", str(n), "--steps", str(steps)],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        print(run.stderr[-2000:], file=sys.stderr)
+        return "failed"
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def fmt(value) -> str:
+    return f"{value / 1e6:9.3f}" if isinstance(value, float) else f"{value:>9}"
+
+
+def ratio(a, b) -> str:
+    return f"{a / b:9.1f}" if isinstance(a, float) and isinstance(b, float) else f"{'-':>9}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", default=list(PACKAGE_NAMES))
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 256, 4096])
+    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # time one contender in this process
+    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(CONTENDERS[args.one](args.games[0], args.n, args.steps)))
+        return
+    print(f"MinAtar, million steps per second (each contender in a fresh process, best of "
+          f"{REPEATS} runs; int64 actions)")
+    header = ["game", "N", *CONTENDERS, "graph/gymnax", "host/minatar"]
+    print(" ".join(f"{h:>13}" for h in header))
+    for game in args.games:
+        for n in args.sizes:
+            # the package steps about 10^4-10^5 per second: fewer of its steps at large N
+            steps = max(20, min(args.steps, 1_000_000 // n))
+            row = {name: in_fresh_process(name, game, n, steps if name != "minatar"
+                                          else max(5, min(steps, 20_000 // n)))
+                   for name in CONTENDERS}
+            cells = [f"{game:>13}", f"{n:>13}"] + [f"{fmt(v):>13}" for v in row.values()]
+            cells += [f"{ratio(row['graph'], row['gymnax']):>13}",
+                      f"{ratio(row['host'], row['minatar']):>13}"]
+            print(" ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
