@@ -9,10 +9,11 @@ REPEATS times after a warm-up and its best run kept; actions are drawn before ti
 NumPy's default int64 (what `integers` and `action_space.sample()` give):
 
 - `host`: our host pool (`components.envs.make`, every core's C++ threads, sticky actions on);
-- `graph`: our in-graph door (`make_functional`: the C++ step through the XLA FFI) in one
-  jitted `lax.scan`;
+- `graph`: our in-graph door (`make_functional`: the C++ step through the XLA FFI, every
+  core's threads inside the step) in one jitted `lax.scan` carrying the observations;
 - `gymnax`: gymnax's MinAtar game (its own JAX port: no sticky actions) under
-  `jax.jit(jax.vmap(...))` in the same `lax.scan`;
+  `jax.jit(jax.vmap(...))` in the same `lax.scan`, carrying its observations too (unread,
+  XLA would not compute them);
 - `minatar`: the `minatar` package itself (Young and Tian's NumPy code, sticky actions on),
   N environments stepped in turn from Python.
 
@@ -66,7 +67,8 @@ def host(game: str, n: int, steps: int) -> float:
 
 def scanned(reset, step, n: int, steps: int) -> float:
     """Steps per second of `step(carry, action) -> (carry, reward)` from `reset(key)` in one
-    jitted `lax.scan` over drawn actions."""
+    jitted `lax.scan` over drawn actions. The carry holds each step's observations, as a
+    policy reading them would (a peer's observations left unread would be optimised away)."""
     import jax
     import jax.numpy as jnp
 
@@ -74,7 +76,7 @@ def scanned(reset, step, n: int, steps: int) -> float:
 
     def rollout(key, drawn):
         carry, rewards = jax.lax.scan(step, reset(key), drawn)
-        return rewards.sum() + jax.tree.leaves(carry)[0].sum()
+        return rewards.sum() + sum(leaf.sum() for leaf in jax.tree.leaves(carry[-1]))
 
     compiled = jax.jit(rollout).lower(jax.random.PRNGKey(0), drawn).compile()
     return rate(n, steps, lambda _: jax.block_until_ready(compiled(jax.random.PRNGKey(0),
@@ -84,13 +86,13 @@ def scanned(reset, step, n: int, steps: int) -> float:
 def graph(game: str, n: int, steps: int) -> float:
     import components.envs as envs
 
-    env = envs.make_functional(f"MinAtar-{game}-v0")
+    env = envs.make_functional(f"MinAtar-{game}-v0", num_threads=os.cpu_count() or 1)
 
-    def step(state, action):
-        state, obs, reward, *_ = env.step(state, action)
-        return state, reward
+    def step(carry, action):
+        state, obs, reward, *_ = env.step(carry[0], action)
+        return (state, obs), reward
 
-    return scanned(lambda key: env.reset(key, n)[0], step, n, steps)
+    return scanned(lambda key: env.reset(key, n), step, n, steps)
 
 
 def gymnax_rate(game: str, n: int, steps: int) -> float | str:
@@ -103,14 +105,15 @@ def gymnax_rate(game: str, n: int, steps: int) -> float | str:
     env, params = gymnax.make(f"{game}-MinAtar")
 
     def reset(key):
-        return jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, n), params)[1], key
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, n), params)
+        return state, key, obs
 
     def step(carry, action):
-        state, key = carry
+        state, key, _ = carry
         key, draw = jax.random.split(key)
-        _, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+        obs, state, reward, *_ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
             jax.random.split(draw, n), state, action, params)
-        return (state, key), reward
+        return (state, key, obs), reward
 
     return scanned(reset, step, n, steps)
 

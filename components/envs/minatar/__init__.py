@@ -5,8 +5,8 @@ its sticky actions and difficulty ramping. Ids `MinAtar-Breakout-v0` ...; gymnax
 
 Observations are the game's 10x10xC planes of 0 and 1, channels last, flattened
 (float32[100 * C]; `observation_shape(env_id)` gives (10, 10, C)). Six actions. Keyword
-arguments: `sticky_action_prob` (0.1), `difficulty_ramping` (True), `max_steps_in_episode`
-(gymnax's name and limits: 1000; Freeway 2500)."""
+arguments: `sticky_action_prob` (0.1), `difficulty_ramping` (True), `max_episode_steps`
+(Gymnasium's name, gymnax's limits: 1000; Freeway 2500)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ MINATAR_IDS = tuple(GAMES)
 
 def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     """The spec of a MinAtar id made with `kwargs` (sticky_action_prob, difficulty_ramping,
-    max_steps_in_episode)."""
+    max_episode_steps)."""
     cls, _ = GAMES[env_id]
     task = cls(env_id, kwargs)
     observations = gymnasium.spaces.Box(0.0, 1.0, (int(task.obs_dim),), np.float32)

@@ -97,13 +97,13 @@ class MinAtar {
       : id_(config.task()),
         sticky_(config.has("sticky_action_prob") ? config.number("sticky_action_prob") : 0.1),
         settings_{config.has("difficulty_ramping") ? config.flag("difficulty_ramping") : true},
-        max_steps_(config.has("max_steps_in_episode")
-                       ? config.integer("max_steps_in_episode", 1, int64_t{1} << 40)
+        max_steps_(config.has("max_episode_steps")
+                       ? config.integer("max_episode_steps", 1, int64_t{1} << 40)
                        : Game::kMaxSteps) {
     if (!(sticky_ >= 0.0 && sticky_ <= 1.0))
       throw config.error("sticky_action_prob", "must be in [0, 1], got " +
                                                    std::to_string(sticky_));
-    config.only({"sticky_action_prob", "difficulty_ramping", "max_steps_in_episode"});
+    config.only({"sticky_action_prob", "difficulty_ramping", "max_episode_steps"});
   }
 
   std::string id() const { return id_; }

@@ -48,7 +48,7 @@ def test_the_in_graph_door_refuses_the_same_state():
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"sticky_action_prob": 1.5}, "sticky_action_prob must be in \\[0, 1\\], got 1.5"),
     ({"difficulty_ramping": "yes"}, "difficulty_ramping must be a bool"),
-    ({"max_steps_in_episode": 0}, "max_steps_in_episode must be in \\[1, "),
+    ({"max_episode_steps": 0}, "max_episode_steps must be in \\[1, "),
     ({"frame_skip": 4}, "frame_skip is not an argument of this task"),
 ])
 def test_keyword_arguments_are_checked(kwargs, message):

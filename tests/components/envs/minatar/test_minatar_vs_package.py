@@ -26,7 +26,7 @@ def test_a_game_steps_as_the_packages_own(env_id, ramping):
     game = GAMES[env_id][1]
     n, seed, steps = 4, 11, STEPS.get(env_id, 1500)
     pool = envs.make(env_id, n, seed=seed, num_threads=2, difficulty_ramping=ramping,
-                     max_steps_in_episode=steps + 1)  # episodes end by the game's own rules
+                     max_episode_steps=steps + 1)  # episodes end by the game's own rules
     shape = observation_shape(env_id)
     obs, _ = pool.reset(seed=seed)
     package = [PackageEnvironment(game, seed, i, difficulty_ramping=ramping) for i in range(n)]

@@ -1,0 +1,38 @@
+"""The MinAtar games by every name and door a user reaches them through: gymnax's names as
+aliases, Gymnasium's `make` and `make_vec` under the `metagraph/` namespace with keyword
+arguments, and the planes' shape."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import components.envs as envs
+from components.envs.minatar import MINATAR_IDS, observation_shape
+
+CHANNELS = {"MinAtar-Breakout-v0": 4, "MinAtar-Asterix-v0": 4, "MinAtar-Freeway-v0": 7,
+            "MinAtar-Seaquest-v0": 10, "MinAtar-SpaceInvaders-v0": 6}  # the package's
+
+
+@pytest.mark.parametrize("env_id", MINATAR_IDS)
+def test_names_spaces_and_planes(env_id):
+    game = env_id.removeprefix("MinAtar-").removesuffix("-v0")
+    assert envs.canonical_id(f"{game}-MinAtar") == env_id  # gymnax's name
+    made = envs.spec(env_id)
+    assert observation_shape(env_id) == (10, 10, CHANNELS[env_id])
+    assert made.observation_space.shape == (100 * CHANNELS[env_id],)
+    assert made.action_space == gymnasium.spaces.Discrete(6)
+    assert made.max_episode_steps == (2500 if game == "Freeway" else 1000)
+
+
+def test_gymnasium_makes_them_with_their_arguments():
+    env = gymnasium.make("metagraph/Breakout-MinAtar", sticky_action_prob=0.0)
+    obs, _ = env.reset(seed=1)
+    assert obs.shape == (400,) and set(np.unique(obs)) <= {0.0, 1.0}
+    env.step(1)
+    vector = gymnasium.make_vec("metagraph/MinAtar-Seaquest-v0", 3,
+                                difficulty_ramping=False)
+    obs, _ = vector.reset(seed=2)
+    obs, reward, terminated, truncated, _ = vector.step(np.array([5, 5, 5]))
+    assert obs.shape == (3, 1000) and reward.shape == (3,)
