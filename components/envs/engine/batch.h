@@ -149,13 +149,17 @@ struct StepOut {
   bool* legal_mask = nullptr;  // num_actions bools per environment, of the state the step
                                // leaves (the next episode's where one ended); nullptr: none
   bool* done = nullptr;        // terminated or truncated, per environment; nullptr: not wanted
+  // true: final_obs rows are written only for the environments whose episode ended (the host
+  // pool's, whose other rows stay as they were: zeros); false: every row, the observation
+  // the step made (the in-graph door's, a whole XLA buffer).
+  bool final_obs_of_ended_only = false;
 
   StepOut from(int64_t offset, int obs_dim, int extras_dim, int num_actions = 0) const {
     return {obs + offset * obs_dim, reward + offset, terminated + offset, truncated + offset,
             final_obs ? final_obs + offset * obs_dim : nullptr,
             extras ? extras + offset * extras_dim : nullptr,
             legal_mask ? legal_mask + offset * num_actions : nullptr,
-            done ? done + offset : nullptr};
+            done ? done + offset : nullptr, final_obs_of_ended_only};
   }
 };
 
@@ -327,9 +331,12 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
   if constexpr (T::kFixedWords) words = Task::kStateWords;
   double* const base = batch.word(0);
   const int64_t n = batch.size();  // a local: the stores below cannot alias it
-  // Each observation is written once: where the final observation is wanted, there (and
-  // copied to obs below, where the next episode's first replaces it).
-  O* const observed = out.final_obs ? out.final_obs : out.obs;
+  // Each observation is written once: where the final observation is wanted for every row,
+  // there (and copied to obs below, where the next episode's first replaces it); else to obs,
+  // and the rows of ended episodes copied to final_obs before their reset (the host pool: a
+  // copy of every row, most of a step's time for large observations, is saved).
+  const bool every_final = out.final_obs && !out.final_obs_of_ended_only;
+  O* const observed = every_final ? out.final_obs : out.obs;
   uint32_t slow = 0;  // any state left outside the fast range (an integer: it vectorises)
   if (fast_after) *fast_after = false;  // until the whole part has stepped
   // Inlined by force: past a size GCC stops inlining it, and the loop below then calls it
@@ -393,7 +400,7 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
       }
     }
   }
-  if (out.final_obs)
+  if (every_final)
     std::memcpy(out.obs + begin * obs_dim, out.final_obs + begin * obs_dim,
                 sizeof(O) * obs_dim * (end - begin));
   bool any_done = false;
@@ -402,6 +409,8 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     if (out.done) out.done[i] = done;
     if (done) {
       any_done = true;
+      if (out.final_obs && !every_final)
+        std::memcpy(out.final_obs + i * obs_dim, out.obs + i * obs_dim, sizeof(O) * obs_dim);
       batch.restart(ws, i, out.obs + i * obs_dim, scratch);
       if constexpr (T::kHasFast) slow |= !T::fast(task, scratch);
     }

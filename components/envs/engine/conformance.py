@@ -71,7 +71,9 @@ def _run_host(env: VectorEnv, draws: np.ndarray) -> list[np.ndarray]:
     for draw in draws:
         obs, reward, terminated, truncated, info = env.step(_act(env.env_spec, draw,
                                                                  env.legal_mask))
-        final = info.get("final_obs", obs)
+        final = obs
+        if "final_obs" in info:  # rows of ended episodes (zeros elsewhere): as in-graph's
+            final = np.where(info["_final_obs"][:, None], info["final_obs"], obs)
         out += [obs.astype(np.float32), reward.astype(np.float32), terminated, truncated,
                 final.astype(np.float32)]
     return out

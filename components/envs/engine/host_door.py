@@ -89,10 +89,15 @@ class HostDoor(FunctionalEnv):
             obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
             obs = np.asarray(obs, np.float32)
             final = info.get("final_obs")
-            if final is not None and final.dtype == object:  # Gymnasium: per-env entries
+            if final is None:  # no episode ended
+                final = obs
+            else:
                 mask = info["_final_obs"]
-                final = np.stack([final[i] if mask[i] else obs[i] for i in range(len(obs))])
-            final = obs if final is None else np.asarray(final, np.float32)
+                if final.dtype == object:  # Gymnasium's per-env entries
+                    final = np.stack([final[i] if mask[i] else obs[i] for i in range(len(obs))])
+                else:  # the rows of ended episodes, zeros in the others
+                    final = np.where(mask.reshape(-1, *[1] * (obs.ndim - 1)), final, obs)
+                final = np.asarray(final, np.float32)
             return (obs, np.asarray(reward, np.float32), np.asarray(terminated, bool),
                     np.asarray(truncated, bool), final)
 

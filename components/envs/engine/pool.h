@@ -61,7 +61,7 @@ class Pool {
         scratch_(threads_.size(), std::vector<double>(words_)) {
     for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
     const npy_intp rows = n_, o = task_->obs_dim();
-    step_shapes_ = {{rows, o}, {rows, o}, {rows}, {rows}, {rows}, {rows}, {rows}};
+    step_shapes_ = {{rows, o}, {rows}, {rows}, {rows}, {rows}, {rows}};
     if constexpr (T::kHasExtras) step_shapes_.push_back({rows, T::extras_dim(*task_)});
     std::vector<O> obs(static_cast<size_t>(n_) * task_->obs_dim());
     reseed(seed, obs.data());
@@ -128,7 +128,9 @@ class Pool {
                                                      task_->id().c_str());
     const StepArrays arrays = step_arrays();
     O* const obs = data<O>(arrays.obs);
-    O* const final_obs = data<O>(arrays.final_obs);
+    // A fresh array each step, zeros where no episode ended (as Gymnasium's vector envs fill
+    // final_obs): the step writes only the rows of ended episodes.
+    const auto [final_array, final_obs] = zero_array<O>(step_shapes_[0]);
     O* const reward = data<O>(arrays.reward);
     bool* const terminated = data<bool>(arrays.terminated);
     bool* const truncated = data<bool>(arrays.truncated);
@@ -138,7 +140,8 @@ class Pool {
     FirstProblem bad_action, bad_state, failed;
     locked([&] {
       const Batch<Task> all = batch();
-      const StepOut<O> out{obs, reward, terminated, truncated, final_obs, extras, nullptr, done};
+      const StepOut<O> out{obs,    reward,  terminated, truncated, final_obs,
+                           extras, nullptr, done,       true};
       Action* a = actions_.data();
       threads_.run(
           n_,
@@ -172,9 +175,9 @@ class Pool {
     for (int t = 0; t < used; ++t) any_done |= parts_[t].any_done;
     if (!any_done)
       return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
-                            arrays.final_obs, nb::none(), nb::none(), arrays.extras);
+                            final_array, nb::none(), nb::none(), arrays.extras);
     return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
-                          arrays.final_obs, arrays.done, arrays.done_copy, arrays.extras);
+                          final_array, arrays.done, arrays.done_copy, arrays.extras);
   }
 
   // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
@@ -252,9 +255,10 @@ class Pool {
                                   std::to_string(kMaxThreads) + "], got " + std::to_string(n));
     return n;
   }
-  // The arrays a step returns (extras: None for a task without extra outputs).
+  // The arrays a step returns and reuses (extras: None for a task without extra outputs);
+  // final_obs is new every step (zeros but where an episode ended).
   struct StepArrays {
-    nb::object obs, final_obs, reward, terminated, truncated, done, done_copy, extras;
+    nb::object obs, reward, terminated, truncated, done, done_copy, extras;
   };
   // Whether the caller let go of all of `arrays`: every array's reference count is this
   // pool's alone (so no Python object, view or exported buffer can see them change), no weak
@@ -262,9 +266,9 @@ class Pool {
   // data, writeable, aligned, in the machine's byte order, with its dtype, shape and
   // C-contiguous strides (none set in place).
   bool unheld(const StepArrays& arrays) const {
-    const nb::object* all[] = {&arrays.obs,        &arrays.final_obs, &arrays.reward,
-                               &arrays.terminated, &arrays.truncated, &arrays.done,
-                               &arrays.done_copy,  &arrays.extras};
+    const nb::object* all[] = {&arrays.obs,       &arrays.reward, &arrays.terminated,
+                               &arrays.truncated, &arrays.done,   &arrays.done_copy,
+                               &arrays.extras};
     constexpr int kAsMade = NPY_ARRAY_OWNDATA | NPY_ARRAY_WRITEABLE | NPY_ARRAY_ALIGNED;
     for (size_t k = 0; k < step_shapes_.size(); ++k) {
       auto* a = reinterpret_cast<PyArrayObject*>(all[k]->ptr());
@@ -292,11 +296,11 @@ class Pool {
     for (const StepArrays& kept : kept_arrays_)
       if (unheld(kept)) return kept;
     StepArrays made{new_array<O>(step_shapes_[0]).first, new_array<O>(step_shapes_[1]).first,
-                    new_array<O>(step_shapes_[2]).first, new_array<bool>(step_shapes_[3]).first,
+                    new_array<bool>(step_shapes_[2]).first,
+                    new_array<bool>(step_shapes_[3]).first,
                     new_array<bool>(step_shapes_[4]).first,
-                    new_array<bool>(step_shapes_[5]).first,
-                    new_array<bool>(step_shapes_[6]).first, nb::none()};
-    if constexpr (T::kHasExtras) made.extras = new_array<float>(step_shapes_[7]).first;
+                    new_array<bool>(step_shapes_[5]).first, nb::none()};
+    if constexpr (T::kHasExtras) made.extras = new_array<float>(step_shapes_[6]).first;
     if (kept_arrays_.size() >= kKeptArrays) kept_arrays_.erase(kept_arrays_.begin());
     kept_arrays_.push_back(made);
     return made;
@@ -392,8 +396,8 @@ class Pool {
   std::vector<StepArrays> kept_arrays_;  // step arrays made, reused once the caller let go
   // the shapes of StepArrays' arrays in order (extras' where the task has extras) and dtypes
   std::vector<std::vector<npy_intp>> step_shapes_;
-  static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<O>, kNumpyType<O>, NPY_BOOL,
-                                       NPY_BOOL,      NPY_BOOL,      NPY_BOOL,      NPY_FLOAT32};
+  static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<O>, NPY_BOOL,
+                                       NPY_BOOL,      NPY_BOOL,      NPY_BOOL, NPY_FLOAT32};
   ThreadPool threads_;
   // What each part of a step knows of its environments, one cache line each (written by its
   // own thread every step: on a shared line the two threads' writes would bounce it).

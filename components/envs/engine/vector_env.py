@@ -34,7 +34,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     `step` returns the next observations; where an episode ended (terminated or truncated)
     that is already the next episode's first observation, and `info["final_obs"]` (masked by
-    `info["_final_obs"]`) holds the last one; `info["final_info"]` (masked by
+    `info["_final_obs"]`) holds the last one (zeros in the other rows, as Gymnasium's own
+    vector envs fill it); `info["final_info"]` (masked by
     `info["_final_info"]`) is the ended episodes' last info, as Gymnasium's own vector envs set
     it (empty: these environments report none).
 

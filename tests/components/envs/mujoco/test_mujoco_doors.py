@@ -55,7 +55,11 @@ def test_in_graph_rollout_equals_persistent_mjdata_bit_for_bit(env_id):
         np.testing.assert_array_equal(np.asarray(reward[t]), h_reward.astype(np.float32))
         np.testing.assert_array_equal(np.asarray(terminated[t]), h_term)
         np.testing.assert_array_equal(np.asarray(truncated[t]), h_trunc)
-        h_final = info.get("final_obs", h_obs)
+        h_final = h_obs
+        if "final_obs" in info:  # the rows of ended episodes; zeros elsewhere (Gymnasium's)
+            ended = info["_final_obs"][:, None]
+            assert not np.where(ended, 0, info["final_obs"]).any()
+            h_final = np.where(ended, info["final_obs"], h_obs)
         np.testing.assert_array_equal(np.asarray(final[t]), h_final.astype(np.float32))
     assert (np.asarray(truncated) | np.asarray(terminated)).any()  # an auto-reset inside
     np.testing.assert_array_equal(env.records(state), host.records())
