@@ -140,6 +140,11 @@ def package(game: str, n: int, steps: int) -> float | str:
 
 
 CONTENDERS = {"host": host, "graph": graph, "gymnax": gymnax_rate, "minatar": package}
+# Steps each contender is timed for: the slow ones fewer (a rate is per step; gymnax's
+# Seaquest steps about 10^4 a second, the package 10^5 at most)
+STEPS_OF = {"host": lambda steps, n: steps, "graph": lambda steps, n: steps,
+            "gymnax": lambda steps, n: max(10, steps // 10),
+            "minatar": lambda steps, n: max(5, min(steps, 20_000 // n))}
 
 
 def in_fresh_process(name: str, game: str, n: int, steps: int) -> float | str:
@@ -177,10 +182,8 @@ def main() -> None:
     print(" ".join(f"{h:>13}" for h in header))
     for game in args.games:
         for n in args.sizes:
-            # the package steps about 10^4-10^5 per second: fewer of its steps at large N
             steps = max(20, min(args.steps, 1_000_000 // n))
-            row = {name: in_fresh_process(name, game, n, steps if name != "minatar"
-                                          else max(5, min(steps, 20_000 // n)))
+            row = {name: in_fresh_process(name, game, n, STEPS_OF[name](steps, n))
                    for name in CONTENDERS}
             cells = [f"{game:>13}", f"{n:>13}"] + [f"{fmt(v):>13}" for v in row.values()]
             cells += [f"{ratio(row['graph'], row['gymnax']):>13}",

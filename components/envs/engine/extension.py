@@ -7,7 +7,9 @@ Needs a C++17 compiler and the extra `native` (CMake, Ninja, nanobind:
 files it includes with `#include "..."` and of the engine, in
 `~/.cache/metagraph/extensions` (or `$METAGRAPH_EXTENSION_CACHE`, or `build_dir=`), so
 importing the same files again loads it; every task built there shares one CMake tree, so a
-second task does not rebuild nanobind.
+second task does not rebuild nanobind. `$METAGRAPH_EXTENSION_BUILD_TYPE` picks CMake's build
+type (default `Release`; `Debug` compiles in half the time, unoptimised and with symbols for
+a debugger: the tests use it).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from types import ModuleType
 
 from components.envs.engine import ENGINE_DIR, cmake_file, include_dir
 
+_BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")  # CMake's
 _CPP_TYPE = re.compile(r"^(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(<[\w:, <>]*>)?$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 _loaded: dict[str, ModuleType] = {}
@@ -129,19 +132,24 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
                          f"'catch_env::Catch', got {task!r}")
     if not _IDENTIFIER.match(name):
         raise ValueError(f"build_extension: name must be a Python identifier, got {name!r}")
+    build_type = os.environ.get("METAGRAPH_EXTENSION_BUILD_TYPE", "Release")
+    if build_type not in _BUILD_TYPES:
+        raise ValueError(f"build_extension: METAGRAPH_EXTENSION_BUILD_TYPE must be one of "
+                         f"{list(_BUILD_TYPES)}, got {build_type!r}")
     digest = _digest(header, *_included_files(header), *_engine_files(),
-                     parts=(task, name, sys.version))
+                     parts=(task, name, sys.version, build_type))
     module_name = f"_metagraph_env_{name.lower()}_{digest}"
     if module_name in _loaded:
         return _loaded[module_name]
-    # One build tree per engine and Python: a second task reuses its nanobind library.
+    # One build tree per engine, Python and build type: a second task reuses its nanobind
+    # library.
     tree = Path(build_dir or os.environ.get("METAGRAPH_EXTENSION_CACHE")
                 or Path.home() / ".cache" / "metagraph" / "extensions")
-    tree = tree / f"engine-{_digest(*_engine_files(), parts=(sys.version,))}"
+    tree = tree / f"engine-{_digest(*_engine_files(), parts=(sys.version, build_type))}"
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():
-        _build(header, task, name, module_name, tree, verbose)
+        _build(header, task, name, module_name, tree, build_type, verbose)
     _try_import(header, module_name, built)
     spec = importlib.util.spec_from_file_location(module_name, built)
     module = importlib.util.module_from_spec(spec)
@@ -167,7 +175,7 @@ def _try_import(header: Path, module_name: str, built: Path) -> None:
 
 
 def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
-           verbose: bool) -> None:
+           build_type: str, verbose: bool) -> None:
     cmake = _tool("cmake")
     if cmake is None:
         raise ExtensionBuildError("build_extension needs CMake: pip install -e "
@@ -198,7 +206,7 @@ def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
         'file(GLOB modules LIST_DIRECTORIES true "${CMAKE_CURRENT_SOURCE_DIR}/modules/*")\n'
         "foreach(module ${modules})\n  add_subdirectory(${module})\nendforeach()\n")
     build = tree / "build"
-    configure = [cmake, "-S", str(tree), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+    configure = [cmake, "-S", str(tree), "-B", str(build), f"-DCMAKE_BUILD_TYPE={build_type}",
                  f"-DPython_EXECUTABLE={sys.executable}"]
     ninja = _tool("ninja")
     if ninja is not None and not (build / "CMakeCache.txt").exists():

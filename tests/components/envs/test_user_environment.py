@@ -78,7 +78,12 @@ def test_your_own_environment_page_runs_as_written(cache):
     run("\n".join(blocks), cache)
 
 
-def test_bad_arguments_to_build_extension_are_named():
+def test_bad_arguments_to_build_extension_are_named(monkeypatch):
+    monkeypatch.setenv("METAGRAPH_EXTENSION_BUILD_TYPE", "Fastest")
+    with pytest.raises(ValueError, match="METAGRAPH_EXTENSION_BUILD_TYPE must be one of "
+                                         "\\['Release', 'Debug'"):
+        envs.build_extension(CATCH / "catch.h", "catch_env::Catch")
+    monkeypatch.undo()
     with pytest.raises(FileNotFoundError, match="no task header"):
         envs.build_extension(CATCH / "missing.h", "catch_env::Catch")
     with pytest.raises(ValueError, match="task must be a C\\+\\+ type name"):

@@ -149,29 +149,31 @@ def read_metrics(path):
 def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, capsys):
     out = tmp_path / "impala"
     args = ["train", "CartPole-v1", "--algo", "impala", "--runner", "ray", "--num-samplers",
-            "2", "--batches-per-request", "2", "--out", str(out), "--set", "num_envs=8",
+            "1", "--batches-per-request", "2", "--out", str(out), "--set", "num_envs=8",
             "--set", "num_steps=16", "--set", "hidden=[16]"]
-    main([*args, "--steps", "3000"])
+    main([*args, "--steps", "1024"])
     first = read_metrics(out)
     saved = json.loads((out / "config.json").read_text())
     assert (saved["runner"], saved["num_samplers"], saved["batches_per_request"],
-            saved["algo"]) == ("ray", 2, 2, "impala")
+            saved["algo"]) == ("ray", 1, 2, "impala")
     assert {"policy_lag", "loss", "episode_return_mean"} <= set(first[-1])
     for name in ("graph.svg", "curve.png", "checkpoint.npz"):
         assert (out / name).stat().st_size > 0
-    main(["train", "CartPole-v1", "--out", str(out), "--resume", "--steps", "6000"])
+    main(["train", "CartPole-v1", "--out", str(out), "--resume", "--steps", "2048"])
     resumed = read_metrics(out)
     assert resumed[:len(first)] == first
     assert [row["iteration"] for row in resumed] == list(range(len(resumed)))
-    assert resumed[-1]["env_steps"] >= 6000
+    assert resumed[-1]["env_steps"] >= 2048
     main(["evaluate", str(out), "--episodes", "5", "--json"])
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["episodes"] == 5
 
 
+@pytest.mark.slow  # the runner's Ray samplers are those of the two tests above; path
+# reweighting's distributed form runs in process in test_distributed_learners.py
 def test_path_reweighting_on_ray(cluster, tmp_path):
     out = tmp_path / "reweight"
     main(["train", "CartPole-v1", "--algo", "reweight", "--runner", "ray", "--num-samplers",
-          "2", "--out", str(out), "--steps", "1500", "--set", "num_paths=16",
+          "2", "--out", str(out), "--steps", "800", "--set", "num_paths=16",
           "--set", "fit_paths=8", "--set", "fit_steps=2", "--set", "hidden=[16]"])
     rows = read_metrics(out)
     assert rows and all(1.0 <= row["ess"] <= 16.0 and row["bits"] >= 0 for row in rows)
