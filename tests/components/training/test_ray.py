@@ -146,6 +146,9 @@ def read_metrics(path):
     return [json.loads(line) for line in (path / "metrics.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow  # a minute on 2 cores; the Ray samplers themselves (started, killed,
+# replaced, ahead of the learner) are the user's algorithm's test above, and `--runner` on
+# the command line is test_user_algorithm.py's (`--runner pipeline`)
 def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, capsys):
     out = tmp_path / "impala"
     args = ["train", "CartPole-v1", "--algo", "impala", "--runner", "ray", "--num-samplers",
