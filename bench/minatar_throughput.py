@@ -27,9 +27,9 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
+from timing import timed
 
 REPEATS = 3  # timed runs of every contender; the best is kept (load only ever slows one down)
 PACKAGE_NAMES = {"Breakout": "breakout", "Asterix": "asterix", "Freeway": "freeway",
@@ -37,14 +37,9 @@ PACKAGE_NAMES = {"Breakout": "breakout", "Asterix": "asterix", "Freeway": "freew
 
 
 def rate(n: int, steps: int, run) -> float:
-    """Steps per second of `run(steps)` over `n` environments, best of REPEATS."""
-    run(min(steps, 20))  # warm up (compiles, first touches)
-    best = float("inf")
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        run(steps)
-        best = min(best, time.perf_counter() - start)
-    return n * steps / best
+    """Steps per second of `run(steps)` over `n` environments, best of REPEATS (after one
+    warm-up call: compiles, first touches)."""
+    return n * steps / min(timed(lambda: run(steps), REPEATS, warmup=1))
 
 
 def actions(n: int, steps: int) -> np.ndarray:

@@ -102,6 +102,13 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
         return _specs[(key, items)]
 
 
+def observation_shape(env_id: str) -> tuple[int, int, int]:
+    """The planes of `env_id`'s flattened observation, (rows, columns, planes), channels
+    last, where its task reports them in its `info` (the board games, MinAtar)."""
+    info = spec(env_id).info
+    return int(info["rows"]), int(info["columns"]), int(info["planes"])
+
+
 def spec_from_items(env_id: str, items: tuple) -> EnvSpec:
     """`spec` from the items of `EnvSpec.kwargs` (unpickling; importing this module imported
     `components.envs`, whose families registered their ids)."""

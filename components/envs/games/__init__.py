@@ -36,7 +36,7 @@ import gymnasium
 import numpy as np
 
 from components.envs.engine import compiled_module
-from components.envs.engine.catalogue import register, spec
+from components.envs.engine.catalogue import observation_shape, register
 from components.envs.engine.spec import EnvSpec
 
 _tasks = compiled_module("components.envs.games._tasks", __file__)
@@ -61,11 +61,6 @@ def game_id(name: str) -> str:
     name unchanged."""
     return ALIASES.get(name, name)
 
-
-def observation_shape(env_id: str) -> tuple[int, int, int]:
-    """The observation's planes, (rows, columns, planes), of a game id."""
-    info = spec(env_id).info
-    return int(info["rows"]), int(info["columns"]), int(info["planes"])
 
 
 def is_game(env_id: str) -> bool:

@@ -16,7 +16,7 @@ import gymnasium
 import numpy as np
 
 from components.envs.engine import compiled_module
-from components.envs.engine.catalogue import register, spec
+from components.envs.engine.catalogue import observation_shape, register
 from components.envs.engine.spec import EnvSpec
 
 _tasks = compiled_module("components.envs.minatar._tasks", __file__)
@@ -41,11 +41,6 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     return EnvSpec(env_id, observations, gymnasium.spaces.Discrete(int(task.num_actions)),
                    int(task.max_steps), task)
 
-
-def observation_shape(env_id: str) -> tuple[int, int, int]:
-    """The observation's planes, (10, 10, channels), of a MinAtar id."""
-    info = spec(env_id).info
-    return int(info["rows"]), int(info["columns"]), int(info["planes"])
 
 
 for _env_id, (_cls, _game) in GAMES.items():
