@@ -106,6 +106,9 @@ def observation_shape(env_id: str) -> tuple[int, int, int]:
     """The planes of `env_id`'s flattened observation, (rows, columns, planes), channels
     last, where its task reports them in its `info` (the board games, MinAtar)."""
     info = spec(env_id).info
+    if not {"rows", "columns", "planes"} <= set(info):
+        raise ValueError(f"{env_id}: its observation is no planes (its task's info has no "
+                         f"rows, columns and planes)")
     return int(info["rows"]), int(info["columns"]), int(info["planes"])
 
 

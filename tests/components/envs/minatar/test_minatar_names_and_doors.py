@@ -26,6 +26,13 @@ def test_names_spaces_and_planes(env_id):
     assert made.max_episode_steps == (2500 if game == "Freeway" else 1000)
 
 
+def test_observation_shape_is_refused_where_there_are_no_planes():
+    with pytest.raises(ValueError, match="CartPole-v1: its observation is no planes"):
+        observation_shape("CartPole-v1")
+    with pytest.raises(ValueError, match="unknown environment 'Pong-MinAtar'"):
+        observation_shape("Pong-MinAtar")
+
+
 def test_gymnasium_makes_them_with_their_arguments():
     env = gymnasium.make("metagraph/Breakout-MinAtar", sticky_action_prob=0.0)
     obs, _ = env.reset(seed=1)
