@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from components.envs.engine.catalogue import canonical_id
 from components.envs.environment import DOORS
 
 Rule = tuple[Callable[[Any], bool], str]
@@ -108,8 +109,13 @@ def from_dict(cls: type, values: dict[str, Any]) -> Any:
     if unknown:
         raise ValueError(f"{cls.__name__}: unknown keys {unknown}; known: {sorted(known)}")
     values = dict(values)
-    if isinstance(values.get("hidden"), list):  # JSON and TOML have lists, not tuples
-        values["hidden"] = tuple(values["hidden"])
+    try:
+        hints = typing.get_type_hints(cls)
+    except (NameError, TypeError):
+        hints = {}
+    for key, value in values.items():  # JSON and TOML have lists, not tuples
+        if isinstance(value, list) and typing.get_origin(hints.get(key)) is tuple:
+            values[key] = tuple(value)
     return cls(**values)
 
 
@@ -149,14 +155,18 @@ class AgentConfig:
 
     @classmethod
     def env_defaults(cls, env_id: str) -> dict[str, Any]:
-        """The shipped defaults of `env_id` (with or without the `metagraph/` prefix) from
-        `defaults_file`: its `[defaults."<id>"]` table over its group's table
+        """The shipped defaults of `env_id` (with or without the `metagraph/` prefix, or an
+        alias) from `defaults_file`: its `[defaults."<id>"]` table over its group's table
         (`[groups.<name>]`, named by the id's `group` key), or {} for an environment without
         one (or a class without a `defaults_file`): the dataclass's own defaults then hold."""
         if cls.defaults_file is None:
             return {}
         tables = tomllib.loads(cls.defaults_file.read_text())
-        own = dict(tables.get("defaults", {}).get(env_id.removeprefix("metagraph/"), {}))
+        try:
+            key = canonical_id(env_id)  # an alias (gymnax's "Breakout-MinAtar") is its id
+        except ValueError:  # not registered (yet): its own name
+            key = env_id.removeprefix("metagraph/")
+        own = dict(tables.get("defaults", {}).get(key, {}))
         group = own.pop("group", None)
         if group is not None and group not in tables.get("groups", {}):
             raise ValueError(f"{cls.defaults_file}: {env_id} names an unknown group {group!r}")

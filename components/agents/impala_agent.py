@@ -82,13 +82,13 @@ class ImpalaAgent(mg.Component):
     def trajectory_spaces(self, num_envs: int | None = None) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs for batches of `num_envs` environments."""
         t, n = self.config.num_steps, num_envs or self.config.num_envs
-        obs_shape = self.rollout.env.observation_space.shape
+        observations = self.rollout.observation_space
         actions = self.rollout.env.action_space
         action = (Discrete(actions.n, shape=(t, n)) if isinstance(actions, Discrete)
                   else Box((t, n, *actions.shape)))
-        return {"obs": Box((t, n, *obs_shape)), "action": action, "reward": Box((t, n)),
+        return {"obs": observations(t, n), "action": action, "reward": Box((t, n)),
                 "done": Bool((t, n)), "behaviour_log_prob": Box((t, n)),
-                "last_obs": Box((n, *obs_shape))}
+                "last_obs": observations(n)}
 
     @staticmethod
     def batch_axes() -> dict[str, dict[str, int]]:

@@ -43,11 +43,12 @@ from components.agents.parts import LossPart, make_loss, make_optimizer, make_po
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
-from components.envs import Environment
+from components.envs import Environment, observation_shape
 from components.envs.games import is_game
 from components.envs.games.game_environment import GameEnvironment
 from components.losses import PPOLoss, gae, negamax_gae
-from components.policy import MaskedPolicy
+from components.networks import CNN
+from components.policy import MaskedPolicy, Policy
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from metagraph.spaces import Bool, Box, Discrete
 
@@ -119,6 +120,9 @@ class PPOAgent(mg.Component):
             preprocessor = ObservationNormaliser(clip=config.clip_observations)
         self.config = config
         self.self_play = is_game(env_id)
+        if self.self_play and config.cnn_channels:
+            raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
+                             f"a game (its observations carry the legal moves)")
         if self.self_play:  # one policy plays both sides, the legal moves in its observations
             env = GameEnvironment(env_id.removeprefix("metagraph/"), config.num_envs)
             if policy is None:
@@ -128,6 +132,11 @@ class PPOAgent(mg.Component):
                               **config.env_kwargs)
         self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
+        policy_given = policy is not None
+        if config.cnn_channels and not policy_given:
+            policy = Policy(env.action_space, value="shared", torso=CNN(
+                config.cnn_channels, config.cnn_kernel, config.cnn_stride, hidden=config.hidden,
+                input_shape=self._planes(env_id, env)))
         self.policy = make_policy(
             policy, self.rollout.env.action_space, "separate", hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
@@ -135,7 +144,7 @@ class PPOAgent(mg.Component):
         self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)
                                   if config.normalise_rewards else None)
         self.action_bounds = self._action_bounds() if config.clip_actions else None
-        self.loss = make_loss("PPOAgent", loss, self.policy, policy is not None, lambda p: PPOLoss(
+        self.loss = make_loss("PPOAgent", loss, self.policy, policy_given, lambda p: PPOLoss(
             p, clip=config.clip, value_coef=config.value_coef, entropy_coef=config.entropy_coef))
         updates = max(1, total_steps // self.steps_per_iteration(config)) \
             * config.epochs * config.minibatches
@@ -143,6 +152,20 @@ class PPOAgent(mg.Component):
                 else config.learning_rate)
         self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
+
+    @staticmethod
+    def _planes(env_id: str, env: Environment) -> tuple[int, int, int]:
+        """The (H, W, C) a CNN torso reshapes the component's flat observations to: the
+        environment's own observation shape where it is one of images (MinAtar's planes, a
+        Gymnasium image task), else the planes its task reports (`observation_shape`)."""
+        shape = tuple(env.env_spec.observation_space.shape)
+        if len(shape) == 3:
+            return shape
+        try:
+            return observation_shape(env_id)
+        except (ValueError, KeyError) as error:
+            raise ValueError(f"PPOAgent: cnn_channels needs images [H, W, C] or planes; "
+                             f"{env_id}'s observations have shape {shape}: {error}") from None
 
     def _action_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         space = self.rollout.env.action_space
@@ -230,14 +253,14 @@ class PPOAgent(mg.Component):
     def trajectory_spaces(self) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs: what `sample` returns for one batch."""
         t, n = self.config.num_steps, self.config.num_envs
-        obs_shape = self.rollout.env.observation_space.shape
+        observations = self.rollout.observation_space
         actions = self.rollout.env.action_space
         action = (Discrete(actions.n, shape=(t, n)) if isinstance(actions, Discrete)
                   else Box((t, n, *actions.shape)))
-        return {"obs": Box((t, n, *obs_shape)), "action": action, "log_prob": Box((t, n)),
+        return {"obs": observations(t, n), "action": action, "log_prob": Box((t, n)),
                 "value": Box((t, n)), "reward": Box((t, n)), "done": Bool((t, n)),
-                "cut": Bool((t, n)), "final_obs": Box((t, n, *obs_shape)),
-                "last_obs": Box((n, *obs_shape))}
+                "cut": Bool((t, n)), "final_obs": observations(t, n),
+                "last_obs": observations(n)}
 
     @mg.api(on_request=True)
     def sample(self, key):

@@ -46,6 +46,11 @@ class PPOConfig(AgentConfig):
     max_grad_norm: float = 0.5
     reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
     hidden: tuple[int, ...] = (64, 64)
+    # convolutions in front of `hidden`: a CNN torso (`components.networks.CNN`, ReLU) over the
+    # observation's planes, the value a head on it; () for the MLP torso and value network
+    cnn_channels: tuple[int, ...] = ()
+    cnn_kernel: int = 3           # the CNN's kernel size
+    cnn_stride: int = 1           # the CNN's stride
     activation: str = "tanh"      # of the policy's and value's MLPs: tanh or relu
     orthogonal_init: bool = False  # orthogonal weights (gains sqrt 2, 0.01 policy, 1 value)
     log_std: str = "network"      # Gaussian log std: "network" (state-dependent) or "parameter"
@@ -80,6 +85,10 @@ class PPOConfig(AgentConfig):
             "max_grad_norm": POSITIVE,
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
+            "cnn_channels": (lambda v: not v or HIDDEN[0](v),
+                             f"empty (no CNN) or {HIDDEN[1]}"),
+            "cnn_kernel": POSITIVE_INT,
+            "cnn_stride": POSITIVE_INT,
             "activation": (lambda v: v in ACTIVATIONS, f"one of {ACTIVATIONS}"),
             "log_std": (lambda v: v in LOG_STD_MODES, f"one of {LOG_STD_MODES}"),
             "clip_observations": POSITIVE,

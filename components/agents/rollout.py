@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 
 import metagraph as mg
+from metagraph.spaces import Bool, Box
 
 Act = Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
 
@@ -86,11 +87,20 @@ class Rollout(mg.Component):
         """How many environments each step drives."""
         return self.env.num_envs
 
+    def observation_space(self, *lead: int) -> Box | Bool:
+        """The space of observations with leading axes `lead` ([T, N, ...] for a trajectory's):
+        `Bool` where the environments' observations are bool (MinAtar's planes), else a
+        float32 `Box`."""
+        single = self.env.observation_space
+        if isinstance(single, Bool):
+            return Bool((*lead, *single.shape))
+        return Box((*lead, *single.shape))
+
     def _running(self) -> tuple[jax.Array, jax.Array]:
         """The current observations and the returns of the running episodes (state)."""
-        n, shape = self.num_envs, self.env.observation_space.shape
-        return (self.get_state("obs", jnp.zeros((n, *shape), jnp.float32)),
-                self.get_state("episode_return", jnp.zeros((n,), jnp.float32)))
+        space = self.observation_space(self.num_envs)
+        return (self.get_state("obs", jnp.zeros(space.shape, space.dtype)),
+                self.get_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32)))
 
     @mg.api
     def reset(self, key):

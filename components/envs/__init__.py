@@ -14,9 +14,11 @@ MinAtar's five games (`components.envs.minatar`) and two-player board games
 - `make_functional(env_id, door="native" | "jax")`: pure reset/step for jit, scan and vmap,
   through the XLA FFI (`InGraphEnv`) or the family's pure-JAX twin.
 - `Environment(env_id, num_envs, door=...)`: any of the doors ("native", "jax", "host",
-  "gymnasium") as a meta-graph component.
+  "gymnasium") as a meta-graph component, its observations float32 vectors
+  (`observation_vectors` makes a host pool's the same).
 - `check(env_id)`: the engine's conformance check of an environment, every door.
-- `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`.
+- `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`,
+  `observation_shape(env_id)` (the planes of a flat observation, where its task reports them).
 - `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine
   (docs/your-own-environment.md).
 """
@@ -32,7 +34,13 @@ import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads no
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
 from components.envs.engine.async_vector_env import AsyncVectorEnv
-from components.envs.engine.catalogue import canonical_id, env_ids, register, spec
+from components.envs.engine.catalogue import (
+    canonical_id,
+    env_ids,
+    observation_shape,
+    register,
+    spec,
+)
 from components.envs.engine.conformance import ConformanceError, check
 from components.envs.engine.extension import (
     ExtensionBuildError,
@@ -45,7 +53,7 @@ from components.envs.engine.make import make
 from components.envs.engine.single_env import Env
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.vector_env import VectorEnv
-from components.envs.environment import DOORS, Environment
+from components.envs.environment import DOORS, Environment, observation_vectors
 from components.envs.functional_doors import make_functional
 from components.envs.games import GAME_IDS
 from components.envs.minatar import MINATAR_IDS
@@ -73,5 +81,6 @@ __all__ = [
     "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError",
     "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv", "TwinState",
     "VectorEnv", "build_extension",
-    "canonical_id", "check", "env_ids", "make", "make_functional", "register", "spec",
+    "canonical_id", "check", "env_ids", "make", "make_functional", "observation_shape",
+    "observation_vectors", "register", "spec",
 ]

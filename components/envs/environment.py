@@ -53,6 +53,14 @@ DOORS = ("native", "jax", "host", "gymnasium")
 THREADED_DOORS = ("native", "host")
 
 
+def observation_vectors(observations: Any) -> np.ndarray:
+    """Observations of a batch of environments [n, *shape], as a host pool or Gymnasium gives
+    them (any dtype: MinAtar's bool planes), as the `Environment` component gives them to
+    agents: float32 vectors [n, d]."""
+    obs = np.asarray(observations)
+    return obs.reshape(len(obs), -1).astype(np.float32, copy=False)
+
+
 class Environment(mg.Component):
     """`num_envs` copies of an environment as a component (see the module docstring).
 
@@ -112,9 +120,18 @@ class Environment(mg.Component):
     # ---- spaces ------------------------------------------------------------------------------
     @property
     def observation_space(self) -> Box:
-        """One environment's observation space (a metagraph Box)."""
+        """One environment's observation space as the component gives it: a float32 vector
+        (a metagraph Box), whatever the task's shape and dtype (MinAtar's bool planes
+        [10, 10, C] come flattened, 0.0 and 1.0: the agents' MLPs read vectors, and a CNN
+        reshapes them, `CNN(input_shape=...)` with `components.envs.observation_shape`)."""
         gym_space = self.env_spec.observation_space
-        return Box(gym_space.shape, np.float32, gym_space.low, gym_space.high)
+        return Box((int(np.prod(gym_space.shape)),), np.float32,
+                   np.asarray(gym_space.low, np.float32).reshape(-1),
+                   np.asarray(gym_space.high, np.float32).reshape(-1))
+
+    def _vectors(self, obs: jax.Array) -> jax.Array:
+        """The doors' observations [n, *shape] as the component's float32 vectors [n, d]."""
+        return obs.reshape(obs.shape[0], -1).astype(jnp.float32)
 
     @property
     def action_space(self) -> Space:
@@ -143,7 +160,7 @@ class Environment(mg.Component):
         self._env_state()
         env_state, obs = self.functional.reset(key, self.num_envs)
         self.set_state("env_state", env_state)
-        return obs
+        return self._vectors(obs)
 
     @mg.api(inputs={"action": lambda self: self.batch_action_space()},
             outputs=lambda self: mg.spaces.Dict(self._step_space()))
@@ -166,12 +183,14 @@ class Environment(mg.Component):
             env_state = jax.tree.map(lambda new, old: jnp.where(ok, new, old), env_state,
                                      state)
         self.set_state("env_state", env_state)
-        return dict(zip(("obs", "reward", "terminated", "truncated", "final_obs"), outputs,
-                        strict=True))
+        obs, reward, terminated, truncated, final_obs = outputs
+        return {"obs": self._vectors(obs), "reward": reward, "terminated": terminated,
+                "truncated": truncated, "final_obs": self._vectors(final_obs)}
 
     def _refused_step(self, state: Any, action: jax.Array) -> tuple:
         """What a refused step of a host door gives: the state as it was, zero outputs."""
-        obs = jnp.zeros((self.num_envs, *self.observation_space.shape), jnp.float32)
+        obs = jnp.zeros((self.num_envs, *self.env_spec.observation_space.shape),
+                        self.env_spec.graph_observation_dtype)
         done = jnp.zeros((self.num_envs,), bool)
         return state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done, obs
 

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from components.envs import make
+from components.envs import make, observation_vectors
 from components.training.algorithm import Algorithm, env_kwargs_of
 from components.training.executors import lower
 from components.training.loading import TrainedAgent, load
@@ -87,7 +87,7 @@ def episode_returns(act: Callable[[np.ndarray], Any], env: Any, episodes: int,
     running = np.ones(episodes, bool)
     while running.any():
         obs, reward, terminated, truncated, _ = env.step(np.asarray(act(
-            np.asarray(obs, np.float32))))
+            observation_vectors(obs))))
         returns += reward * running
         running &= ~(terminated | truncated)
     return returns

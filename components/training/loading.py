@@ -30,6 +30,7 @@ import numpy as np
 
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
+from components.envs import spec
 from components.training.algorithm import Algorithm
 from components.training.env_module import env_module_of_run
 from components.training.executors import lower
@@ -107,10 +108,16 @@ class TrainedAgent:
 
     def predict(self, observation: Any, deterministic: bool = True,
                 key: jax.Array | None = None) -> np.ndarray:
-        """The actions for one observation (shape `observation_shape`) or a batch of them
-        (a leading axis more). `deterministic=False` samples from the policy (`act`), with
-        `key` or else the agent's own key, which advances each call."""
-        obs = np.asarray(observation, np.float32)
+        """The actions for one observation (shape `observation_shape`, or the environment's
+        own shape: MinAtar's bool planes [10, 10, C], flattened here as the agent saw them) or
+        a batch of them (a leading axis more). `deterministic=False` samples from the policy
+        (`act`), with `key` or else the agent's own key, which advances each call."""
+        obs = np.asarray(observation)
+        own = self._own_observation_shape()
+        if own is not None and obs.ndim in (len(own), len(own) + 1) \
+                and obs.shape[obs.ndim - len(own):] == own:
+            obs = obs.reshape(obs.shape[:obs.ndim - len(own)] + (-1,))
+        obs = obs.astype(np.float32, copy=False)
         single = obs.shape == self.observation_shape
         if not single and obs.shape[1:] != self.observation_shape:
             raise ValueError(f"{self.env_id}: predict takes an observation of shape "
@@ -126,6 +133,15 @@ class TrainedAgent:
             actions = run(needed, batch, np.asarray(key))
         actions = np.asarray(actions)
         return actions[0] if single else actions
+
+    def _own_observation_shape(self) -> tuple[int, ...] | None:
+        """The environment's own observation shape where it is not a vector (a registered
+        task's; None otherwise)."""
+        try:
+            shape = tuple(spec(self.env_id).observation_space.shape)
+        except (ValueError, TypeError):  # not a registered task (a Gymnasium id)
+            return None
+        return shape if len(shape) > 1 else None
 
     def export(self, path: str | Path | None = None, deterministic: bool = True,
                platforms: tuple[str, ...] | None = None, format: str = "mgx") -> bytes:

@@ -32,7 +32,7 @@ import gymnasium
 import numpy as np
 
 from backends.xla import load as load_exported
-from components.envs import make
+from components.envs import make, observation_vectors
 from components.training.algorithm import env_kwargs_of
 from components.training.loading import TrainedAgent
 
@@ -119,7 +119,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
                 done = False
                 while not done:
                     found.append(shown.render())
-                    action = np.asarray(act(np.asarray(obs, np.float32)[None]))[0]
+                    action = np.asarray(act(observation_vectors(np.asarray(obs)[None])))[0]
                     obs, _, terminated, truncated, _ = shown.step(action)
                     done = terminated or truncated
                 obs, _ = shown.reset()
@@ -132,7 +132,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
             while not done:
                 set_physics(shown, env.physical_state()[0], action)
                 found.append(shown.render())
-                action = np.asarray(act(np.asarray(obs, np.float32)))
+                action = np.asarray(act(observation_vectors(obs)))
                 obs, _, terminated, truncated, _ = env.step(action)
                 action = action[0]
                 done = bool(terminated[0] or truncated[0])

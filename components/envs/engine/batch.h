@@ -136,12 +136,13 @@ std::vector<uint64_t> checked_block(const Task& task, const uint64_t* records, i
   return block;
 }
 
-// The outputs of a step, one row per environment (O: float, or double for a host pool of a
-// task with kFloat64Outputs).
-template <class O>
+// The outputs of a step, one row per environment (O: the observations' element type, float,
+// bool for a task with bool observations, or double for a host pool of a task with
+// kFloat64Outputs; R: the rewards', float or double).
+template <class O, class R = O>
 struct StepOut {
   O* obs;
-  O* reward;
+  R* reward;
   bool* terminated;
   bool* truncated;
   O* final_obs;               // nullptr: not wanted (the step writes each observation once)
@@ -315,10 +316,10 @@ bool check_part(const Task& task, const Batch<Task>& batch,
 // (if given): whether every state the part leaves is in the fast flavour's range (false for a
 // task without one), checked on each state as it is written, which lets the next check_part
 // trust them.
-template <class Task, class O>
+template <class Task, class O, class R>
 bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Batch<Task>& batch,
                const typename Traits<Task>::Action* actions, int64_t begin, int64_t end,
-               const StepOut<O>& out, bool fast, int64_t offset, FirstProblem& failed,
+               const StepOut<O, R>& out, bool fast, int64_t offset, FirstProblem& failed,
                double* scratch, bool* fast_after = nullptr) {
   using T = Traits<Task>;
   const int obs_dim = task.obs_dim();
@@ -355,7 +356,7 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     steps[i] = t;
     T::template observe<kFast>(task, ws, s, observed + i * obs_dim);
     if constexpr (T::kHasExtras) task.extras(s, out.extras + i * task.extras_dim());
-    out.reward[i] = static_cast<O>(r.reward);
+    out.reward[i] = static_cast<R>(r.reward);
     out.terminated[i] = r.terminated;
     out.truncated[i] = t >= max_steps;  // as Gymnasium's TimeLimit: whether or not it terminated
     return r.error;

@@ -73,7 +73,8 @@ def _run_host(env: VectorEnv, draws: np.ndarray) -> list[np.ndarray]:
                                                                  env.legal_mask))
         final = obs
         if "final_obs" in info:  # rows of ended episodes (zeros elsewhere): as in-graph's
-            final = np.where(info["_final_obs"][:, None], info["final_obs"], obs)
+            ended = info["_final_obs"].reshape(-1, *[1] * (obs.ndim - 1))
+            final = np.where(ended, info["final_obs"], obs)
         out += [obs.astype(np.float32), reward.astype(np.float32), terminated, truncated,
                 final.astype(np.float32)]
     return out
@@ -101,10 +102,17 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
     def host_vs_in_graph() -> None:
         nonlocal host_run
         host = VectorEnv(spec, num_envs, seed=seed, num_threads=1)
-        host.reset(seed=seed)
+        first, _ = host.reset(seed=seed)
         host_run = _run_host(host, actions)
         door = InGraphEnv(spec, 1)
-        state, _ = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
+        state, first_in_graph = door.reset(jnp.asarray(jax.random.PRNGKey(seed)), num_envs)
+        shape = (num_envs, *spec.observation_space.shape)
+        for where, obs, dtype in (("host pool", first, spec.observation_space.dtype),
+                                  ("in-graph door", first_in_graph,
+                                   spec.graph_observation_dtype)):
+            if obs.shape != shape or obs.dtype != dtype:
+                raise AssertionError(f"the {where}'s observations are {obs.dtype}"
+                                     f"{list(obs.shape)}, the space says {dtype}{list(shape)}")
         step = jax.jit(door.step_with_final_obs)
         out = []
         for draw in actions:
@@ -146,13 +154,14 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
                 raise AssertionError(f"step {t}: environment {bad[0]}'s reward is "
                                      f"{reward[bad[0]]}")
             for name, rows in (("observation", obs), ("final observation", final)):
+                rows = rows.reshape(len(rows), -1)  # (index k: of the flattened observation)
                 bad = np.argwhere(~np.isfinite(rows))
                 if bad.size:
                     i, k = bad[0]
                     raise AssertionError(f"step {t}: environment {i}'s {name} has "
                                          f"{rows[i, k]} at index {k}")
-                low, high = np.broadcast_to(space.low, rows.shape), \
-                    np.broadcast_to(space.high, rows.shape)
+                low, high = (np.broadcast_to(bound, (len(rows), *space.shape))
+                             .reshape(rows.shape) for bound in (space.low, space.high))
                 bad = np.argwhere((rows < low) | (rows > high))
                 if bad.size:
                     i, k = bad[0]

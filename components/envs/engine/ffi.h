@@ -21,6 +21,12 @@ namespace metagraph::engine {
 
 namespace ffi = xla::ffi;
 
+// The XLA element type of a task's observations on the in-graph door: F32, or PRED for a task
+// with bool observations.
+template <class Task>
+constexpr ffi::DataType kObservationType =
+    Traits<Task>::kBoolObservations ? ffi::PRED : ffi::F32;
+
 template <class Task>
 using ActionBuffer = std::conditional_t<Traits<Task>::kDiscrete, ffi::Buffer<ffi::S32>,
                                         ffi::Buffer<ffi::F32>>;
@@ -40,12 +46,13 @@ inline ffi::Error not_a_state(const std::string& where, int64_t w) {
                                      std::to_string(w) + ", n, 2]");
 }
 
-// key: uint32[G, 2] (G >= 1); state: uint32[G, W, n, 2]; obs: float32[G, n, O]. Environment j
+// key: uint32[G, 2] (G >= 1); state: uint32[G, W, n, 2]; obs: float32 (or bool: see
+// kObservationType) [G, n, O]. Environment j
 // of block g draws from the stream of (key g, j), as environment j of a host pool seeded with
 // that key's 64 bits.
 template <class Task>
 ffi::Error ffi_reset(ffi::Buffer<ffi::U32> key, ffi::ResultBuffer<ffi::U32> state,
-                     ffi::ResultBuffer<ffi::F32> obs, int64_t instance) {
+                     ffi::ResultBuffer<kObservationType<Task>> obs, int64_t instance) {
   const Instance<Task>* owner = Instance<Task>::find(instance);
   if (owner == nullptr)
     return ffi::Error::InvalidArgument("reset: unknown task instance " + std::to_string(instance));
@@ -84,10 +91,12 @@ ffi::Error ffi_reset(ffi::Buffer<ffi::U32> key, ffi::ResultBuffer<ffi::U32> stat
 
 template <class Task>
 ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
-                    ffi::ResultBuffer<ffi::U32> state_out, ffi::ResultBuffer<ffi::F32> obs,
+                    ffi::ResultBuffer<ffi::U32> state_out,
+                    ffi::ResultBuffer<kObservationType<Task>> obs,
                     ffi::ResultBuffer<ffi::F32> reward, ffi::ResultBuffer<ffi::PRED> terminated,
                     ffi::ResultBuffer<ffi::PRED> truncated,
-                    ffi::ResultBuffer<ffi::F32> final_obs, ffi::ResultBuffer<ffi::F32> extras,
+                    ffi::ResultBuffer<kObservationType<Task>> final_obs,
+                    ffi::ResultBuffer<ffi::F32> extras,
                     ffi::ResultBuffer<ffi::PRED> legal_mask, int32_t num_threads,
                     int64_t instance) {
   using T = Traits<Task>;
@@ -126,10 +135,12 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   const auto* actions = reinterpret_cast<const typename T::Action*>(action.untyped_data());
   const bool want_final = final_obs->element_count() > 0 || o == 0;
   const bool want_mask = legal_mask->element_count() > 0 && a > 0;
-  const StepOut<float> out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
-                           truncated->typed_data(), want_final ? final_obs->typed_data() : nullptr,
-                           e > 0 ? extras->typed_data() : nullptr,
-                           want_mask ? legal_mask->typed_data() : nullptr};
+  using O = typename T::GraphObservation;
+  const StepOut<O, float> out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
+                              truncated->typed_data(),
+                              want_final ? final_obs->typed_data() : nullptr,
+                              e > 0 ? extras->typed_data() : nullptr,
+                              want_mask ? legal_mask->typed_data() : nullptr};
   const int threads = std::max(1, static_cast<int>(num_threads));
   std::vector<char> fast(threads, 0);
   FirstProblem bad_action, bad_state, failed;
@@ -323,11 +334,11 @@ auto legal_binding(Base base) {
       .template Attr<int64_t>("instance");
 }
 
-template <class Base>
+template <class Task, class Base>
 auto reset_binding(Base base) {
   return std::move(base).template Arg<ffi::Buffer<ffi::U32>>()
       .template Ret<ffi::Buffer<ffi::U32>>()
-      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<kObservationType<Task>>>()
       .template Attr<int64_t>("instance");
 }
 
@@ -347,11 +358,11 @@ auto step_binding(Base base) {
   return std::move(base).template Arg<ffi::Buffer<ffi::U32>>()
       .template Arg<ActionBuffer<Task>>()
       .template Ret<ffi::Buffer<ffi::U32>>()
-      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<kObservationType<Task>>>()
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
-      .template Ret<ffi::Buffer<ffi::F32>>()
+      .template Ret<ffi::Buffer<kObservationType<Task>>>()
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::PRED>>()
       .template Attr<int32_t>("num_threads")

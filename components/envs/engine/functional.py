@@ -40,8 +40,8 @@ class FunctionalEnv:
 
     @property
     def obs_dim(self) -> int:
-        """The length of an observation vector."""
-        return int(self.env_spec.observation_space.shape[0])
+        """The number of elements of one observation (its shape's product)."""
+        return int(np.prod(self.env_spec.observation_space.shape))
 
     def reset(self, key: jax.Array, num_envs: int) -> tuple[Any, jax.Array]:
         """Initial states of `num_envs` environments, one random stream per environment index.

@@ -55,7 +55,8 @@ class HostDoor(FunctionalEnv):
     door: ClassVar[str] = "host"
 
     def _structs(self, n: int) -> tuple:
-        obs = jax.ShapeDtypeStruct((n, *self.env_spec.observation_space.shape), jnp.float32)
+        obs = jax.ShapeDtypeStruct((n, *self.env_spec.observation_space.shape),
+                                   self.env_spec.graph_observation_dtype)
         flag = jax.ShapeDtypeStruct((n,), jnp.bool_)
         return obs, jax.ShapeDtypeStruct((n,), jnp.float32), flag, flag, obs
 
@@ -73,7 +74,7 @@ class HostDoor(FunctionalEnv):
 
         def host_reset(key):
             obs, _ = self.pool.reset(seed=seed_of(key))
-            return np.asarray(obs, np.float32)
+            return np.asarray(obs, obs_struct.dtype)
 
         return state, io_callback(host_reset, obs_struct, key, ordered=True)
 
@@ -87,7 +88,7 @@ class HostDoor(FunctionalEnv):
             if message is not None:
                 raise ValueError(message)
             obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
-            obs = np.asarray(obs, np.float32)
+            obs = np.asarray(obs, structs[0].dtype)
             final = info.get("final_obs")
             if final is None:  # no episode ended
                 final = obs
@@ -97,7 +98,7 @@ class HostDoor(FunctionalEnv):
                     final = np.stack([final[i] if mask[i] else obs[i] for i in range(len(obs))])
                 else:  # the rows of ended episodes, zeros in the others
                     final = np.where(mask.reshape(-1, *[1] * (obs.ndim - 1)), final, obs)
-                final = np.asarray(final, np.float32)
+                final = np.asarray(final, structs[0].dtype)
             return (obs, np.asarray(reward, np.float32), np.asarray(terminated, bool),
                     np.asarray(truncated, bool), final)
 

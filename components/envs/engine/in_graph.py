@@ -93,7 +93,7 @@ class InGraphEnv(FunctionalEnv):
         lead = key.shape[:-1]
         rows = self.env_spec.record_words
         outputs = (jax.ShapeDtypeStruct(lead + (rows, num_envs, 2), jnp.uint32),
-                   jax.ShapeDtypeStruct(lead + (num_envs, self.obs_dim), jnp.float32))
+                   self._observations(lead + (num_envs,)))
         return jax.ffi.ffi_call(self._targets[0], outputs, vmap_method="broadcast_all")(
             key, instance=np.int64(self.env_spec.task.instance))
 
@@ -125,11 +125,11 @@ class InGraphEnv(FunctionalEnv):
                           legal_mask: bool = False) -> tuple:
         state = jnp.asarray(state)
         n_shape = self._batch_shape(state)
-        obs = jax.ShapeDtypeStruct(n_shape + (self.obs_dim,), jnp.float32)
+        obs = self._observations(n_shape)
         flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
         extras = jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32)
         # Outputs of no elements are ones not wanted: the step does not write them.
-        final = obs if final_obs else jax.ShapeDtypeStruct(n_shape + (0,), jnp.float32)
+        final = obs if final_obs else jax.ShapeDtypeStruct(n_shape + (0,), obs.dtype)
         actions = int(self.env_spec.action_space.n) if legal_mask else 0
         mask = jax.ShapeDtypeStruct(n_shape + (actions,), jnp.bool_)
         outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
@@ -139,6 +139,12 @@ class InGraphEnv(FunctionalEnv):
             state, action, num_threads=np.int32(self.num_threads),
             instance=np.int64(self.env_spec.task.instance))
         return tuple(out) if legal_mask else tuple(out[:7])
+
+    def _observations(self, n_shape: tuple[int, ...]) -> jax.ShapeDtypeStruct:
+        """The observations of environments [*n_shape]: the space's shape, float32 (or bool
+        for a task with bool observations)."""
+        return jax.ShapeDtypeStruct(n_shape + tuple(self.env_spec.observation_space.shape),
+                                    self.env_spec.graph_observation_dtype)
 
     def legal_mask(self, state: Any) -> jax.Array:
         """The legal actions of each environment's state, bool[..., n, num_actions] (inside a

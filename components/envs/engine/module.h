@@ -132,6 +132,17 @@ void check_sizes(const Task& task) {
   constexpr int64_t kLarge = int64_t{1} << 24;
   need(T::state_words(task), 1, kLarge, "state size (kStateWords or state_words())");
   need(task.obs_dim(), 1, kLarge, "obs_dim()");
+  const std::vector<int64_t> shape = T::obs_shape(task);
+  int64_t cells = 1;
+  for (const int64_t d : shape) {
+    need(d, 1, kLarge, "obs_shape() dimension");
+    cells *= d;
+  }
+  if (shape.empty() || cells != task.obs_dim())
+    throw std::invalid_argument(task.id() + ": the task's obs_shape() has " +
+                                std::to_string(shape.size()) + " dimensions whose product is " +
+                                std::to_string(cells) + ", expected a product of obs_dim() = " +
+                                std::to_string(task.obs_dim()));
   if constexpr (T::kDiscrete)
     need(task.num_actions(), 1, kLarge, "num_actions()");
   else
@@ -180,6 +191,13 @@ void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers 
       .def_prop_ro("record_words", [](const H& h) { return Batch<Task>::rows(*h.task); })
       .def_prop_ro("physical_dim", [](const H& h) { return h.task->physical_dim(); })
       .def_prop_ro("float64_outputs", [](const H&) { return T::kFloat64Outputs; })
+      .def_prop_ro("bool_observations", [](const H&) { return T::kBoolObservations; })
+      .def_prop_ro("obs_shape",
+                   [](const H& h) {
+                     nb::list shape;
+                     for (const int64_t d : T::obs_shape(*h.task)) shape.append(d);
+                     return nb::tuple(shape);
+                   })
       .def_prop_ro("extras_dim", [](const H& h) { return T::extras_dim(*h.task); })
       .def_prop_ro("has_legal", [](const H&) { return T::kHasLegal; })
       .def_prop_ro("min_per_thread", [](const H&) { return T::kMinPerThread; })
@@ -261,7 +279,7 @@ inline void init_module(nb::module_& m) {
 
 #define METAGRAPH_TASK_HANDLERS(Name, Type)                                                   \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_reset, ::metagraph::engine::ffi_reset<Type>,       \
-                                ::metagraph::engine::reset_binding(                           \
+                                ::metagraph::engine::reset_binding<Type>(                     \
                                     ::xla::ffi::Ffi::Bind()));                                \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(Name##_ffi_step, ::metagraph::engine::ffi_step<Type>,         \
                                 ::metagraph::engine::step_binding<Type>(                      \
@@ -275,7 +293,7 @@ inline void init_module(nb::module_& m) {
   XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                               \
       Name##_ffi_reset_gpu,                                                                    \
       ::metagraph::engine::OnHost<&::metagraph::engine::ffi_reset<Type>>::run,                 \
-      ::metagraph::engine::reset_binding(::metagraph::engine::gpu_base()));                    \
+      ::metagraph::engine::reset_binding<Type>(::metagraph::engine::gpu_base()));              \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                               \
       Name##_ffi_step_gpu,                                                                     \
       ::metagraph::engine::OnHost<&::metagraph::engine::ffi_step<Type>>::run,                  \

@@ -41,7 +41,8 @@ class Pool {
   using T = Traits<Task>;
   using Action = typename T::Action;
   using Workspace = typename T::Workspace;
-  using O = std::conditional_t<T::kFloat64Outputs, double, float>;
+  using O = typename T::HostObservation;
+  using R = typename T::HostReward;
   static constexpr int64_t kMaxEnvs = int64_t{1} << 28;
   static constexpr int kMaxThreads = 1024;
 
@@ -60,11 +61,14 @@ class Pool {
         parts_(threads_.size()),
         scratch_(threads_.size(), std::vector<double>(words_)) {
     for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
-    const npy_intp rows = n_, o = task_->obs_dim();
-    step_shapes_ = {{rows, o}, {rows}, {rows}, {rows}, {rows}, {rows}};
+    const npy_intp rows = n_;
+    obs_shape_ = {rows};
+    for (const int64_t d : T::obs_shape(*task_)) obs_shape_.push_back(d);
+    step_shapes_ = {obs_shape_, {rows}, {rows}, {rows}, {rows}, {rows}};
     if constexpr (T::kHasExtras) step_shapes_.push_back({rows, T::extras_dim(*task_)});
-    std::vector<O> obs(static_cast<size_t>(n_) * task_->obs_dim());
-    reseed(seed, obs.data());
+    // (not std::vector: its bool specialisation has no data())
+    const std::unique_ptr<O[]> obs(new O[static_cast<size_t>(n_) * task_->obs_dim()]);
+    reseed(seed, obs.get());
   }
 
   int64_t num_envs() const { return n_; }
@@ -76,7 +80,7 @@ class Pool {
   // next initial state from where its stream is. Returns the first observations.
   nb::object reset(std::optional<uint64_t> seed) {
     check_open();
-    auto [array, obs] = new_array<O>({rows(), task_->obs_dim()});
+    auto [array, obs] = new_array<O>(obs_shape_);
     locked([&] {
       distrust();
       if (seed) {
@@ -101,7 +105,7 @@ class Pool {
         if (!std::isfinite(x[i * p + k]))
           throw std::invalid_argument(task_->id() + ": the physical state of environment " +
                                       std::to_string(i) + " is not finite");
-    auto [array, obs] = new_array<O>({rows(), task_->obs_dim()});
+    auto [array, obs] = new_array<O>(obs_shape_);
     locked([&] {
       distrust();
       parallel([&](Workspace& ws, int64_t i, double* scratch) {
@@ -131,7 +135,7 @@ class Pool {
     // A fresh array each step, zeros where no episode ended (as Gymnasium's vector envs fill
     // final_obs): the step writes only the rows of ended episodes.
     const auto [final_array, final_obs] = zero_array<O>(step_shapes_[0]);
-    O* const reward = data<O>(arrays.reward);
+    R* const reward = data<R>(arrays.reward);
     bool* const terminated = data<bool>(arrays.terminated);
     bool* const truncated = data<bool>(arrays.truncated);
     bool* const done = data<bool>(arrays.done);
@@ -140,8 +144,8 @@ class Pool {
     FirstProblem bad_action, bad_state, failed;
     locked([&] {
       const Batch<Task> all = batch();
-      const StepOut<O> out{obs,    reward,  terminated, truncated, final_obs,
-                           extras, nullptr, done,       true};
+      const StepOut<O, R> out{obs,    reward,  terminated, truncated, final_obs,
+                              extras, nullptr, done,       true};
       Action* a = actions_.data();
       threads_.run(
           n_,
@@ -295,7 +299,7 @@ class Pool {
   StepArrays step_arrays() {
     for (const StepArrays& kept : kept_arrays_)
       if (unheld(kept)) return kept;
-    StepArrays made{new_array<O>(step_shapes_[0]).first, new_array<O>(step_shapes_[1]).first,
+    StepArrays made{new_array<O>(step_shapes_[0]).first, new_array<R>(step_shapes_[1]).first,
                     new_array<bool>(step_shapes_[2]).first,
                     new_array<bool>(step_shapes_[3]).first,
                     new_array<bool>(step_shapes_[4]).first,
@@ -396,7 +400,8 @@ class Pool {
   std::vector<StepArrays> kept_arrays_;  // step arrays made, reused once the caller let go
   // the shapes of StepArrays' arrays in order (extras' where the task has extras) and dtypes
   std::vector<std::vector<npy_intp>> step_shapes_;
-  static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<O>, NPY_BOOL,
+  std::vector<npy_intp> obs_shape_;  // the observations' array shape: (num_envs, *obs_shape)
+  static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<R>, NPY_BOOL,
                                        NPY_BOOL,      NPY_BOOL,      NPY_BOOL, NPY_FLOAT32};
   ThreadPool threads_;
   // What each part of a step knows of its environments, one cache line each (written by its

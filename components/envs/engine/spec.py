@@ -54,6 +54,13 @@ class EnvSpec:
         return () if self.discrete else tuple(self.action_space.shape)
 
     @property
+    def graph_observation_dtype(self) -> np.dtype:
+        """The observations' dtype inside a program (the functional doors, `Environment`):
+        bool for a task with bool observations, float32 otherwise."""
+        bool_ = self.observation_space.dtype == np.bool_
+        return np.dtype(np.bool_) if bool_ else np.dtype(np.float32)
+
+    @property
     def physical_dim(self) -> int:
         """The length of the physical state users read and set (float64)."""
         return int(self.task.physical_dim)
@@ -91,9 +98,14 @@ def check_spec(env_id: str, made: Any) -> EnvSpec:
         problems.append(f"its env_id is {made.env_id!r}, not {env_id!r} (make it with the "
                         f"env_id it is given)")
     space = made.observation_space
-    if not isinstance(space, gymnasium.spaces.Box) or space.shape != (task.obs_dim,):
+    shape = tuple(int(d) for d in task.obs_shape)
+    dtypes = ((np.dtype(np.bool_),) if task.bool_observations
+              else (np.dtype(np.float32), np.dtype(np.float64)))
+    if not isinstance(space, gymnasium.spaces.Box) or space.shape != shape \
+            or space.dtype not in dtypes:
+        kind = "bool" if task.bool_observations else "float32 or float64"
         problems.append(f"the observation space is {space}, the task's observations are a "
-                        f"Box of shape ({task.obs_dim},)")
+                        f"Box of shape {shape}, {kind}")
     space = made.action_space
     if task.discrete:
         if not isinstance(space, gymnasium.spaces.Discrete) or int(space.n) != \

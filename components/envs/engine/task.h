@@ -38,6 +38,12 @@
 //       huge state overflows): the host pool then checks only states it did not make itself.
 //   static constexpr bool kFloat64Outputs;  the host pool returns float64 observations and
 //       rewards (Gymnasium's MuJoCo tasks do); the in-graph door is float32 always.
+//   std::vector<int64_t> obs_shape() const;  the observation's shape where it is more than a
+//       vector (MinAtar's planes: {10, 10, C}, channels last), its product obs_dim(): every
+//       door gives observations of that shape, written in the same order (row-major).
+//   using Observation = bool;  observations of 0 and 1 (planes: MinAtar) as bool on every door,
+//       a quarter of float32's bytes; the default is float (float64 on the host pool with
+//       kFloat64Outputs). `observe` is then called with a bool*.
 //   bool fast(const double* state) const;  with `template <bool kFast> step/observe`: a
 //       flavour of the step that is only right for some states (a vectorisable sin and cos
 //       within a range); the engine uses it for a range of environments that all pass.
@@ -61,6 +67,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "rng.h"
 
@@ -150,6 +157,21 @@ template <class Task>
 struct StepKeepsValid<Task, std::void_t<decltype(Task::kStepKeepsValid)>>
     : std::integral_constant<bool, Task::kStepKeepsValid> {};
 
+template <class Task, class = void>
+struct HasObsShape : std::false_type {};
+template <class Task>
+struct HasObsShape<Task, std::void_t<decltype(std::declval<const Task&>().obs_shape())>>
+    : std::true_type {};
+
+template <class Task, class = void>
+struct BoolObservations : std::false_type {};
+template <class Task>
+struct BoolObservations<Task, std::void_t<typename Task::Observation>>
+    : std::true_type {
+  static_assert(std::is_same_v<typename Task::Observation, bool>,
+                "a task's Observation is bool (the default, float, is not declared)");
+};
+
 // The engine's view of a task: the contract's optional parts filled in.
 template <class Task>
 struct Traits {
@@ -161,6 +183,13 @@ struct Traits {
   static constexpr bool kHasFast = HasFast<Task>::value;
   static constexpr int64_t kMinPerThread = MinPerThread<Task>::value;
   static constexpr bool kFloat64Outputs = Float64Outputs<Task>::value;
+  static constexpr bool kBoolObservations = BoolObservations<Task>::value;
+  // The element types of the observations on the in-graph door and on the host pool, and of
+  // the host pool's rewards (the in-graph door's are float).
+  using GraphObservation = std::conditional_t<kBoolObservations, bool, float>;
+  using HostObservation = std::conditional_t<
+      kBoolObservations, bool, std::conditional_t<kFloat64Outputs, double, float>>;
+  using HostReward = std::conditional_t<kFloat64Outputs, double, float>;
   static constexpr bool kStepKeepsValid = StepKeepsValid<Task>::value;
   static constexpr bool kHasLegal = HasLegal<Task>::value;
   static constexpr bool kHasExtras = HasExtras<Task>::value;
@@ -181,6 +210,14 @@ struct Traits {
       return 1;
     } else {
       return task.action_dim();
+    }
+  }
+  // One observation's shape: the task's obs_shape(), else {obs_dim()}.
+  static std::vector<int64_t> obs_shape(const Task& task) {
+    if constexpr (HasObsShape<Task>::value) {
+      return task.obs_shape();
+    } else {
+      return {static_cast<int64_t>(task.obs_dim())};
     }
   }
   static int extras_dim(const Task& task) {

@@ -3,8 +3,8 @@ SpaceInvaders, the `minatar` package's rules in C++ (`minatar.h`, one header per
 its sticky actions and difficulty ramping. Ids `MinAtar-Breakout-v0` ...; gymnax's names
 (`Breakout-MinAtar`) are aliases.
 
-Observations are the game's 10x10xC planes of 0 and 1, channels last, flattened
-(float32[100 * C]; `observation_shape(env_id)` gives (10, 10, C)). Six actions. Keyword
+Observations are the game's planes, bool[10, 10, C], channels last, as the package's
+`state()` (`observation_shape(env_id)` gives (10, 10, C)). Six actions. Keyword
 arguments: `sticky_action_prob` (0.1), `difficulty_ramping` (True), `max_episode_steps`
 (Gymnasium's name, gymnax's limits: 1000; Freeway 2500)."""
 
@@ -37,7 +37,7 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     max_episode_steps)."""
     cls, _ = GAMES[env_id]
     task = cls(env_id, kwargs)
-    observations = gymnasium.spaces.Box(0.0, 1.0, (int(task.obs_dim),), np.float32)
+    observations = gymnasium.spaces.Box(0, 1, tuple(task.obs_shape), np.bool_)
     return EnvSpec(env_id, observations, gymnasium.spaces.Discrete(int(task.num_actions)),
                    int(task.max_steps), task)
 

@@ -29,6 +29,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/rng.h"
@@ -65,7 +66,7 @@ template <class T>
 struct Planes {
   T* obs;
   int channels;
-  void set(int y, int x, int c) const { obs[(y * kSide + x) * channels + c] = 1; }
+  void set(int y, int x, int c) const { obs[(y * kSide + x) * channels + c] = T(1); }
 };
 
 // Whether x is a whole number in [lo, hi].
@@ -92,6 +93,7 @@ class MinAtar {
   using Action = int32_t;
   static constexpr int kStateWords = 2 + Game::kWords;  // previous action, game, stream
   static constexpr bool kStepKeepsValid = true;         // whole numbers, exact rules
+  using Observation = bool;                             // the planes, as the package's state()
 
   explicit MinAtar(const engine::Config& config)
       : id_(config.task()),
@@ -108,6 +110,7 @@ class MinAtar {
 
   std::string id() const { return id_; }
   int obs_dim() const { return kSide * kSide * Game::kChannels; }
+  std::vector<int64_t> obs_shape() const { return {kSide, kSide, Game::kChannels}; }
   int num_actions() const { return kNumActions; }
   int64_t max_steps() const { return max_steps_; }
   int physical_dim() const { return 1 + Game::kWords; }  // previous action, game words

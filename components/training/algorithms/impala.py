@@ -16,7 +16,7 @@ from components.agents.impala_config import ImpalaConfig
 from components.training.algorithm import Algorithm, Distributed
 from components.training.algorithms.rows import learned_rows
 from components.training.metrics import Row
-from metagraph.spaces import Box, PRNGKey
+from metagraph.spaces import PRNGKey
 
 
 class ImpalaSamplers(Distributed):
@@ -72,8 +72,7 @@ class Impala(Algorithm):
         """The learner's graph: `learn` on the agent's trajectory spaces and `greedy` for
         evaluation."""
         agent = self.agent(env_id, config, total_steps)
-        obs_shape = agent.rollout.env.observation_space.shape
         return mg.build(agent, {**agent.trajectory_spaces(), "key": PRNGKey(),
-                                "observation": Box((eval_envs, *obs_shape))},
+                                "observation": agent.rollout.observation_space(eval_envs)},
                         apis=["learn", "greedy", "act"])
 

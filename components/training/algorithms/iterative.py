@@ -18,7 +18,7 @@ from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm, Distributed
 from components.training.algorithms.rows import learned_rows, per_seed, summarise
 from components.training.metrics import Row
-from metagraph.spaces import Box, Discrete, PRNGKey
+from metagraph.spaces import Discrete, PRNGKey
 
 # what every iteration of these agents returns; further statistics (SAC's alpha) become columns
 ITERATION_KEYS = ("steps", "episode_return_sum", "episodes", "loss")
@@ -44,8 +44,8 @@ class IterativeAlgorithm(Algorithm):
               ) -> mg.MetaGraph:
         """The agent's graph with its `start`, `train` and acting (`acting_apis`) APIs."""
         agent = self.agent(env_id, config, total_steps)
-        obs_shape = agent.rollout.env.observation_space.shape
-        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
+        return mg.build(agent, {"key": PRNGKey(),
+                                "observation": agent.rollout.observation_space(eval_envs),
                                 "iterations": Discrete(config.iterations_per_call + 1)},
                         apis=["start", "train", *self.acting_apis])
 
@@ -99,8 +99,8 @@ class PPOSamplers(Distributed):
                       total_steps: int, eval_envs: int) -> mg.MetaGraph:
         """The fused graph's APIs plus `learn` on a batch's spaces (the same state)."""
         agent = self.make_agent(env_id, config, total_steps)
-        obs_shape = agent.rollout.env.observation_space.shape
-        return mg.build(agent, {"key": PRNGKey(), "observation": Box((eval_envs, *obs_shape)),
+        return mg.build(agent, {"key": PRNGKey(),
+                                "observation": agent.rollout.observation_space(eval_envs),
                                 "iterations": Discrete(config.iterations_per_call + 1),
                                 **agent.trajectory_spaces()},
                         apis=["start", "train", "learn", *PPO.acting_apis])

@@ -95,13 +95,13 @@ class Reweight(Algorithm):
         """The agent's graph: `sample`, `fit`, `select` and `greedy` over its path spaces."""
         agent = self.agent(env_id, config)
         m, t = config.fit_paths, agent.horizon
-        obs_shape = agent.rollout.env.observation_space.shape
+        observations = agent.rollout.observation_space
         action_space = agent.rollout.env.action_space
         actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
                    else Box((m, t, *action_space.shape)))
-        spaces = {"key": PRNGKey(), "obs": Box((m, t, *obs_shape)), "action": actions,
+        spaces = {"key": PRNGKey(), "obs": observations(m, t), "action": actions,
                   "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
-                  "observation": Box((eval_envs, *obs_shape))}
+                  "observation": observations(eval_envs)}
         return mg.build(agent, spaces, apis=["sample", "fit", "greedy", "act", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None

@@ -107,7 +107,12 @@ def test_a_negative_state_size_is_refused_when_the_task_is_made():
                                          r"state_words\(\)\) is -5, expected one in "
                                          r"\[1, 16777216\]"):
         module.Sized("Sized-v0", {"broken": "state"})
-    assert module.Sized("Sized-v0", {"broken": "none"}).state_words == 1
+    with pytest.raises(ValueError, match=r"^Sized-v0: the task's obs_shape\(\) has 2 "
+                                         r"dimensions whose product is 6, expected a product "
+                                         r"of obs_dim\(\) = 1"):
+        module.Sized("Sized-v0", {"broken": "shape"})
+    task = module.Sized("Sized-v0", {"broken": "none"})
+    assert task.state_words == 1 and task.obs_shape == (1, 1)
 
 
 def test_a_task_whose_static_initialiser_throws_is_refused_and_the_process_lives(walk):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from components.networks import CNN, LSTM, MLP
+from components.networks.cnn import PatchConv2D
 from metagraph.spaces import Bool, Box
 from metagraph.testing import BACKENDS, ComponentTest
 
@@ -23,17 +24,71 @@ def test_mlp_is_haikus_mlp(backend):
     test.test(("forward", x), expected_outputs=np.asarray(ref), decimals=5)
 
 
+def haikus_cnn(channels, kernel, stride, hidden):
+    """The same CNN written with haiku's own `Conv2D`: the reference."""
+    def network(x):
+        for c in channels:
+            x = jax.nn.relu(hk.Conv2D(c, kernel, stride=stride)(x))
+        x = x.reshape(x.shape[0], -1)
+        for width in hidden:
+            x = jax.nn.relu(hk.Linear(width)(x))
+        return x
+    return hk.without_apply_rng(hk.transform(network))
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_cnn_scales_uint8_images_and_flattens(backend):
-    test = ComponentTest(CNN(channels=(4,), output_size=8),
-                         {"x": Box((8, 8, 3), batch=True, dtype=np.uint8)}, backend=backend)
-    images = rng.integers(0, 256, (2, 8, 8, 3)).astype(np.uint8)
+def test_cnn_scales_uint8_images_and_is_haikus_convolution(backend):
+    test = ComponentTest(CNN(channels=(4, 3), hidden=(8,)),
+                         {"x": Box((8, 7, 3), batch=True, dtype=np.uint8)}, backend=backend)
+    images = rng.integers(0, 256, (2, 8, 7, 3)).astype(np.uint8)
     out = test.test(("forward", images))
     assert out.shape == (2, 8)
     params = test.get_state()["params"]
-    ref = hk.without_apply_rng(hk.transform(CNN(channels=(4,), output_size=8).network))
-    np.testing.assert_allclose(out, ref.apply(params, images.astype(np.float32) / 255.0),
-                               rtol=1e-5, atol=1e-6)
+    ref = haikus_cnn((4, 3), 3, 2, (8,)).apply(params, images.astype(np.float32) / 255.0)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("kernel", "stride"), [(3, 1), (2, 2), (4, 3), (1, 1)])
+def test_patch_convolution_is_haikus_conv2d(kernel, stride):
+    """`PatchConv2D` (the CNN's convolution as a product of matrices) against haiku.Conv2D
+    with the same parameters: odd and even kernels, strides that do and do not divide."""
+    x = rng.normal(size=(3, 10, 9, 4)).astype(np.float32)
+    mine = hk.without_apply_rng(hk.transform(lambda x: PatchConv2D(5, kernel, stride)(x)))
+    ref = hk.without_apply_rng(hk.transform(lambda x: hk.Conv2D(5, kernel, stride=stride)(x)))
+    params = mine.init(jax.random.PRNGKey(1), x)
+    assert jax.tree.map(np.shape, params) == jax.tree.map(np.shape, ref.init(
+        jax.random.PRNGKey(1), x))
+    np.testing.assert_allclose(mine.apply(params, x), ref.apply(params, x), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_cnn_reshapes_flat_planes_and_keeps_leading_axes():
+    """MinAtar's flat planes [T, B, 10 * 10 * 4] with input_shape: the images' CNN."""
+    cnn = CNN(channels=(16,), kernel=3, stride=1, hidden=(32,), input_shape=(10, 10, 4))
+    test = ComponentTest(cnn, {"x": Box((400,), batch=True)})
+    flat = rng.integers(0, 2, (6, 400)).astype(np.float32)
+    out = test.test(("forward", flat))
+    params = test.get_state()["params"]
+    ref = haikus_cnn((16,), 3, 1, (32,)).apply(params, flat.reshape(6, 10, 10, 4))
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    time_major = cnn.forward_with(params, flat.reshape(2, 3, 400))
+    np.testing.assert_allclose(time_major, out.reshape(2, 3, 32), rtol=1e-5, atol=1e-6)
+
+
+def test_cnn_bad_settings_and_inputs_are_clear_errors():
+    for kwargs, match in [({"channels": ()}, "channels must be positive ints"),
+                          ({"hidden": (0,)}, "hidden must be positive ints"),
+                          ({"kernel": 1.5}, "kernel must be a positive int"),
+                          ({"stride": True}, "stride must be a positive int"),
+                          ({"input_shape": (10, 10)}, "input_shape must be")]:
+        with pytest.raises(ValueError, match=match):
+            CNN(**kwargs)
+    flat = hk.without_apply_rng(hk.transform(CNN(input_shape=(2, 2, 1)).network))
+    with pytest.raises(ValueError, match=r"expected flat observations \[..., 4\]"):
+        flat.init(jax.random.PRNGKey(0), np.zeros((1, 5), np.float32))
+    images = hk.without_apply_rng(hk.transform(CNN().network))
+    with pytest.raises(ValueError, match="flat observations need input_shape"):
+        images.init(jax.random.PRNGKey(0), np.zeros((1, 5), np.float32))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

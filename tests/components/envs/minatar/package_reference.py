@@ -66,14 +66,14 @@ class PackageEnvironment:
         self.engine_stream = stream_state(seed, index)
 
     def reset(self) -> np.ndarray:
-        """A new episode: its first observation, float32[10, 10, C]."""
+        """A new episode: its first observation, bool[10, 10, C]."""
         self.engine_stream, bits = splitmix64(self.engine_stream)
         self.env.random = self.env.env.random = SplitmixRandom(bits)
         self.env.last_action = 0  # the previous action of a new episode is the no-op
         self.env.reset()
-        return self.env.state().astype(np.float32)
+        return self.env.state()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool]:
         """(observation, reward, terminal) of one step."""
         reward, terminal = self.env.act(int(action))
-        return self.env.state().astype(np.float32), float(reward), bool(terminal)
+        return self.env.state(), float(reward), bool(terminal)

@@ -35,7 +35,7 @@ def test_an_out_of_range_state_is_never_read_and_is_refused_by_the_step(change, 
         pool.step(np.array([0, 0]))
     np.testing.assert_array_equal(pool.records(), kept)  # neither environment moved
     obs, _ = pool.reset(options={"state": np.stack([good, good])})  # the pool still works
-    assert obs.shape == (2, 400) and obs[:, 1::4].sum() == 2  # one ball each
+    assert obs.shape == (2, 10, 10, 4) and obs[..., 1].sum() == 2  # one ball each
 
 
 def test_the_in_graph_door_refuses_the_same_state():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import components.envs as envs
-from components.envs.minatar import MINATAR_IDS, observation_shape
+from components.envs.minatar import GAMES, MINATAR_IDS, observation_shape
 
 CHANNELS = {"MinAtar-Breakout-v0": 4, "MinAtar-Asterix-v0": 4, "MinAtar-Freeway-v0": 7,
             "MinAtar-Seaquest-v0": 10, "MinAtar-SpaceInvaders-v0": 6}  # the package's
@@ -21,7 +21,8 @@ def test_names_spaces_and_planes(env_id):
     assert envs.canonical_id(f"{game}-MinAtar") == env_id  # gymnax's name
     made = envs.spec(env_id)
     assert observation_shape(env_id) == (10, 10, CHANNELS[env_id])
-    assert made.observation_space.shape == (100 * CHANNELS[env_id],)
+    assert made.observation_space == gymnasium.spaces.Box(0, 1, (10, 10, CHANNELS[env_id]),
+                                                          np.bool_)
     assert made.action_space == gymnasium.spaces.Discrete(6)
     assert made.max_episode_steps == (2500 if game == "Freeway" else 1000)
 
@@ -36,10 +37,25 @@ def test_observation_shape_is_refused_where_there_are_no_planes():
 def test_gymnasium_makes_them_with_their_arguments():
     env = gymnasium.make("metagraph/Breakout-MinAtar", sticky_action_prob=0.0)
     obs, _ = env.reset(seed=1)
-    assert obs.shape == (400,) and set(np.unique(obs)) <= {0.0, 1.0}
+    assert obs.shape == (10, 10, 4) and obs.dtype == np.bool_ and obs.any()
     env.step(1)
     vector = gymnasium.make_vec("metagraph/MinAtar-Seaquest-v0", 3,
                                 difficulty_ramping=False)
     obs, _ = vector.reset(seed=2)
     obs, reward, terminated, truncated, _ = vector.step(np.array([5, 5, 5]))
-    assert obs.shape == (3, 1000) and reward.shape == (3,)
+    assert obs.shape == (3, 10, 10, 10) and obs.dtype == np.bool_ and reward.shape == (3,)
+
+
+def test_a_spec_that_misstates_the_planes_is_refused():
+    """A registration whose observation space is not the task's (flat float32 for MinAtar's
+    bool planes) is refused when the spec is made, naming what the task gives."""
+    cls, _ = GAMES["MinAtar-Breakout-v0"]
+
+    def make_spec(env_id, kwargs):
+        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (400,), np.float32),
+                            gymnasium.spaces.Discrete(6), 1000, cls(env_id, kwargs))
+
+    envs.register("FlatBreakout-v0", make_spec)
+    with pytest.raises(ValueError, match=r"the task's observations are a Box of shape "
+                                         r"\(10, 10, 4\), bool"):
+        envs.spec("FlatBreakout-v0")

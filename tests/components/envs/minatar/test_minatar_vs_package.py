@@ -11,7 +11,7 @@ import pytest
 from package_reference import PackageEnvironment
 
 import components.envs as envs
-from components.envs.minatar import GAMES, observation_shape
+from components.envs.minatar import GAMES
 
 pytest.importorskip("minatar")
 
@@ -27,11 +27,10 @@ def test_a_game_steps_as_the_packages_own(env_id, ramping):
     n, seed, steps = 4, 11, STEPS.get(env_id, 1500)
     pool = envs.make(env_id, n, seed=seed, num_threads=2, difficulty_ramping=ramping,
                      max_episode_steps=steps + 1)  # episodes end by the game's own rules
-    shape = observation_shape(env_id)
     obs, _ = pool.reset(seed=seed)
     package = [PackageEnvironment(game, seed, i, difficulty_ramping=ramping) for i in range(n)]
     for i, reference in enumerate(package):
-        np.testing.assert_array_equal(obs[i].reshape(shape), reference.reset())
+        np.testing.assert_array_equal(obs[i], reference.reset())
     actions = np.random.default_rng(5).choice(6, size=(steps, n), p=WEIGHTS.get(env_id))
     rewards, ends = 0.0, 0
     for t in range(steps):
@@ -43,9 +42,9 @@ def test_a_game_steps_as_the_packages_own(env_id, ramping):
             assert reward[i] == expected_reward, where
             assert terminated[i] == terminal, where
             last = info["final_obs"][i] if terminal else obs[i]
-            np.testing.assert_array_equal(last.reshape(shape), expected_obs, err_msg=where)
+            np.testing.assert_array_equal(last, expected_obs, err_msg=where)
             if terminal:
-                np.testing.assert_array_equal(obs[i].reshape(shape), reference.reset(),
+                np.testing.assert_array_equal(obs[i], reference.reset(),
                                               err_msg=where + " (the next episode)")
                 ends += 1
             rewards += expected_reward

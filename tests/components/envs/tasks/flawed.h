@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/task.h"
@@ -98,7 +99,8 @@ class Walk {
 
 // A task whose sizes are impossible, chosen by the keyword argument `broken`: "state" (a
 // negative state size), "obs" (no observation), "actions" (no action), "steps" (a negative
-// episode limit); "none" is a correct task. The engine refuses a broken one when it is made.
+// episode limit), "shape" (an observation shape whose product is not obs_dim); "none" is a
+// correct task. The engine refuses a broken one when it is made.
 class Sized {
  public:
   using Action = int32_t;
@@ -112,6 +114,9 @@ class Sized {
   std::string id() const { return id_; }
   int state_words() const { return broken_ == "state" ? -5 : 1; }
   int obs_dim() const { return broken_ == "obs" ? 0 : 1; }
+  std::vector<int64_t> obs_shape() const {
+    return broken_ == "shape" ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{1, 1};
+  }
   int num_actions() const { return broken_ == "actions" ? 0 : 2; }
   int64_t max_steps() const { return broken_ == "steps" ? -3 : 10; }
   int physical_dim() const { return 1; }

@@ -1,0 +1,55 @@
+"""PPO's CNN torso: MinAtar's shipped defaults (gymnax-blines' PPO settings with the MinAtar
+paper's network), a few iterations on MinAtar-Breakout through `train` and `evaluate` as
+`metagraph train MinAtar-Breakout-v0 --algo ppo` runs them, and clear errors where a CNN has
+no planes to read."""
+
+import numpy as np
+import pytest
+
+from components.agents import PPOAgent, PPOConfig
+from components.networks import CNN
+from components.training import evaluate, train
+from components.training.algorithms.iterative import PPO
+
+SMALL = {"num_envs": 8, "num_steps": 16, "minibatches": 2, "epochs": 1, "hidden": [16],
+         "cnn_channels": [4], "iterations_per_call": 2}
+
+
+def test_shipped_defaults_are_gymnax_blines_settings_with_a_cnn():
+    config = PPOConfig.for_env("MinAtar-Breakout-v0")
+    assert (config.num_envs, config.num_steps, config.epochs, config.minibatches) == \
+        (64, 128, 4, 8)
+    assert (config.learning_rate, config.anneal_lr, config.gamma, config.entropy_coef) == \
+        (5e-4, False, 0.999, 0.01)
+    assert (config.cnn_channels, config.cnn_kernel, config.cnn_stride, config.hidden) == \
+        ((16,), 3, 1, (128,))
+    assert PPOConfig.for_env("Breakout-MinAtar") == config  # gymnax's name
+    assert PPOConfig.for_env("MinAtar-Seaquest-v0").cnn_channels == (16,)
+    assert PPOConfig().cnn_channels == ()  # an MLP elsewhere
+    with pytest.raises(ValueError, match=r"PPOConfig.cnn_channels: expected empty \(no CNN\)"):
+        PPOConfig(cnn_channels=(0,))
+
+
+def test_the_policy_is_a_cnn_over_the_planes_with_the_value_on_it():
+    agent = PPOAgent("MinAtar-Breakout-v0", PPOConfig.for_env("MinAtar-Breakout-v0", SMALL))
+    torso = agent.policy.torso
+    assert isinstance(torso, CNN) and torso.input_shape == (10, 10, 4)
+    assert (torso.channels, torso.kernel, torso.stride, torso.hidden) == ((4,), 3, 1, (16,))
+    assert agent.policy.value_mode == "shared"
+
+
+def test_a_few_iterations_on_breakout_train_and_evaluate(tmp_path):
+    config = PPO().config("MinAtar-Breakout-v0", SMALL)
+    rows = train("MinAtar-Breakout-v0", tmp_path, "ppo", config, steps=512, progress=False)
+    assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
+    result = evaluate(tmp_path, episodes=2)
+    assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
+
+
+def test_a_cnn_without_planes_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"cnn_channels needs images \[H, W, C\] or planes; "
+                                         r"CartPole-v1's observations have shape \(4,\)"):
+        PPOAgent("CartPole-v1", PPOConfig(cnn_channels=(4,)))
+    with pytest.raises(ValueError, match="cnn_channels is for single-agent tasks; "
+                                         "ConnectFour-v0 is a game"):
+        PPOAgent("ConnectFour-v0", PPOConfig.for_env("ConnectFour-v0", {"cnn_channels": [4]}))
