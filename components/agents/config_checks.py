@@ -175,8 +175,13 @@ class AgentConfig:
     @classmethod
     def for_env(cls, env_id: str, values: dict[str, Any] | None = None) -> Any:
         """The config for `env_id`: its shipped defaults (`env_defaults`), overridden by
-        `values` (a user's `--config` / `--set`), checked like `from_dict`."""
-        return cls.from_dict({**cls.env_defaults(env_id), **(values or {})})
+        `values` (a user's `--config` / `--set`), checked like `from_dict`. The
+        environment's keyword arguments (`env_kwargs`) merge: a user's over the shipped ones."""
+        shipped, values = cls.env_defaults(env_id), dict(values or {})
+        if isinstance(shipped.get("env_kwargs"), dict) and isinstance(values.get("env_kwargs"),
+                                                                      dict):
+            values["env_kwargs"] = {**shipped["env_kwargs"], **values["env_kwargs"]}
+        return cls.from_dict({**shipped, **values})
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Any:

@@ -4,9 +4,11 @@ its sticky actions and difficulty ramping. Ids `MinAtar-Breakout-v0` ...; gymnax
 (`Breakout-MinAtar`) are aliases.
 
 Observations are the game's planes, bool[10, 10, C], channels last, as the package's
-`state()` (`observation_shape(env_id)` gives (10, 10, C)). Six actions. Keyword
-arguments: `sticky_action_prob` (0.1), `difficulty_ramping` (True), `max_episode_steps`
-(Gymnasium's name, gymnax's limits: 1000; Freeway 2500)."""
+`state()` (`observation_shape(env_id)` gives (10, 10, C)). Six actions, or the game's minimal
+set with `minimal_action_set=True` (the package's `minimal_action_set()`, gymnax's default:
+Breakout's no-op, left, right). Keyword arguments: `sticky_action_prob` (0.1),
+`difficulty_ramping` (True), `minimal_action_set` (False), `max_episode_steps` (Gymnasium's
+name, gymnax's limits: 1000; Freeway 2500)."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ MINATAR_IDS = tuple(GAMES)
 
 def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     """The spec of a MinAtar id made with `kwargs` (sticky_action_prob, difficulty_ramping,
-    max_episode_steps)."""
+    minimal_action_set, max_episode_steps)."""
     cls, _ = GAMES[env_id]
     task = cls(env_id, kwargs)
     observations = gymnasium.spaces.Box(0, 1, tuple(task.obs_shape), np.bool_)

@@ -8,6 +8,7 @@
 // (side, gold) are made even when every row is taken; the ramp timer counts 100 down to -1
 // before each ramp, so ramps come every 102 steps.
 #pragma once
+#include <array>
 #include <cstdint>
 
 #include "minatar.h"
@@ -21,6 +22,8 @@ class Asterix {
   static constexpr int kSlots = 8;     // entity slot i moves along row i + 1
   static constexpr int kWords = 6 + kSlots;
   static constexpr int64_t kMaxSteps = 1000;
+  // the package's minimal_action_set(), as gymnax has it by default
+  static constexpr std::array<int, 5> kMinimalActions{kNoop, kLeft, kUp, kRight, kDown};
 
   // Words: player x (0..9) and y (1..8); the spawn timer (0..10), the move timer (0..5), the
   // ramp timer (-1..100) and the ramp index (0..9); then the 8 entity slots, each 0 when empty,

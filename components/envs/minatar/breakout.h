@@ -4,6 +4,7 @@
 // updates and quirks are the `minatar` package's (environments/breakout.py): a ball that
 // strikes a brick on the step after a strike passes into it without breaking it.
 #pragma once
+#include <array>
 #include <cstdint>
 
 #include "minatar.h"
@@ -16,6 +17,8 @@ class Breakout {
   static constexpr int kChannels = 4;  // paddle, ball, trail, brick
   static constexpr int kWords = 8;
   static constexpr int64_t kMaxSteps = 1000;
+  // the package's minimal_action_set(), as gymnax has it by default
+  static constexpr std::array<int, 3> kMinimalActions{kNoop, kLeft, kRight};
 
   // Words: ball x, ball y, ball direction (0 up-left, 1 up-right, 2 down-right, 3
   // down-left), paddle x, the ball's previous x and y, whether the last step struck a brick,

@@ -9,6 +9,7 @@
 // a hit in one lane sends it to the bottom before the later lanes are checked; a crossing
 // re-draws the speeds but leaves each car where it is.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 
@@ -23,6 +24,8 @@ class Freeway {
   static constexpr int kCars = 8;      // car i drives along row i + 1
   static constexpr int kWords = 3 + 3 * kCars;
   static constexpr int64_t kMaxSteps = 2500;
+  // the package's minimal_action_set(), as gymnax has it by default
+  static constexpr std::array<int, 3> kMinimalActions{kNoop, kUp, kDown};
 
   // Words: the chicken's row (0..9), its move timer (0..3), the package's termination timer
   // (2500 at a reset, -1 once the episode is over); then per car i, three words from kCar0 +

@@ -81,6 +81,7 @@ struct Settings {
 
 // A MinAtar game as an engine task. `Game` provides: kName, kChannels, kWords (its state
 // words, small whole numbers kept as float64), kMaxSteps (the episode limit gymnax uses),
+// kMinimalActions (the package's minimal_action_set(): what minimal_action_set=true offers),
 // and static functions
 //   void reset(double* w, Stream& random, const Settings&);
 //   double act(double* w, int action, Stream& random, const Settings&, bool& terminal);
@@ -99,19 +100,25 @@ class MinAtar {
       : id_(config.task()),
         sticky_(config.has("sticky_action_prob") ? config.number("sticky_action_prob") : 0.1),
         settings_{config.has("difficulty_ramping") ? config.flag("difficulty_ramping") : true},
+        minimal_(config.has("minimal_action_set") && config.flag("minimal_action_set")),
         max_steps_(config.has("max_episode_steps")
                        ? config.integer("max_episode_steps", 1, int64_t{1} << 40)
                        : Game::kMaxSteps) {
     if (!(sticky_ >= 0.0 && sticky_ <= 1.0))
       throw config.error("sticky_action_prob", "must be in [0, 1], got " +
                                                    std::to_string(sticky_));
-    config.only({"sticky_action_prob", "difficulty_ramping", "max_episode_steps"});
+    config.only({"sticky_action_prob", "difficulty_ramping", "minimal_action_set",
+                 "max_episode_steps"});
   }
 
   std::string id() const { return id_; }
   int obs_dim() const { return kSide * kSide * Game::kChannels; }
   std::vector<int64_t> obs_shape() const { return {kSide, kSide, Game::kChannels}; }
-  int num_actions() const { return kNumActions; }
+  // the six actions, or with minimal_action_set the game's own (gymnax's default):
+  // action k is then Game::kMinimalActions[k]
+  int num_actions() const {
+    return minimal_ ? static_cast<int>(Game::kMinimalActions.size()) : kNumActions;
+  }
   int64_t max_steps() const { return max_steps_; }
   int physical_dim() const { return 1 + Game::kWords; }  // previous action, game words
   // The planes' shape: the observation is rows x columns x planes, channels last.
@@ -128,7 +135,7 @@ class MinAtar {
   }
   void step(double* s, const Action* action, engine::Step& out) const {
     Stream random(load(s));
-    int a = *action;
+    int a = minimal_ ? Game::kMinimalActions[*action] : *action;  // (checked in range)
     if (random.rand() < sticky_) a = static_cast<int>(s[0]);
     s[0] = a;
     bool terminal = false;
@@ -171,6 +178,7 @@ class MinAtar {
   std::string id_;
   double sticky_;
   Settings settings_;
+  bool minimal_;
   int64_t max_steps_;
 };
 

@@ -22,6 +22,7 @@
 //     enemy heading the other way);
 //   - enemies move every move_speed + 1 steps, divers every 6, subs fire every 11.
 #pragma once
+#include <array>
 #include <algorithm>
 #include <cstdint>
 
@@ -36,6 +37,8 @@ class Seaquest {
   // gauge, diver gauge, diver
   static constexpr int kChannels = 10;
   static constexpr int64_t kMaxSteps = 1000;
+  // the package's minimal_action_set(), as gymnax has it by default
+  static constexpr std::array<int, 6> kMinimalActions{kNoop, kLeft, kUp, kRight, kDown, kFire};
 
   // The lists' capacities: no list of a game played from a reset ever holds more, even
   // in the middle of a step (they count what is in a list at any moment of step T).

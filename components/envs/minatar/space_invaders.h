@@ -12,6 +12,7 @@
 // the bottom row wraps round to the top row (in the step that ends the episode); a new wave
 // keeps the old wave's march timer.
 #pragma once
+#include <array>
 #include <cstdint>
 
 #include "minatar.h"
@@ -25,6 +26,8 @@ class SpaceInvaders {
   static constexpr int kChannels = 6;
   static constexpr int kWords = 12;
   static constexpr int64_t kMaxSteps = 1000;
+  // the package's minimal_action_set(), as gymnax has it by default
+  static constexpr std::array<int, 4> kMinimalActions{kNoop, kLeft, kRight, kFire};
 
   // Words: the cannon's x (0..9), the aliens' direction (-1 left, 1 right), the march
   // interval (12..6; the package's ramp index is 12 - interval), the march timer (0..12), the

@@ -23,7 +23,10 @@ def test_shipped_defaults_are_gymnax_blines_settings_with_a_cnn():
         (5e-4, False, 0.999, 0.01)
     assert (config.cnn_channels, config.cnn_kernel, config.cnn_stride, config.hidden) == \
         ((16,), 3, 1, (128,))
+    assert config.env_kwargs == {"minimal_action_set": True}  # gymnax's action set
     assert PPOConfig.for_env("Breakout-MinAtar") == config  # gymnax's name
+    users = PPOConfig.for_env("MinAtar-Breakout-v0", {"env_kwargs": {"sticky_action_prob": 0}})
+    assert users.env_kwargs == {"minimal_action_set": True, "sticky_action_prob": 0}
     assert PPOConfig.for_env("MinAtar-Seaquest-v0").cnn_channels == (16,)
     assert PPOConfig().cnn_channels == ()  # an MLP elsewhere
     with pytest.raises(ValueError, match=r"PPOConfig.cnn_channels: expected empty \(no CNN\)"):
@@ -32,6 +35,7 @@ def test_shipped_defaults_are_gymnax_blines_settings_with_a_cnn():
 
 def test_the_policy_is_a_cnn_over_the_planes_with_the_value_on_it():
     agent = PPOAgent("MinAtar-Breakout-v0", PPOConfig.for_env("MinAtar-Breakout-v0", SMALL))
+    assert agent.rollout.env.action_space.n == 3  # no-op, left, right
     torso = agent.policy.torso
     assert isinstance(torso, CNN) and torso.input_shape == (10, 10, 4)
     assert (torso.channels, torso.kernel, torso.stride, torso.hidden) == ((4,), 3, 1, (16,))

@@ -49,3 +49,30 @@ def test_a_game_steps_as_the_packages_own(env_id, ramping):
                 ends += 1
             rewards += expected_reward
     assert ends >= 1 and rewards > 0  # the comparison saw episodes end and rewards given
+
+
+@pytest.mark.parametrize("env_id", list(GAMES))
+def test_the_minimal_action_set_is_the_packages(env_id):
+    """With minimal_action_set, action k is the package's minimal_action_set()[k] (gymnax's
+    default action set): the same lockstep comparison, shorter, with those actions."""
+    game = GAMES[env_id][1]
+    n, seed, steps = 3, 7, 600
+    pool = envs.make(env_id, n, seed=seed, minimal_action_set=True, sticky_action_prob=0.0,
+                     max_episode_steps=steps + 1)
+    package = [PackageEnvironment(game, seed, i, sticky_action_prob=0.0) for i in range(n)]
+    minimal = package[0].env.minimal_action_set()
+    assert pool.single_action_space.n == len(minimal) < 6 or game == "seaquest"
+    obs, _ = pool.reset(seed=seed)
+    for i, reference in enumerate(package):
+        np.testing.assert_array_equal(obs[i], reference.reset())
+    actions = np.random.default_rng(3).integers(0, len(minimal), (steps, n))
+    for t in range(steps):
+        obs, reward, terminated, _, info = pool.step(actions[t])
+        for i, reference in enumerate(package):
+            expected_obs, expected_reward, terminal = reference.step(minimal[actions[t, i]])
+            where = f"{env_id} environment {i}, step {t}"
+            assert (reward[i], terminated[i]) == (expected_reward, terminal), where
+            last = info["final_obs"][i] if terminal else obs[i]
+            np.testing.assert_array_equal(last, expected_obs, err_msg=where)
+            if terminal:
+                np.testing.assert_array_equal(obs[i], reference.reset(), err_msg=where)
