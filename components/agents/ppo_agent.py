@@ -84,12 +84,12 @@ class PPOAgent(mg.Component):
             optimizer.
         name: the scope name (default "ppo_agent").
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
-            value="separate", squash=False)` with the config's `activation`, `log_std`,
-            `log_std_init` and `orthogonal_init`; a `Policy` given here takes those settings
-            for the ones its constructor was not given). It needs the APIs
-            `sample_action(obs, key)`,
-            `value(obs)`, `greedy_action(obs)` and what the loss calls (the default loss:
-            `evaluate(obs, action)`).
+            value=config.value, squash=False)` with the config's `activation`, `log_std`,
+            `log_std_init` and `orthogonal_init`, its torso a `CNN` over the observation's
+            planes where `config.cnn_channels` has convolutions; a `Policy` given here takes
+            those settings for the ones its constructor was not given). It needs the APIs
+            `sample_action(obs, key)`, `value(obs)`, `greedy_action(obs)` and what the loss
+            calls (the default loss: `evaluate(obs, action)`).
         preprocessor: a component applied to observations before the policy
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
             `components.agents.preprocessing`). Default: an `ObservationNormaliser` when
@@ -134,11 +134,11 @@ class PPOAgent(mg.Component):
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
         policy_given = policy is not None
         if config.cnn_channels and not policy_given:
-            policy = Policy(env.action_space, value="shared", torso=CNN(
+            policy = Policy(env.action_space, value=config.value, torso=CNN(
                 config.cnn_channels, config.cnn_kernel, config.cnn_stride, hidden=config.hidden,
                 input_shape=self._planes(env_id, env)))
         self.policy = make_policy(
-            policy, self.rollout.env.action_space, "separate", hidden=config.hidden,
+            policy, self.rollout.env.action_space, config.value, hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
             log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
         self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)

@@ -24,6 +24,7 @@ from components.agents.config_checks import (
 ENV_DEFAULTS = Path(__file__).with_name("configs") / "ppo.toml"
 LOG_STD_MODES = ("network", "parameter")
 ACTIVATIONS = ("tanh", "relu")
+VALUE_MODES = ("separate", "shared")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,8 +47,11 @@ class PPOConfig(AgentConfig):
     max_grad_norm: float = 0.5
     reward_scale: float = 1.0     # rewards are multiplied by this for learning (not reporting)
     hidden: tuple[int, ...] = (64, 64)
+    # the value estimate: "separate" (an MLP of `hidden` over the observations) or "shared"
+    # (a head on the policy's torso)
+    value: str = "separate"
     # convolutions in front of `hidden`: a CNN torso (`components.networks.CNN`, ReLU) over the
-    # observation's planes, the value a head on it; () for the MLP torso and value network
+    # observation's planes; () for the MLP torso
     cnn_channels: tuple[int, ...] = ()
     cnn_kernel: int = 3           # the CNN's kernel size
     cnn_stride: int = 1           # the CNN's stride
@@ -85,6 +89,7 @@ class PPOConfig(AgentConfig):
             "max_grad_norm": POSITIVE,
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
+            "value": (lambda v: v in VALUE_MODES, f"one of {VALUE_MODES}"),
             "cnn_channels": (lambda v: not v or HIDDEN[0](v),
                              f"empty (no CNN) or {HIDDEN[1]}"),
             "cnn_kernel": POSITIVE_INT,

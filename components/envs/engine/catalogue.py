@@ -103,8 +103,10 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
 
 
 def observation_shape(env_id: str) -> tuple[int, int, int]:
-    """The planes of `env_id`'s flattened observation, (rows, columns, planes), channels
-    last, where its task reports them in its `info` (the board games, MinAtar)."""
+    """The planes of `env_id`'s observation, (rows, columns, planes), channels last, where
+    its task reports them in its `info` (the board games, whose observations are these planes
+    flattened; MinAtar, whose observations have this shape): what a CNN reshapes the
+    `Environment` component's float32 vectors to."""
     info = spec(env_id).info
     if not {"rows", "columns", "planes"} <= set(info):
         raise ValueError(f"{env_id}: its observation is no planes (its task's info has no "

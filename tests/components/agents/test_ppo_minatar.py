@@ -31,15 +31,19 @@ def test_shipped_defaults_are_gymnax_blines_settings_with_a_cnn():
     assert PPOConfig().cnn_channels == ()  # an MLP elsewhere
     with pytest.raises(ValueError, match=r"PPOConfig.cnn_channels: expected empty \(no CNN\)"):
         PPOConfig(cnn_channels=(0,))
+    with pytest.raises(ValueError, match=r"PPOConfig.value: expected one of \('separate', "):
+        PPOConfig(value="none")
 
 
-def test_the_policy_is_a_cnn_over_the_planes_with_the_value_on_it():
-    agent = PPOAgent("MinAtar-Breakout-v0", PPOConfig.for_env("MinAtar-Breakout-v0", SMALL))
+@pytest.mark.parametrize("value", ["separate", "shared"])
+def test_the_policy_is_a_cnn_over_the_planes(value):
+    config = PPOConfig.for_env("MinAtar-Breakout-v0", {**SMALL, "value": value})
+    agent = PPOAgent("MinAtar-Breakout-v0", config)
     assert agent.rollout.env.action_space.n == 3  # no-op, left, right
     torso = agent.policy.torso
     assert isinstance(torso, CNN) and torso.input_shape == (10, 10, 4)
     assert (torso.channels, torso.kernel, torso.stride, torso.hidden) == ((4,), 3, 1, (16,))
-    assert agent.policy.value_mode == "shared"
+    assert agent.policy.value_mode == value  # an MLP over the planes, or a head on the CNN
 
 
 def test_a_few_iterations_on_breakout_train_and_evaluate(tmp_path):
