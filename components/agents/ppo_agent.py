@@ -198,10 +198,10 @@ class PPOAgent(mg.Component):
         obs, action, log_prob, value = trajectory.extras
         cut_value = (truncated_values(trajectory, self._value_of) if cfg.bootstrap_truncated
                      else None)
-        losses = self._learn_from(obs, action, log_prob, value, trajectory.rewards,
-                                  trajectory.done, cut_value,
-                                  self._value_of(trajectory.last_observations), shuffle_key)
-        return {**trajectory.episode_statistics(), "loss": losses.mean(),
+        learned = self._learn_from(obs, action, log_prob, value, trajectory.rewards,
+                                   trajectory.done, cut_value,
+                                   self._value_of(trajectory.last_observations), shuffle_key)
+        return {**trajectory.episode_statistics(), **learned,
                 "steps": jnp.asarray(cfg.num_envs * cfg.num_steps, jnp.int32)}
 
     def _value_of(self, observations):
@@ -214,8 +214,9 @@ class PPOAgent(mg.Component):
         observations the policy saw, its actions, their log-probabilities and values, the
         rewards and episode ends, V(final observation) where a step truncated an episode
         (None without `bootstrap_truncated`) and V(last observations) [N]: rewards scaled,
-        GAE, `epochs` x `minibatches` clipped-surrogate updates; the losses [epochs,
-        minibatches]."""
+        GAE, `epochs` x `minibatches` clipped-surrogate updates. Returns the mean loss, and the
+        policy's mean entropy over the updates where the loss reports one (`entropy` in its
+        stats, as `PPOLoss` does): a policy that stops exploring shows there."""
         cfg = self.config
         learned = (reward if self.reward_normaliser is None
                    else self.reward_normaliser.scale(reward, done)) * cfg.reward_scale
@@ -242,12 +243,16 @@ class PPOAgent(mg.Component):
                 adv_mb = (adv_mb - adv_mb.mean()) / (adv_mb.std() + 1e-8)
                 stats = self.optimizer.step(obs_mb, action_mb, logp_mb, adv_mb, target_mb,
                                             value_mb)
-                return None, stats["loss"]
+                aux = stats.get("aux")
+                reported = {"loss": stats["loss"]}
+                if isinstance(aux, dict) and "entropy" in aux:
+                    reported["entropy"] = aux["entropy"]
+                return None, reported
 
             return mg.scan(update, None, shuffled)
 
-        _, losses = mg.scan(epoch, None, jax.random.split(key, cfg.epochs))
-        return losses
+        _, reported = mg.scan(epoch, None, jax.random.split(key, cfg.epochs))
+        return {name: values.mean() for name, values in reported.items()}
 
     # ---- the distributed form (`components.training.algorithms.iterative.PPOSamplers`) ----
     def trajectory_spaces(self) -> dict[str, mg.spaces.Space]:
@@ -287,13 +292,13 @@ class PPOAgent(mg.Component):
     def learn(self, obs, action, log_prob, value, reward, done, cut, final_obs, last_obs, key):
         """The learner's half of an iteration on a sampled batch (`sample`'s outputs): the
         observation statistics updated with the batch's observations, then the batch
-        learned as `train` learns its own rollout. Returns the mean loss."""
+        learned as `train` learns its own rollout. Returns the mean loss (and entropy, see
+        `_learn_from`)."""
         seen = preprocess(self.preprocessor, obs, update=True)
         cut_value = (jnp.where(cut, self._value_of(final_obs), 0.0)
                      if self.config.bootstrap_truncated else None)
-        losses = self._learn_from(seen, action, log_prob, value, reward, done, cut_value,
-                                  self._value_of(last_obs), key)
-        return {"loss": losses.mean()}
+        return self._learn_from(seen, action, log_prob, value, reward, done, cut_value,
+                                self._value_of(last_obs), key)
 
     @mg.api
     def start(self, key):

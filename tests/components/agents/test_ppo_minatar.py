@@ -50,6 +50,8 @@ def test_a_few_iterations_on_breakout_train_and_evaluate(tmp_path):
     config = PPO().config("MinAtar-Breakout-v0", SMALL)
     rows = train("MinAtar-Breakout-v0", tmp_path, "ppo", config, steps=512, progress=False)
     assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
+    # the policy's entropy (PPOLoss reports it), at most log 3 over Breakout's three actions
+    assert all(0 < row["entropy"] <= np.log(3) + 1e-5 for row in rows)
     result = evaluate(tmp_path, episodes=2)
     assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
 
