@@ -67,7 +67,7 @@ class DQNAgent(mg.Component):
         self.num_actions = int(actions.n)
         self.q_network = q_network if q_network is not None else MLP(
             [*config.hidden, self.num_actions], activation=jax.nn.relu)
-        obs = self.rollout.observation_space()
+        obs = self.rollout.observation_space_of()
         record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
                       discount=Box(()), next_obs=obs)
         self.replay = PrioritizedReplay(config.buffer_size, record, alpha=config.alpha)

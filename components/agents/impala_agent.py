@@ -82,7 +82,7 @@ class ImpalaAgent(mg.Component):
     def trajectory_spaces(self, num_envs: int | None = None) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs for batches of `num_envs` environments."""
         t, n = self.config.num_steps, num_envs or self.config.num_envs
-        observations = self.rollout.observation_space
+        observations = self.rollout.observation_space_of
         actions = self.rollout.env.action_space
         action = (Discrete(actions.n, shape=(t, n)) if isinstance(actions, Discrete)
                   else Box((t, n, *actions.shape)))

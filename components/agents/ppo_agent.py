@@ -258,7 +258,7 @@ class PPOAgent(mg.Component):
     def trajectory_spaces(self) -> dict[str, mg.spaces.Space]:
         """The spaces of `learn`'s inputs: what `sample` returns for one batch."""
         t, n = self.config.num_steps, self.config.num_envs
-        observations = self.rollout.observation_space
+        observations = self.rollout.observation_space_of
         actions = self.rollout.env.action_space
         action = (Discrete(actions.n, shape=(t, n)) if isinstance(actions, Discrete)
                   else Box((t, n, *actions.shape)))

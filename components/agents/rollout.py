@@ -87,7 +87,7 @@ class Rollout(mg.Component):
         """How many environments each step drives."""
         return self.env.num_envs
 
-    def observation_space(self, *lead: int) -> Box | Bool:
+    def observation_space_of(self, *lead: int) -> Box | Bool:
         """The space of observations with leading axes `lead` ([T, N, ...] for a trajectory's):
         `Bool` where the environments' observations are bool (MinAtar's planes), else a
         float32 `Box`."""
@@ -98,7 +98,7 @@ class Rollout(mg.Component):
 
     def _running(self) -> tuple[jax.Array, jax.Array]:
         """The current observations and the returns of the running episodes (state)."""
-        space = self.observation_space(self.num_envs)
+        space = self.observation_space_of(self.num_envs)
         return (self.get_state("obs", jnp.zeros(space.shape, space.dtype)),
                 self.get_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32)))
 

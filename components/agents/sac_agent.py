@@ -118,7 +118,7 @@ class SACAgent(mg.Component):
                             activation=jax.nn.relu)
         critic = critic if critic is not None else QEnsemble(config.hidden, config.critics)
         self.model = SACModel(actor, critic, config.alpha_init)
-        obs = self.rollout.observation_space()
+        obs = self.rollout.observation_space_of()
         record = Dict(obs=obs, action=Box(space.shape), reward=Box(()), discount=Box(()),
                       next_obs=obs)
         self.replay = ReplayBuffer(config.buffer_size, record)

@@ -56,8 +56,15 @@ THREADED_DOORS = ("native", "host")
 def observation_vectors(observations: Any) -> np.ndarray:
     """Observations of a batch of environments [n, *shape], as a host pool or Gymnasium gives
     them (any dtype: MinAtar's bool planes), as the `Environment` component gives them to
-    agents: float32 vectors [n, d]."""
+    agents: float32 vectors [n, d]. Raises ValueError for a scalar (no batch axis) and
+    TypeError for observations that are not numbers."""
     obs = np.asarray(observations)
+    if obs.ndim < 1:
+        raise ValueError(f"observation_vectors: expected observations [n, ...], got a scalar "
+                         f"of shape {obs.shape}")
+    if obs.dtype.kind not in "biuf":
+        raise TypeError(f"observation_vectors: expected numbers or bools, got dtype "
+                        f"{obs.dtype}")
     return obs.reshape(len(obs), -1).astype(np.float32, copy=False)
 
 

@@ -113,7 +113,7 @@ class TrainedAgent:
         a batch of them (a leading axis more). `deterministic=False` samples from the policy
         (`act`), with `key` or else the agent's own key, which advances each call."""
         obs = np.asarray(observation)
-        own = self._own_observation_shape()
+        own = self._own_observation_shape
         if own is not None and obs.ndim in (len(own), len(own) + 1) \
                 and obs.shape[obs.ndim - len(own):] == own:
             obs = obs.reshape(obs.shape[:obs.ndim - len(own)] + (-1,))
@@ -134,9 +134,10 @@ class TrainedAgent:
         actions = np.asarray(actions)
         return actions[0] if single else actions
 
+    @functools.cached_property
     def _own_observation_shape(self) -> tuple[int, ...] | None:
         """The environment's own observation shape where it is not a vector (a registered
-        task's; None otherwise)."""
+        task's; None otherwise), looked up once."""
         try:
             shape = tuple(spec(self.env_id).observation_space.shape)
         except (ValueError, TypeError):  # not a registered task (a Gymnasium id)

@@ -73,6 +73,6 @@ class Impala(Algorithm):
         evaluation."""
         agent = self.agent(env_id, config, total_steps)
         return mg.build(agent, {**agent.trajectory_spaces(), "key": PRNGKey(),
-                                "observation": agent.rollout.observation_space(eval_envs)},
+                                "observation": agent.rollout.observation_space_of(eval_envs)},
                         apis=["learn", "greedy", "act"])
 

@@ -95,7 +95,7 @@ class Reweight(Algorithm):
         """The agent's graph: `sample`, `fit`, `select` and `greedy` over its path spaces."""
         agent = self.agent(env_id, config)
         m, t = config.fit_paths, agent.horizon
-        observations = agent.rollout.observation_space
+        observations = agent.rollout.observation_space_of
         action_space = agent.rollout.env.action_space
         actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
                    else Box((m, t, *action_space.shape)))
