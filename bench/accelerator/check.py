@@ -99,7 +99,10 @@ def environment(check: Check, args) -> dict:
                               "--format=csv,noheader"], capture_output=True, text=True)
         info["nvidia_smi"] = gpu.stdout.strip()
     info.update(cpus=os.cpu_count(), python=platform.python_version(),
-                processor=platform.processor() or platform.machine())
+                processor=platform.processor() or platform.machine(), kernel=platform.release())
+    with open("/proc/cpuinfo") as f:  # the host's cores: their model decides the host pool's speed
+        models = {line.split(":", 1)[1].strip() for line in f if line.startswith("model name")}
+    info["cpu_model"] = sorted(models)
     return info
 
 
@@ -170,6 +173,14 @@ def host_pool(check: Check, args) -> dict:
         done = check.run("host_pool", [PY, "bench/mujoco_throughput.py", "--one", name,
                                        "--n", "64", "--seconds", "2"], 90)
         found["halfcheetah_64"][name] = _last_json(done)
+    # the step against threads and batch size, and the C++ loop alone; then again with glibc's
+    # allocator told to keep freed memory (no trimming), in case page faults are what is dear
+    done = check.run("host_pool", [PY, "bench/host_scaling.py"], 90)
+    found["scaling"] = _last_json(done)
+    done = check.run("host_pool", [PY, "bench/host_scaling.py", "--sizes", "4096"], 60,
+                     {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_TOP_PAD_": str(1 << 26),
+                      "MALLOC_MMAP_THRESHOLD_": str(1 << 30)})
+    found["scaling_no_trim"] = _last_json(done)
     found["cores"] = cores
     pole = found["cartpole_4096"]
     if all(isinstance(pole.get(k), float) for k in ("host-all", "gym-numpy")):
@@ -188,13 +199,15 @@ def ppo(check: Check, args) -> dict:
             ("pipeline", ["--runner", "pipeline", "--num-samplers", "1", "--actor-device",
                           "cpu"]),  # rollouts on the host beside the learner on the GPU
             ("cpu", ["--device", "cpu"]))
-    for share, (where, extra) in zip((1 / 3, 1 / 2, 1.0), runs, strict=True):
+    runs = tuple(run for run in runs if run[0] in args.ppo_contenders)
+    for k, (where, extra) in enumerate(runs):
         # each run gets its share of what is left (evaluation included), so both report
         found[where] = train_and_evaluate(
             check, f"ppo_{where}", ["HalfCheetah-v5", "--algo", "ppo", "--steps",
                                     str(args.ppo_steps), *extra],
-            share * (check.left() - 20) - 15, 10)
-    rates = {k: found[k].get("steps_per_second_after_first_call") for k, _ in runs}
+            (check.left() - 20) / (len(runs) - k) - 15, 10)
+    rates = {k: found.get(k, {}).get("steps_per_second_after_first_call")
+             for k in ("gpu", "pipeline", "cpu")}
     if rates["gpu"] and rates["cpu"]:
         found["gpu_over_cpu_steps_per_second"] = round(rates["gpu"] / rates["cpu"], 2)
     if rates["gpu"] and rates["pipeline"]:
@@ -243,6 +256,8 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=570.0, help="seconds for all steps")
     parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
     parser.add_argument("--ppo-steps", type=int, default=1_000_000)
+    parser.add_argument("--ppo-contenders", nargs="+", choices=["gpu", "pipeline", "cpu"],
+                        default=["gpu", "pipeline", "cpu"])
     parser.add_argument("--pipeline-steps", type=int, default=2_000_000)
     parser.add_argument("--actor-device", default="gpu",
                         help="where Sebulba's actors run the policy (the pipeline step)")
