@@ -43,14 +43,6 @@ std::pair<nb::object, T*> new_array(const npy_intp* shape, int ndim) {
   if (array == nullptr) throw nb::python_error();
   return {nb::steal(array), static_cast<T*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)))};
 }
-// The same, zero-filled (calloc: pages of a large array nobody touches are never written).
-template <class T>
-std::pair<nb::object, T*> zero_array(const std::vector<npy_intp>& shape) {
-  PyObject* array = PyArray_ZEROS(static_cast<int>(shape.size()),
-                                  const_cast<npy_intp*>(shape.data()), kNumpyType<T>, 0);
-  if (array == nullptr) throw nb::python_error();
-  return {nb::steal(array), static_cast<T*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)))};
-}
 template <class T>
 std::pair<nb::object, T*> new_array(std::initializer_list<npy_intp> shape) {
   return new_array<T>(shape.begin(), static_cast<int>(shape.size()));

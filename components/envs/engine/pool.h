@@ -64,7 +64,7 @@ class Pool {
     const npy_intp rows = n_;
     obs_shape_ = {rows};
     for (const int64_t d : T::obs_shape(*task_)) obs_shape_.push_back(d);
-    step_shapes_ = {obs_shape_, {rows}, {rows}, {rows}, {rows}, {rows}};
+    step_shapes_ = {obs_shape_, {rows}, {rows}, {rows}, {rows}, {rows}, obs_shape_};
     if constexpr (T::kHasExtras) step_shapes_.push_back({rows, T::extras_dim(*task_)});
     // (not std::vector: its bool specialisation has no data())
     const std::unique_ptr<O[]> obs(new O[static_cast<size_t>(n_) * task_->obs_dim()]);
@@ -132,9 +132,10 @@ class Pool {
                                                      task_->id().c_str());
     const StepArrays arrays = step_arrays();
     O* const obs = data<O>(arrays.obs);
-    // A fresh array each step, zeros where no episode ended (as Gymnasium's vector envs fill
-    // final_obs): the step writes only the rows of ended episodes.
-    const auto [final_array, final_obs] = zero_array<O>(step_shapes_[0]);
+    // Zeros where no episode ended (as Gymnasium's vector envs fill final_obs): each thread
+    // clears its rows, then the step writes the rows of ended episodes.
+    O* const final_obs = data<O>(arrays.final_obs);
+    const size_t obs_dim = static_cast<size_t>(task_->obs_dim());
     R* const reward = data<R>(arrays.reward);
     bool* const terminated = data<bool>(arrays.terminated);
     bool* const truncated = data<bool>(arrays.truncated);
@@ -157,6 +158,7 @@ class Pool {
           [&](int t, int64_t begin, int64_t end) {
             bool fast_after = false;
             parts_[t].own = parts_[t].in_fast_range = false;  // until the step is done
+            std::memset(final_obs + begin * obs_dim, 0, (end - begin) * obs_dim * sizeof(O));
             try {
               parts_[t].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
                                              parts_[t].fast, 0, failed, scratch(t),
@@ -179,9 +181,9 @@ class Pool {
     for (int t = 0; t < used; ++t) any_done |= parts_[t].any_done;
     if (!any_done)
       return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
-                            final_array, nb::none(), nb::none(), arrays.extras);
+                            arrays.final_obs, nb::none(), nb::none(), arrays.extras);
     return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
-                          final_array, arrays.done, arrays.done_copy, arrays.extras);
+                          arrays.final_obs, arrays.done, arrays.done_copy, arrays.extras);
   }
 
   // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
@@ -259,10 +261,9 @@ class Pool {
                                   std::to_string(kMaxThreads) + "], got " + std::to_string(n));
     return n;
   }
-  // The arrays a step returns and reuses (extras: None for a task without extra outputs);
-  // final_obs is new every step (zeros but where an episode ended).
+  // The arrays a step returns and reuses (extras: None for a task without extra outputs).
   struct StepArrays {
-    nb::object obs, reward, terminated, truncated, done, done_copy, extras;
+    nb::object obs, reward, terminated, truncated, done, done_copy, final_obs, extras;
   };
   // Whether the caller let go of all of `arrays`: every array's reference count is this
   // pool's alone (so no Python object, view or exported buffer can see them change), no weak
@@ -272,7 +273,7 @@ class Pool {
   bool unheld(const StepArrays& arrays) const {
     const nb::object* all[] = {&arrays.obs,       &arrays.reward, &arrays.terminated,
                                &arrays.truncated, &arrays.done,   &arrays.done_copy,
-                               &arrays.extras};
+                               &arrays.final_obs, &arrays.extras};
     constexpr int kAsMade = NPY_ARRAY_OWNDATA | NPY_ARRAY_WRITEABLE | NPY_ARRAY_ALIGNED;
     for (size_t k = 0; k < step_shapes_.size(); ++k) {
       auto* a = reinterpret_cast<PyArrayObject*>(all[k]->ptr());
@@ -303,8 +304,9 @@ class Pool {
                     new_array<bool>(step_shapes_[2]).first,
                     new_array<bool>(step_shapes_[3]).first,
                     new_array<bool>(step_shapes_[4]).first,
-                    new_array<bool>(step_shapes_[5]).first, nb::none()};
-    if constexpr (T::kHasExtras) made.extras = new_array<float>(step_shapes_[6]).first;
+                    new_array<bool>(step_shapes_[5]).first,
+                    new_array<O>(step_shapes_[6]).first, nb::none()};
+    if constexpr (T::kHasExtras) made.extras = new_array<float>(step_shapes_[7]).first;
     if (kept_arrays_.size() >= kKeptArrays) kept_arrays_.erase(kept_arrays_.begin());
     kept_arrays_.push_back(made);
     return made;
@@ -402,7 +404,8 @@ class Pool {
   std::vector<std::vector<npy_intp>> step_shapes_;
   std::vector<npy_intp> obs_shape_;  // the observations' array shape: (num_envs, *obs_shape)
   static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<R>, NPY_BOOL,
-                                       NPY_BOOL,      NPY_BOOL,      NPY_BOOL, NPY_FLOAT32};
+                                       NPY_BOOL,      NPY_BOOL,      NPY_BOOL,
+                                       kNumpyType<O>, NPY_FLOAT32};
   ThreadPool threads_;
   // What each part of a step knows of its environments, one cache line each (written by its
   // own thread every step: on a shared line the two threads' writes would bounce it).

@@ -110,3 +110,26 @@ def test_a_weak_reference_to_a_dropped_array_never_sees_a_later_step(pool):
         pool.step(np.ones(N, np.int32))
         if watcher() is not None:  # the pool keeps it alive: it must not be written
             np.testing.assert_array_equal(watcher(), seen)
+
+
+def test_final_obs_is_reused_and_holds_zeros_but_where_an_episode_ended_this_step():
+    """Rows an earlier step wrote into a reused final_obs are cleared: compared with a pool
+    whose every array is held (new each step), episodes ending at different steps."""
+    held, dropped = (envs.make("CartPole-v1", N, seed=5, num_threads=1) for _ in range(2))
+    held.reset(seed=5), dropped.reset(seed=5)
+    rng = np.random.default_rng(0)
+    kept, addresses, ends = [], set(), 0
+    for _ in range(120):
+        actions = (rng.random(N) < 0.8).astype(np.int32)  # mostly right: short episodes
+        kept.append(held.step(actions))
+        info = dropped.step(actions)[4]
+        theirs = kept[-1][4]
+        assert info.keys() == theirs.keys()
+        if "final_obs" in info:
+            ends += 1
+            addresses.add(info["final_obs"].ctypes.data)
+            done = info["_final_obs"]
+            np.testing.assert_array_equal(info["final_obs"], theirs["final_obs"])
+            assert not info["final_obs"][~done].any() and info["final_obs"][done].any()
+        del info
+    assert ends >= 5 and len(addresses) < ends  # reused across steps that ended episodes
