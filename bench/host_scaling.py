@@ -1,6 +1,6 @@
 """How the host pool's CartPole step scales with threads and batch size on this machine: one JSON.
 
-    python bench/host_scaling.py [--threads 1 2 4 8 16] [--sizes 16 4096 65536]
+    python bench/host_scaling.py [--threads 1 2 4 8 16] [--sizes 16 4096 8192 65536]
 
 For each batch size N and thread count, million steps per second (best of five timed runs of
 `pool.step` with int32 actions drawn beforehand), the microseconds one call takes, and, last,
@@ -51,7 +51,7 @@ def main() -> None:
         nargs="+",
         default=sorted({1, 2, 4, 8, cores} & set(range(1, cores + 1))),
     )
-    parser.add_argument("--sizes", type=int, nargs="+", default=[16, 4096, 65536])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[16, 4096, 8192, 65536])
     args = parser.parse_args()
     found = {
         f"N={n}": {f"{t}t": timed(n, t, max(20, min(2000, 2_000_000 // n))) for t in args.threads}
