@@ -35,7 +35,7 @@ from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.rollout import Rollout
-from components.envs.games import game_id, is_game
+from components.envs.engine.catalogue import is_game, resolved_id
 from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import AlphaZeroLoss, game_outcomes
 from components.networks import PolicyValueNetwork
@@ -71,10 +71,11 @@ class AlphaZeroAgent(mg.Component):
                  network: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
-        env_id = game_id(env_id.removeprefix("metagraph/"))  # OpenSpiel's names too
+        env_id = resolved_id(env_id)  # OpenSpiel's names too
         if not is_game(env_id):
-            raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a two-player game; AlphaZero "
-                             f"plays ConnectFour-v0, Othello-v0 or Hex-v0")
+            raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a game; AlphaZero plays a "
+                             f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
+                             f"Hex-v0 or your own)")
         self.config = config
         self.rollout = Rollout(GameEnvironment(env_id, config.num_games))
         games = self.rollout.env.games

@@ -44,7 +44,7 @@ from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.envs import Environment, observation_shape
-from components.envs.games import is_game
+from components.envs.engine.catalogue import is_game
 from components.envs.games.game_environment import GameEnvironment
 from components.losses import PPOLoss, gae, negamax_gae
 from components.networks import CNN

@@ -38,7 +38,7 @@ from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.envs import Environment
-from components.envs.games import is_game
+from components.envs.engine.catalogue import is_game
 from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy

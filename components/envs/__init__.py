@@ -18,7 +18,8 @@ MinAtar's five games (`components.envs.minatar`) and two-player board games
   (`observation_vectors` makes a host pool's the same).
 - `check(env_id)`: the engine's conformance check of an environment, every door.
 - `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`,
-  `observation_shape(env_id)` (the planes of a flat observation, where its task reports them).
+  `observation_shape(env_id)` (the planes of a flat observation, where its task reports them),
+  `is_game(env_id)` (a turn-based game: its task declares `num_players()`, engine/task.h).
 - `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine
   (docs/your-own-environment.md).
 """
@@ -37,6 +38,7 @@ from components.envs.engine.async_vector_env import AsyncVectorEnv
 from components.envs.engine.catalogue import (
     canonical_id,
     env_ids,
+    is_game,
     observation_shape,
     register,
     spec,
@@ -81,6 +83,7 @@ __all__ = [
     "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError",
     "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv", "TwinState",
     "VectorEnv", "build_extension",
-    "canonical_id", "check", "env_ids", "make", "make_functional", "observation_shape",
+    "canonical_id", "check", "env_ids", "is_game", "make", "make_functional",
+    "observation_shape",
     "observation_vectors", "register", "spec",
 ]

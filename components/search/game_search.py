@@ -104,8 +104,9 @@ class GameSearch:
         if self.rollouts == 0:
             return net_value
         states = jnp.repeat(embedding, self.rollouts, axis=-2)  # [B, W, rollouts, 2]
-        _, extras, _ = self.game.door.playout(states, key)  # extras [B, rollouts, 3]
-        outcome = jnp.take_along_axis(extras[..., 1:3], player[:, None, None], axis=-1)
+        _, extras, _ = self.game.door.playout(states, key)  # extras [B, rollouts, extras]
+        outcome = jnp.take_along_axis(self.game.rewards_of(extras), player[:, None, None],
+                                      axis=-1)
         mixed = (1.0 - self.rollout_weight) * net_value + \
             self.rollout_weight * outcome[..., 0].mean(axis=-1)
         return mixed.astype(net_value.dtype)
@@ -120,7 +121,7 @@ class GameSearch:
         state, obs, reward, terminated, truncated, _, extras, legal = door.step_with_legal_mask(
             embedding, action[:, None].astype(jnp.int32), final_obs=False)
         legal = legal[:, 0]
-        planes = obs[:, 0].reshape((-1, *self.game.observation_shape))
+        planes = self.game.planes(obs[:, 0])
         logits, value = self.evaluate(params, planes)
         over = (terminated | truncated)[:, 0]
         # the player to move after the move (extras: -1 where the game ended; those nodes'

@@ -131,17 +131,17 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
 
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
-    from components.envs.games import game_id
+    from components.envs.engine.catalogue import resolved_id
     from components.training.registry import resolve
     from components.training.trainer import train
 
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
-    args.env_id = game_id(args.env_id)  # OpenSpiel's names of the games too
     if args.env_module is not None and not args.resume:  # registers the user's environment
         from components.training.env_module import import_env_module
 
         import_env_module(args.env_module)
+    args.env_id = resolved_id(args.env_id)  # OpenSpiel's names of the games too
     if args.resume:
         if args.env_kwargs:
             raise UsageError("--env-kwargs: a resumed run makes its environments with the "
@@ -186,7 +186,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
-    from components.envs.games import is_game
+    from components.envs.engine.catalogue import is_game
     from components.training.loading import load
     from components.training.opponents import parse_opponent
 

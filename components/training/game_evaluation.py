@@ -9,7 +9,9 @@ to move, the legal actions, whether the game is over and its returns (a free che
 native rules against OpenSpiel's; `GameSyncError` otherwise). The agent is the first player
 in half the games (even game indices) and the second in the other half. The result counts
 wins, draws and losses from the agent's side, with the Wilson 95% interval of its win rate
-(draws count as not won) and of its score (a draw half a win).
+(draws count as not won) and of its score (a draw half a win). A game with no OpenSpiel twin (a
+user's own) plays `random` (NumPy's draw among the legal moves) and `run:DIR` by its native
+rules alone.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from components.envs.games import OPENSPIEL_NAMES, is_game
+from components.envs.engine.catalogue import is_game
+from components.envs.games import OPENSPIEL_NAMES
 from components.envs.games.self_play import SelfPlay
 from components.training.game_player import GamePlayer
 from components.training.intervals import wilson_interval
@@ -69,8 +72,8 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
                             f"{seed!r}")
     agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
     if not is_game(agent.env_id):
-        raise OpponentError(f"--opponent: {agent.env_id} is not a two-player game (games: "
-                            f"{', '.join(OPENSPIEL_NAMES)}); evaluate it without --opponent")
+        raise OpponentError(f"--opponent: {agent.env_id} is not a game (its task declares no "
+                            f"num_players()); evaluate it without --opponent")
     player = agent.algorithm.game_player(agent, deterministic)
     other = None
     if spec.kind == "run":  # another run of the same game, acting as the agent does
@@ -89,18 +92,26 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
     """`games` games of `player` (a `GamePlayer`) against `opponent` at `env_id`, the player
     first in the even-numbered games; the counts `evaluate_games` returns. With
     `opponent_player` (another agent's `GamePlayer`), that plays the opponent's moves
-    instead of an OpenSpiel bot; OpenSpiel's game still checks every move."""
-    pyspiel = require_openspiel()
-    game = pyspiel.load_game(OPENSPIEL_NAMES[env_id])
+    instead of an OpenSpiel bot; OpenSpiel's game still checks every move.
+
+    A game with no OpenSpiel twin (a user's, `components.envs.is_game`) is refereed by its
+    own rules alone: `random` is then a uniformly random legal move drawn with NumPy (game i
+    seeded `seed + i`), `mcts:N` is refused (OpenSpiel's search plays OpenSpiel's game)."""
+    twin = OPENSPIEL_NAMES.get(env_id)
+    if twin is None and opponent.kind == "mcts":
+        raise OpponentError(f"--opponent {opponent.spec}: {env_id} has no OpenSpiel twin, whose "
+                            f"game OpenSpiel's MCTS searches; use random or run:DIR")
+    game = require_openspiel().load_game(twin) if twin is not None else None
     native = SelfPlay(env_id, num_threads=1)
     step = jax.jit(native.step)
     key = jax.random.PRNGKey(seed)
     key, init_key = jax.random.split(key)
     state = native.init(init_key, games)
     side = np.arange(games) % 2  # the agent's player in each game
-    references = [game.new_initial_state() for _ in range(games)]
+    references = [game.new_initial_state() if game else None for _ in range(games)]
     bots = None if opponent_player is not None else [
-        opponent.bot(game, 1 - int(side[i]), seed + i) for i in range(games)]
+        opponent.bot(game, 1 - int(side[i]), seed + i) if game
+        else _UniformRandom(np.random.default_rng(seed + i)) for i in range(games)]
     moves: list[list[int]] = [[] for _ in range(games)]
     outcome = np.full(games, np.nan)  # the agent's return, once its game is over
     started = time.perf_counter()
@@ -122,7 +133,8 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
             if not np.isnan(outcome[i]):  # over: any legal move keeps the batch stepping
                 actions[i] = int(np.flatnonzero(mask[i])[0])
                 continue
-            _agree(i, env_id, moves[i], reference, mask[i], int(current[i]))
+            if reference is not None:
+                _agree(i, env_id, moves[i], reference, mask[i], int(current[i]))
             if current[i] == side[i] or rival is not None:
                 who = "agent" if current[i] == side[i] else "opponent"
                 action = int(chosen[i] if who == "agent" else rival[i])
@@ -133,17 +145,23 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
             else:
                 who = "opponent"
                 before = time.perf_counter()
-                action = int(bots[i].step(reference))
+                action = int(bots[i].step(reference) if reference is not None
+                             else bots[i].choose(mask[i]))
                 thinking["opponent"] += time.perf_counter() - before
             made[who] += 1
             actions[i] = action
             moves[i].append(action)
-            reference.apply_action(action)
+            if reference is not None:
+                reference.apply_action(action)
         state = step(state, actions)
         ended = np.asarray(state.terminated)
         rewards = np.asarray(state.rewards)
         for i, reference in enumerate(references):
             if not np.isnan(outcome[i]):
+                continue
+            if reference is None:  # the native rules alone
+                if ended[i]:
+                    outcome[i] = rewards[i, side[i]]
                 continue
             if bool(ended[i]) != reference.is_terminal():
                 raise GameSyncError(f"{env_id} game {i} after moves {moves[i]}: native "
@@ -161,6 +179,16 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
         result[f"{who}_moves"] = made[who]  # choose every game's move at once)
         result[f"{who}_seconds_per_move"] = round(thinking[who] / max(made[who], 1), 6)
     return result
+
+
+class _UniformRandom:
+    """A uniformly random legal move, for a game with no OpenSpiel twin."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+
+    def choose(self, mask: np.ndarray) -> int:
+        return int(self.rng.choice(np.flatnonzero(mask)))
 
 
 def _agree(i: int, env_id: str, moves: list[int], reference: Any, mask: np.ndarray,

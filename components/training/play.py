@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.games import OPENSPIEL_NAMES, is_game, observation_shape
+from components.envs.engine.catalogue import is_game, observation_shape
 from components.envs.games.self_play import SelfPlay
 
 STONES = {0: "x", 1: "o", -1: "."}
@@ -119,8 +119,8 @@ def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = read_line
     """
     env_id = agent.env_id.removeprefix("metagraph/")
     if not is_game(env_id):
-        raise PlayError(f"metagraph play: {agent.env_id} is not a two-player game (games: "
-                        f"{', '.join(OPENSPIEL_NAMES)})")
+        raise PlayError(f"metagraph play: {agent.env_id} is not a game (its task declares no "
+                        f"num_players())")
     player = agent.algorithm.game_player(agent, True)
     games = SelfPlay(env_id, num_threads=1)
     key = jax.random.PRNGKey(seed)

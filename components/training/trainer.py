@@ -19,7 +19,7 @@ import jax
 from backends import xla
 from components.envs import canonical_id
 from components.envs import spec as env_spec
-from components.envs.games import game_id, is_game
+from components.envs.engine.catalogue import is_game, resolved_id
 from components.training.algorithm import Algorithm, env_kwargs_of
 from components.training.background import Background
 from components.training.env_module import (
@@ -146,7 +146,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
                 config = alg.config(env_id, dict(config or {}))
         door = alg.door(config)
         if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
-            env_id = canonical_id(game_id(env_id))
+            env_id = canonical_id(resolved_id(env_id))
             check_env_kwargs(env_id, env_kwargs_of(config))
         if evaluation is not None and is_game(env_id):
             raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "

@@ -86,6 +86,15 @@ def canonical_id(env_id: Any) -> str:
     return key
 
 
+def resolved_id(name: str) -> str:
+    """The registered id a name stands for (the `metagraph/` namespace stripped, an alias such
+    as OpenSpiel's `connect_four` replaced); a name no registration knows comes back unchanged
+    (a Gymnasium id behind the host door)."""
+    key = name.removeprefix("metagraph/")
+    key = _aliases.get(key, key)
+    return key if key in _registry else name
+
+
 def registration(env_id: str) -> Registration:
     """The registration of `env_id` (checked by `canonical_id`)."""
     return _registry[canonical_id(env_id)]
@@ -102,15 +111,27 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
         return _specs[(key, items)]
 
 
+def is_game(env_id: Any) -> bool:
+    """Whether `env_id` (any name `canonical_id` takes) is a registered turn-based game of two
+    or more players (its task's `num_players()`, engine/task.h): the built-in board games and
+    a user's own alike. False for a name that is no registered environment (a Gymnasium id)."""
+    if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
+        return False
+    return spec(env_id).is_game
+
+
 def observation_shape(env_id: str) -> tuple[int, int, int]:
-    """The planes of `env_id`'s observation, (rows, columns, planes), channels last, where
-    its task reports them in its `info` (the board games, whose observations are these planes
-    flattened; MinAtar, whose observations have this shape): what a CNN reshapes the
-    `Environment` component's float32 vectors to."""
-    info = spec(env_id).info
+    """The planes of `env_id`'s observation, (rows, columns, planes), channels last: its
+    task's `obs_shape()` where that has three axes (MinAtar), else its `info`'s rows, columns
+    and planes (the board games, whose observations are these planes flattened): what a CNN
+    reshapes the `Environment` component's float32 vectors to."""
+    made = spec(env_id)
+    if len(made.observation_space.shape) == 3:
+        return tuple(int(d) for d in made.observation_space.shape)
+    info = made.info
     if not {"rows", "columns", "planes"} <= set(info):
-        raise ValueError(f"{env_id}: its observation is no planes (its task's info has no "
-                         f"rows, columns and planes)")
+        raise ValueError(f"{env_id}: its observation is no planes (its task's obs_shape() "
+                         f"has not three axes and its info has no rows, columns and planes)")
     return int(info["rows"]), int(info["columns"]), int(info["planes"])
 
 

@@ -200,6 +200,14 @@ void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers 
                    })
       .def_prop_ro("extras_dim", [](const H& h) { return T::extras_dim(*h.task); })
       .def_prop_ro("has_legal", [](const H&) { return T::kHasLegal; })
+      .def_prop_ro("extras_names",
+                   [](const H& h) {
+                     nb::list names;
+                     for (const std::string& name : T::extras_names(*h.task))
+                       names.append(nb::str(name.c_str()));
+                     return nb::tuple(names);
+                   })
+      .def_prop_ro("num_players", [](const H& h) { return T::num_players(*h.task); })
       .def_prop_ro("min_per_thread", [](const H&) { return T::kMinPerThread; })
       .def("physical",
            [](const H& h, nb::handle records) {

@@ -77,6 +77,33 @@ class EnvSpec:
         return int(self.task.extras_dim) if self.task is not None else 0
 
     @property
+    def extras_names(self) -> tuple[str, ...]:
+        """What each of a step's extras is, by name (a game: "player_to_move",
+        "reward_player_0", ...)."""
+        return tuple(self.task.extras_names) if self.task is not None else ()
+
+    def extras_index(self, name: str) -> int:
+        """The position of extra `name` in a step's extras (KeyError naming the task's
+        extras when it has none of that name)."""
+        names = self.extras_names
+        if name not in names:
+            raise KeyError(f"{self.env_id} has no extra named {name!r}; its extras: "
+                           f"{list(names)}")
+        return names.index(name)
+
+    @property
+    def num_players(self) -> int:
+        """The players of a turn-based game (engine/task.h `num_players()`); 1 for a task
+        that is no game."""
+        return int(self.task.num_players) if self.task is not None else 1
+
+    @property
+    def is_game(self) -> bool:
+        """Whether the task is a turn-based game of two or more players: the capability that
+        self-play, AlphaZero, `evaluate --opponent` and `play` read."""
+        return self.num_players > 1
+
+    @property
     def info(self) -> dict[str, Any]:
         """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...)."""
         return dict(self.task.info)
@@ -115,6 +142,7 @@ def check_spec(env_id: str, made: Any) -> EnvSpec:
     elif not isinstance(space, gymnasium.spaces.Box) or space.shape != (task.action_dim,):
         problems.append(f"the action space is {space}, the task's actions are a Box of shape "
                         f"({task.action_dim},)")
+    problems += _game_problems(task)
     if made.max_episode_steps != task.max_steps:
         problems.append(f"max_episode_steps is {made.max_episode_steps!r}, the task's "
                         f"max_steps() is {task.max_steps}")
@@ -122,6 +150,25 @@ def check_spec(env_id: str, made: Any) -> EnvSpec:
         raise ValueError(f"{where} returned a spec that disagrees with its task: "
                          + "; ".join(problems))
     return made
+
+
+def _game_problems(task: Any) -> list[str]:
+    """What a task's extras and players get wrong for the engine's contract (task.h)."""
+    names, players = tuple(task.extras_names), int(task.num_players)
+    problems = []
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
+        problems.append(f"its extras_names() {list(names)} are not distinct non-empty names")
+    if len(names) != int(task.extras_dim):
+        problems.append(f"it names {len(names)} extras, its extras_dim() is {task.extras_dim}")
+    if players < 1:
+        problems.append(f"its num_players() is {players}, at least 1")
+    elif players > 1:
+        wanted = ["player_to_move", *(f"reward_player_{i}" for i in range(players))]
+        missing = [n for n in wanted if n not in names]
+        if missing:
+            problems.append(f"a game of {players} players names {wanted} among its extras "
+                            f"(task.h, num_players); missing: {missing}")
+    return problems
 
 
 def frozen(kwargs: dict[str, Any]) -> tuple:

@@ -61,6 +61,16 @@
 //   int extras_dim() const; void extras(const double* state, float* out) const;  more numbers
 //       a step reports per environment (a game: the player to move, both players' rewards),
 //       read from the state the step ended in (before any auto-reset), like final_obs.
+//   std::vector<std::string> extras_names() const;  with extras: what each of them is, by
+//       name (default "extra_0", "extra_1", ...). Everything above the engine reads extras
+//       by these names, never by position.
+//   int num_players() const;  a turn-based game of that many players (default 1: no game).
+//       Such a task is discrete, has `legal`, and names among its extras "player_to_move"
+//       (the player to move after the step, -1 where the game ended) and "reward_player_<i>"
+//       for every player i (what the step gave that player); its reward is that of the player
+//       who moved, and its observation is the board as the player to move sees it. Self-play,
+//       AlphaZero, the opponents of `evaluate` and `play` follow from it, for a user's game as
+//       for the built-in ones (components.envs.is_game).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -164,6 +174,19 @@ struct HasObsShape<Task, std::void_t<decltype(std::declval<const Task&>().obs_sh
     : std::true_type {};
 
 template <class Task, class = void>
+struct HasExtrasNames : std::false_type {};
+template <class Task>
+struct HasExtrasNames<
+    Task, std::void_t<decltype(std::declval<const Task&>().extras_names())>>
+    : std::true_type {};
+
+template <class Task, class = void>
+struct HasNumPlayers : std::false_type {};
+template <class Task>
+struct HasNumPlayers<Task, std::void_t<decltype(std::declval<const Task&>().num_players())>>
+    : std::true_type {};
+
+template <class Task, class = void>
 struct BoolObservations : std::false_type {};
 template <class Task>
 struct BoolObservations<Task, std::void_t<typename Task::Observation>>
@@ -225,6 +248,28 @@ struct Traits {
       return task.extras_dim();
     } else {
       return 0;
+    }
+  }
+  // What each extra is: the task's extras_names(), else "extra_<k>".
+  static std::vector<std::string> extras_names(const Task& task) {
+    if constexpr (HasExtrasNames<Task>::value) {
+      static_assert(kHasExtras, "a task with extras_names() has extras_dim() and extras()");
+      return task.extras_names();
+    } else {
+      std::vector<std::string> names;
+      for (int k = 0; k < extras_dim(task); ++k) names.push_back("extra_" + std::to_string(k));
+      return names;
+    }
+  }
+  // The players of a turn-based game (1: the task is no game).
+  static int num_players(const Task& task) {
+    if constexpr (HasNumPlayers<Task>::value) {
+      static_assert(kHasLegal && kHasExtras,
+                    "a game (num_players()) has legal actions (legal) and extras that name the "
+                    "player to move and each player's reward (extras_names)");
+      return task.num_players();
+    } else {
+      return 1;
     }
   }
   static bool legal(const Task& task, const double* state, Action action) {

@@ -52,21 +52,6 @@ GAME_IDS = tuple(GAMES)
 EXTRAS = ("player_to_move", "reward_player_0", "reward_player_1")
 # The same games in OpenSpiel (`pyspiel.load_game(name)`), whose rules these are.
 OPENSPIEL_NAMES = {"ConnectFour-v0": "connect_four", "Othello-v0": "othello", "Hex-v0": "hex"}
-# OpenSpiel's names, accepted wherever an id is (`metagraph train connect_four ...`).
-ALIASES = {name: env_id for env_id, name in OPENSPIEL_NAMES.items()}
-
-
-def game_id(name: str) -> str:
-    """The game id of an OpenSpiel name ("connect_four" -> "ConnectFour-v0"); any other
-    name unchanged."""
-    return ALIASES.get(name, name)
-
-
-
-def is_game(env_id: str) -> bool:
-    """Whether `env_id` (with or without the `metagraph/` namespace, or OpenSpiel's name) is
-    one of these games."""
-    return game_id(env_id.removeprefix("metagraph/")) in GAMES
 
 
 def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
@@ -83,5 +68,4 @@ for _env_id, _cls in GAMES.items():
     register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps),
              aliases=(OPENSPIEL_NAMES[_env_id],))
 
-__all__ = ["ALIASES", "EXTRAS", "GAMES", "GAME_IDS", "OPENSPIEL_NAMES", "game_id", "is_game",
-           "make_spec", "observation_shape"]
+__all__ = ["EXTRAS", "GAMES", "GAME_IDS", "OPENSPIEL_NAMES", "make_spec", "observation_shape"]

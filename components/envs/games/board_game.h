@@ -124,9 +124,13 @@ class BoardGame {
   int64_t max_steps() const { return Rules::kMaxSteps; }
   int physical_dim() const { return kCells + 1; }
   int extras_dim() const { return 3; }
+  std::vector<std::string> extras_names() const {
+    return {"player_to_move", "reward_player_0", "reward_player_1"};
+  }
+  int num_players() const { return 2; }
   std::map<std::string, engine::Config::Value> info() const {
     return {{"rows", int64_t{Rules::kRows}}, {"columns", int64_t{Rules::kCols}},
-            {"planes", int64_t{Rules::kPlanes}}, {"players", int64_t{2}}};
+            {"planes", int64_t{Rules::kPlanes}}};
   }
 
   void reset(double* s, uint64_t& /*rng: a game starts from one position*/) const {

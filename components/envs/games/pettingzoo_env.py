@@ -25,9 +25,8 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from components.envs.engine.catalogue import canonical_id
+from components.envs.engine.catalogue import canonical_id, is_game, observation_shape
 from components.envs.engine.vector_env import VectorEnv
-from components.envs.games import is_game, observation_shape
 
 SYMBOLS = {-1: ".", 0: "x", 1: "o"}
 
@@ -118,8 +117,9 @@ class GameEnv(AECEnv):
         self._mask = self._game.legal_mask()[0]
         self._cumulative_rewards[agent] = 0.0
         extras = info["extras"][0]
-        self.rewards = {name: float(extras[1 + self.possible_agents.index(name)])
-                        for name in self.agents}
+        made = self._game.env_spec
+        self.rewards = {name: float(extras[made.extras_index(
+            f"reward_player_{self.possible_agents.index(name)}")]) for name in self.agents}
         self.terminations = dict.fromkeys(self.agents, bool(terminated[0]))
         self.truncations = dict.fromkeys(self.agents, bool(truncated[0]))
         self.agent_selection = self.possible_agents[1 - mover]

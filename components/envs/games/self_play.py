@@ -24,9 +24,9 @@ import jax
 import jax.numpy as jnp
 
 from components.envs.engine import catalogue
+from components.envs.engine.catalogue import is_game, observation_shape
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.threads import resolve_threads
-from components.envs.games import GAME_IDS, is_game, observation_shape
 
 
 class GameState(NamedTuple):
@@ -35,9 +35,10 @@ class GameState(NamedTuple):
     Attributes:
         env_state: the engine's opaque state, uint32[..., W, n, 2] (the in-graph door's).
         observation: float32[..., n, rows, columns, planes], from the current player's view.
-        current_player: int32[..., n], the player to move (0 or 1).
+        current_player: int32[..., n], the player to move (0 to num_players - 1).
         legal_action_mask: bool[..., n, num_actions], the current player's legal actions.
-        rewards: float32[..., n, 2], each player's reward from the last step (zeros after init).
+        rewards: float32[..., n, num_players], each player's reward from the last step (zeros
+            after init).
         terminated: bool[..., n], whether the last step ended a game (the next one has begun).
         truncated: bool[..., n], whether the last step reached the step limit (never in a game
             played to its end: the limit is beyond every game's length).
@@ -54,7 +55,9 @@ class GameState(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class SelfPlay:
-    """Batched self-play of a game id ("ConnectFour-v0", "Othello-v0", "Hex-v0").
+    """Batched self-play of a game: any registered task that declares `num_players()`
+    (engine/task.h), the built-in "ConnectFour-v0", "Othello-v0", "Hex-v0" or a user's own.
+    Its extras are read by name ("player_to_move", "reward_player_<i>").
 
     Args:
         env_id: the game.
@@ -69,11 +72,30 @@ class SelfPlay:
 
     def __post_init__(self) -> None:
         if not is_game(self.env_id):
-            raise ValueError(f"SelfPlay: {self.env_id!r} is not a two-player game; games: "
-                             f"{list(GAME_IDS)} (or OpenSpiel's names)")
+            raise ValueError(f"SelfPlay: {self.env_id!r} is not a game (a task that declares "
+                             f"num_players(), engine/task.h: ConnectFour-v0, Othello-v0, "
+                             f"Hex-v0, OpenSpiel's names of them, or your own)")
         object.__setattr__(self, "env_id", catalogue.canonical_id(self.env_id))
         threads = resolve_threads(self.num_threads, None, f"SelfPlay({self.env_id!r})")
         object.__setattr__(self, "door", InGraphEnv(catalogue.spec(self.env_id), threads))
+
+    @property
+    def num_players(self) -> int:
+        """The game's players (the rewards' last axis)."""
+        return catalogue.spec(self.env_id).num_players
+
+    def rewards_of(self, extras: jax.Array) -> jax.Array:
+        """Each player's reward, float32[..., num_players], from a step's or a playout's
+        extras [..., extras_dim] (read by name: "reward_player_<i>")."""
+        made = catalogue.spec(self.env_id)
+        columns = [made.extras_index(f"reward_player_{i}") for i in range(made.num_players)]
+        return extras[..., jnp.asarray(columns)]
+
+    def player_to_move(self, extras: jax.Array) -> jax.Array:
+        """The player to move after a step, int32[...] (-1 where the game ended), from its
+        extras."""
+        column = catalogue.spec(self.env_id).extras_index("player_to_move")
+        return extras[..., column].astype(jnp.int32)
 
     @property
     def num_actions(self) -> int:
@@ -89,9 +111,10 @@ class SelfPlay:
         """`num_games` games at their first position (player 0 to move)."""
         door = self.door
         env_state, obs = door.reset(key, num_games)
-        batch = obs.shape[:-1]
-        return GameState(env_state, self._planes(obs), jnp.zeros(batch, jnp.int32),
-                         door.legal_mask(env_state), jnp.zeros(batch + (2,), jnp.float32),
+        batch = self._batch(obs)
+        return GameState(env_state, self.planes(obs), jnp.zeros(batch, jnp.int32),
+                         door.legal_mask(env_state),
+                         jnp.zeros(batch + (self.num_players,), jnp.float32),
                          jnp.zeros(batch, jnp.bool_), jnp.zeros(batch, jnp.bool_))
 
     def step(self, state: GameState, action: Any) -> GameState:
@@ -105,7 +128,7 @@ class SelfPlay:
         ended, its last position (from the view of the player who would have moved next),
         which the new game's `observation` has replaced."""
         state, final = self._step(state, action, final_obs=True)
-        return state, self._planes(final)
+        return state, self.planes(final)
 
     def _step(self, state: GameState, action: Any, final_obs: bool
               ) -> tuple[GameState, jax.Array | None]:
@@ -114,19 +137,25 @@ class SelfPlay:
         env_state, obs, _, terminated, truncated, final, extras, legal = (
             self.door.step_with_legal_mask(state.env_state, action, final_obs=final_obs))
         # A game that ended started again: player 0 moves first in it.
-        current = jnp.where(terminated | truncated, 0, extras[..., 0]).astype(jnp.int32)
-        return (GameState(env_state, self._planes(obs), current, legal, extras[..., 1:3],
-                          terminated, truncated), final)
+        current = jnp.where(terminated | truncated, 0, self.player_to_move(extras))
+        return (GameState(env_state, self.planes(obs), current, legal,
+                          self.rewards_of(extras), terminated, truncated), final)
 
     def playout(self, state: GameState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Random playouts, natively, from every game's position (`state` is left as it is):
         uniformly random legal moves to the end, as OpenSpiel's random rollouts play them,
         each game drawing from its own stream of `key`. Returns (`returns` float32[..., n,
-        2], each player's outcome: +1 win, -1 loss, 0 draw; `length` int32[..., n], the moves
-        played)."""
+        num_players], each player's outcome: +1 win, -1 loss, 0 draw; `length` int32[..., n],
+        the moves played)."""
         _, extras, length = self.door.playout(state.env_state, key)
-        return extras[..., 1:3], length
+        return self.rewards_of(extras), length
 
-    def _planes(self, obs: jax.Array) -> jax.Array:
-        return obs.reshape(obs.shape[:-1] + self.observation_shape)
+    def planes(self, obs: jax.Array) -> jax.Array:
+        """The in-graph door's observations [..., n, *obs_shape] as float32 planes [..., n,
+        rows, columns, planes]."""
+        return obs.reshape(self._batch(obs) + self.observation_shape).astype(jnp.float32)
+
+    def _batch(self, obs: jax.Array) -> tuple[int, ...]:
+        # the leading axes of the door's observations, flat [..., obs_dim] or shaped
+        return obs.shape[:obs.ndim - len(catalogue.spec(self.env_id).observation_space.shape)]
 

@@ -150,7 +150,7 @@ def test_each_game_ships_its_playouts():
 
 
 def test_alphazero_plays_only_games():
-    with pytest.raises(ValueError, match="not a two-player game"):
+    with pytest.raises(ValueError, match="not a game"):
         AlphaZeroAgent("CartPole-v1", AlphaZeroConfig())
 
 

@@ -128,7 +128,7 @@ def test_an_opponent_for_a_run_that_is_no_game_is_refused(tmp_path, capsys):
         main(["evaluate", str(out), "--opponent", "random"])
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert "--opponent: CartPole-v1 is not a two-player game" in err
+    assert "--opponent: CartPole-v1 is not a game (its task declares no num_players())" in err
 
 
 def test_evaluation_while_training_a_game_is_refused_with_what_to_do(tmp_path, capsys):

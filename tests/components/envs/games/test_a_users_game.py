@@ -1,0 +1,140 @@
+"""A user's game in one header plays itself (issue 33, part 1): tic-tac-toe
+(`tasks/tic_tac_toe.h`), built and registered from outside the package with OpenSpiel's name as
+an alias, is a game because its task says so (`num_players()`, legal actions, extras named for
+the player to move and each player's reward), not because an id list knows it. Its self-play
+batch follows OpenSpiel's own `tic_tac_toe` move by move (legal moves, player to move, boards,
+returns); it passes the engine's conformance check; AlphaZero and PPO's self-play train on it
+and `evaluate --opponent random` plays it by its own rules; a task that declares players but
+misnames its extras is refused at registration."""
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import gymnasium
+import jax
+import numpy as np
+import pytest
+
+import components.envs as envs
+from components.envs.engine.spec import check_spec
+from components.envs.games.self_play import SelfPlay
+
+pyspiel = pytest.importorskip("pyspiel")
+
+TASKS = Path(__file__).resolve().parents[1] / "tasks"
+
+
+@pytest.fixture(scope="module")
+def game():
+    module = envs.build_extension(TASKS / "tic_tac_toe.h", "ttt::TicTacToe")
+
+    def make_spec(env_id, kwargs):
+        task = module.TicTacToe(env_id, kwargs)
+        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_),
+                            gymnasium.spaces.Discrete(9), int(task.max_steps), task)
+
+    envs.register("TicTacToe-v0", make_spec, aliases=("tic_tac_toe",))
+    return "TicTacToe-v0"
+
+
+def test_the_task_declares_a_game_and_every_name_of_it_is_one(game):
+    made = envs.spec("tic_tac_toe")
+    assert made.env_id == game and made.num_players == 2 and made.is_game
+    assert made.extras_names == ("player_to_move", "reward_player_0", "reward_player_1")
+    assert envs.is_game(game) and envs.is_game("tic_tac_toe") and envs.is_game(f"metagraph/{game}")
+    assert not envs.is_game("CartPole-v1") and not envs.is_game("LunarLander-v3")
+    assert envs.spec("CartPole-v1").num_players == 1
+    assert envs.observation_shape(game) == (3, 3, 2)
+
+
+def test_self_play_follows_openspiels_tic_tac_toe_move_by_move(game):
+    games, n = SelfPlay("tic_tac_toe", num_threads=1), 16
+    step = jax.jit(games.step)
+    state = games.init(jax.random.PRNGKey(0), n)
+    reference = pyspiel.load_game("tic_tac_toe")
+    theirs = [reference.new_initial_state() for _ in range(n)]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        mask = np.asarray(state.legal_action_mask)
+        for i, s in enumerate(theirs):
+            assert np.flatnonzero(mask[i]).tolist() == s.legal_actions()
+            player = s.current_player()
+            assert int(state.current_player[i]) == player
+            planes = np.asarray(s.observation_tensor(player)).reshape(3, 3, 3)
+            np.testing.assert_array_equal(np.asarray(state.observation[i]),
+                                          np.stack([planes[2 - player], planes[1 + player]], -1))
+        actions = np.array([rng.choice(s.legal_actions()) for s in theirs], np.int32)
+        state = step(state, actions)
+        for i, s in enumerate(theirs):
+            s.apply_action(int(actions[i]))
+            assert bool(state.terminated[i]) == s.is_terminal()
+            np.testing.assert_array_equal(np.asarray(state.rewards[i]),
+                                          s.returns() if s.is_terminal() else [0.0, 0.0])
+            if s.is_terminal():  # the engine started the next game in the same step
+                ended += 1
+                theirs[i] = reference.new_initial_state()
+    assert ended > 2 * n
+
+
+def test_the_users_game_passes_the_engines_conformance_check(game):
+    envs.check(game)
+
+
+def test_alphazero_and_ppo_self_play_train_on_the_users_game_and_it_is_evaluated(
+        game, tmp_path, capsys):
+    pytest.importorskip("mctx")
+    from components.agents.alphazero_config import AlphaZeroConfig
+    from components.training.algorithms import AlphaZero
+    from components.training.cli import main
+    from components.training.executors import lower
+
+    config = AlphaZeroConfig(num_games=4, num_steps=12, num_simulations=4, buffer_size=128,
+                             batch_size=8, updates_per_iteration=1, hidden=(16,))
+    algorithm = AlphaZero()
+    exe = lower(algorithm.build("tic_tac_toe", config, 1000, 1), "xla", seed=0)
+    algorithm.start(exe, jax.random.PRNGKey(0))
+    [row] = algorithm.run(exe, config, jax.random.PRNGKey(1), 1)
+    assert row.steps == 48 and np.isfinite(row.extra["loss"])
+
+    main(["train", "tic_tac_toe", "--algo", "ppo", "--out", str(tmp_path / "ppo"),
+          "--set", "num_envs=4", "--set", "num_steps=16", "--set", "minibatches=2",
+          "--set", "epochs=1", "--set", "hidden=[16]", "--set", "iterations_per_call=2",
+          "--steps", "128"])
+    assert (tmp_path / "ppo" / "checkpoint.npz").is_file()
+
+    # evaluated against a random player by its own rules (no OpenSpiel twin is asked for)
+    main(["evaluate", str(tmp_path / "ppo"), "--opponent", "random", "--games", "6", "--json"])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["games"] == 6 and result["wins"] + result["draws"] + result["losses"] == 6
+    assert sum(result["as_first"]) == 3
+    with pytest.raises(SystemExit) as info:  # OpenSpiel's MCTS searches OpenSpiel's games
+        main(["evaluate", str(tmp_path / "ppo"), "--opponent", "mcts:5", "--games", "2"])
+    assert info.value.code == 2
+    assert "TicTacToe-v0 has no OpenSpiel twin" in capsys.readouterr().err
+
+
+def _task(**changes):
+    """A stand-in for a compiled game task's sizes, as check_spec reads them."""
+    sizes = dict(obs_shape=(4,), bool_observations=False, discrete=True, num_actions=3,
+                 max_steps=10, extras_dim=3, num_players=2,
+                 extras_names=("player_to_move", "reward_player_0", "reward_player_1"))
+    return SimpleNamespace(**{**sizes, **changes})
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"extras_names": ("player_to_move", "reward_player_0", "score")},
+     "missing: ['reward_player_1']"),
+    ({"extras_names": ("a", "a", "b")}, "not distinct non-empty names"),
+    ({"extras_names": ("player_to_move", "reward_player_0")}, "it names 2 extras"),
+    ({"num_players": 0}, "num_players() is 0"),
+])
+def test_a_game_that_misnames_its_extras_is_refused(changes, words):
+    made = envs.EnvSpec("Mine-v0", gymnasium.spaces.Box(0, 1, (4,), np.float32),
+                        gymnasium.spaces.Discrete(3), 10, _task(**changes))
+    with pytest.raises(ValueError, match="register\\('Mine-v0'\\)") as error:
+        check_spec("Mine-v0", made)
+    assert words in str(error.value)
+    check_spec("Mine-v0", envs.EnvSpec("Mine-v0", made.observation_space, made.action_space,
+                                       10, _task()))

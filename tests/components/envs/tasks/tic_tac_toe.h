@@ -1,0 +1,118 @@
+// A user's game in one header: tic-tac-toe with OpenSpiel's rules ("tic_tac_toe": player 0
+// places x first, action = 3 * row + column, three in a row wins, a full board is a draw). It
+// declares what makes a task a game (engine/task.h): num_players(), legal actions, and extras
+// named for the player to move and each player's reward; nothing else in the library knows it.
+//
+// State: the nine cells (-1 empty, else the player whose mark it is), the player to move, and
+// the outcome (0 going on, 1 player 0 won, 2 player 1 won, 3 drawn). Observations: bool planes
+// [3, 3, 2], the mover's marks then the opponent's.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/rng.h"
+#include "engine/task.h"
+
+namespace ttt {
+
+namespace engine = metagraph::engine;
+
+class TicTacToe {
+ public:
+  using Action = int32_t;
+  using Observation = bool;
+  static constexpr int kCells = 9;
+  static constexpr int kStateWords = kCells + 2;  // cells, player to move, outcome
+  static constexpr int kToMove = kCells, kOutcome = kCells + 1;
+
+  explicit TicTacToe(const engine::Config& config) : id_(config.task()) { config.only({}); }
+  std::string id() const { return id_; }
+  int obs_dim() const { return kCells * 2; }
+  std::vector<int64_t> obs_shape() const { return {3, 3, 2}; }
+  int num_actions() const { return kCells; }
+  int64_t max_steps() const { return 100; }  // beyond every game's length
+  int physical_dim() const { return kCells + 1; }
+
+  int num_players() const { return 2; }
+  int extras_dim() const { return 3; }
+  std::vector<std::string> extras_names() const {
+    return {"player_to_move", "reward_player_0", "reward_player_1"};
+  }
+
+  void reset(double* s, uint64_t& /*one first position*/) const {
+    for (int c = 0; c < kCells; ++c) s[c] = -1;
+    s[kToMove] = 0;
+    s[kOutcome] = 0;
+  }
+  bool legal(const double* s, int32_t action) const {
+    return s[kOutcome] == 0 && action >= 0 && action < kCells && s[action] == -1;
+  }
+  void step(double* s, const Action* action, engine::Step& out) const {
+    const int mover = static_cast<int>(s[kToMove]);
+    s[*action] = mover;
+    s[kToMove] = 1 - mover;
+    if (wins(s, mover)) {
+      s[kOutcome] = 1 + mover;
+      out.reward = 1.0;
+      out.terminated = true;
+    } else if (full(s)) {
+      s[kOutcome] = 3;
+      out.terminated = true;
+    }
+  }
+  template <class T>
+  void observe(const double* s, T* obs) const {
+    const int me = static_cast<int>(s[kToMove]);
+    for (int c = 0; c < kCells; ++c) {
+      obs[2 * c] = static_cast<T>(s[c] == me);
+      obs[2 * c + 1] = static_cast<T>(s[c] == 1 - me);
+    }
+  }
+  void extras(const double* s, float* out) const {
+    const double outcome = s[kOutcome];
+    const float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
+    out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
+    out[1] = first;
+    out[2] = -first;
+  }
+  // A position of a game going on: marks of 0 and 1 only, x's count equal to o's or one
+  // more, the player to move the one those counts say, nobody with three in a row, a free cell.
+  bool valid(const double* s) const {
+    int counts[2] = {0, 0};
+    for (int c = 0; c < kCells; ++c) {
+      if (s[c] != -1 && s[c] != 0 && s[c] != 1) return false;
+      if (s[c] >= 0) ++counts[static_cast<int>(s[c])];
+    }
+    const int to_move = counts[0] == counts[1] ? 0 : 1;
+    if (counts[0] - counts[1] != to_move || s[kToMove] != to_move || s[kOutcome] != 0)
+      return false;
+    return !wins(s, 0) && !wins(s, 1) && !full(s);
+  }
+  void physical(const double* s, double* physics) const {
+    for (int k = 0; k <= kCells; ++k) physics[k] = s[k];
+  }
+  void set_physical(double* s, const double* physics) const {
+    for (int k = 0; k <= kCells; ++k) s[k] = physics[k];
+    s[kOutcome] = 0;
+  }
+
+ private:
+  static bool wins(const double* s, int player) {
+    static constexpr int kLines[8][3] = {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {0, 3, 6},
+                                         {1, 4, 7}, {2, 5, 8}, {0, 4, 8}, {2, 4, 6}};
+    for (const auto& line : kLines)
+      if (s[line[0]] == player && s[line[1]] == player && s[line[2]] == player) return true;
+    return false;
+  }
+  static bool full(const double* s) {
+    for (int c = 0; c < kCells; ++c)
+      if (s[c] == -1) return false;
+    return true;
+  }
+  std::string id_;
+};
+
+}  // namespace ttt
