@@ -36,8 +36,8 @@ def split_observation(obs: jax.Array, num_actions: int) -> tuple[jax.Array, jax.
 
 
 class GameEnvironment(mg.Component):
-    """`num_envs` games of `env_id` ("ConnectFour-v0", "Othello-v0", "Hex-v0") played by one
-    agent for both sides (see the module docstring).
+    """`num_envs` games of `env_id` (a two-player game: "ConnectFour-v0", "Othello-v0",
+    "Hex-v0" or a user's) played by one agent for both sides (see the module docstring).
 
     Args:
         env_id: the game.
@@ -51,6 +51,11 @@ class GameEnvironment(mg.Component):
         super().__init__(name)
         self.games = SelfPlay(env_id, num_threads)
         self.env_spec = self.games.door.env_spec
+        if self.env_spec.num_players != 2:
+            raise ValueError(f"GameEnvironment: {self.env_spec.env_id} is a game of "
+                             f"{self.env_spec.num_players} players; one policy playing every "
+                             f"side with the mover's value negated (self-play, AlphaZero) "
+                             f"takes two-player zero-sum games")
         self.num_envs = num_envs
 
     @property
