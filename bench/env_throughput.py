@@ -73,8 +73,8 @@ def ours_in_graph(n: int, steps: int, door: str = "native", threads: int = 1) ->
         state, obs = env.reset(key, n)
 
         def body(carry, action):
-            state, obs, reward, *_ = env.step(carry[0], action)
-            return (state, obs), reward
+            out = env.step(carry[0], action)
+            return (out.state, out.obs), out.reward
 
         (_, last_obs), rewards = jax.lax.scan(body, (state, obs), actions)
         return rewards.sum() + last_obs.sum()  # uses the dynamics: nothing is optimised away

@@ -82,8 +82,8 @@ def ours(game: str, batch: int, simulations: int, moves: int) -> tuple:
 
     @jax.jit
     def game_step():  # what the search's model step costs without the network
-        after = games.door.step_with_legal_mask(embedding, action, final_obs=False)
-        return after[1], after[-1]
+        after = games.door.step(embedding, action, legal_mask=True)
+        return after.obs, after.legal_mask
 
     return search, game_step
 

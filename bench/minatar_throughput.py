@@ -84,8 +84,8 @@ def graph(game: str, n: int, steps: int) -> float:
     env = envs.make_functional(f"MinAtar-{game}-v0", num_threads=os.cpu_count() or 1)
 
     def step(carry, action):
-        state, obs, reward, *_ = env.step(carry[0], action)
-        return (state, obs), reward
+        out = env.step(carry[0], action)
+        return (out.state, out.obs), out.reward
 
     return scanned(lambda key: env.reset(key, n), step, n, steps)
 

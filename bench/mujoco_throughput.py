@@ -103,8 +103,8 @@ def run_metagraph_graph(env_id, n, seconds, threads, door="native", steps=100):
             state, key = carry
             key, sub = jax.random.split(key)
             action = jax.random.uniform(sub, (n, nu), jnp.float32, -1.0, 1.0)
-            state, obs, reward, *_ = env.step(state, action)
-            return (state, key), reward
+            out = env.step(state, action)
+            return (out.state, key), out.reward
         (state, key), rewards = jax.lax.scan(body, (state, key), None, length=steps)
         return state, key, rewards.sum()
 
@@ -152,8 +152,8 @@ def run_policy_fused(env_id, n, seconds):
     def rollout(params, state, obs):
         def body(carry, _):
             state, obs = carry
-            state, obs, reward, *_ = env.step(state, policy(params, obs))
-            return (state, obs), reward
+            out = env.step(state, policy(params, obs))
+            return (out.state, out.obs), out.reward
         (state, obs), rewards = jax.lax.scan(body, (state, obs), None, length=steps)
         return state, obs, rewards.sum()
 

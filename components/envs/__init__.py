@@ -12,7 +12,7 @@ MinAtar's five games (`components.envs.minatar`) and two-player board games
 - `gymnasium.make("metagraph/CartPole-v1")`, `gymnasium.make_vec("metagraph/CartPole-v1", n)`:
   every registered id.
 - `make_functional(env_id, door="native" | "jax")`: pure reset/step for jit, scan and vmap,
-  through the XLA FFI (`InGraphEnv`) or the family's pure-JAX twin.
+  through the XLA FFI (`InGraphEnv`) or the family's pure-JAX twin; a step is a `StepResult`.
 - `Environment(env_id, num_envs, door=...)`: any of the doors ("native", "jax", "host",
   "gymnasium") as a meta-graph component, its observations float32 vectors
   (`observation_vectors` makes a host pool's the same).
@@ -54,6 +54,7 @@ from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.make import make
 from components.envs.engine.single_env import Env
 from components.envs.engine.spec import EnvSpec
+from components.envs.engine.step_result import PlayoutResult, StepResult
 from components.envs.engine.vector_env import VectorEnv
 from components.envs.environment import DOORS, Environment, observation_vectors
 from components.envs.functional_doors import make_functional
@@ -81,7 +82,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS",
     "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError",
-    "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "TwinFunctionalEnv", "TwinState",
+    "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "PlayoutResult", "StepResult",
+    "TwinFunctionalEnv", "TwinState",
     "VectorEnv", "build_extension",
     "canonical_id", "check", "env_ids", "is_game", "make", "make_functional",
     "observation_shape",

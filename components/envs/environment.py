@@ -43,6 +43,7 @@ import metagraph as mg
 from components.envs.engine.actions import action_error, actions_ok, traced_actions
 from components.envs.engine.host_door import HostDoor, spec_of_gymnasium
 from components.envs.engine.make import make
+from components.envs.engine.step_result import StepResult
 from components.envs.engine.threads import resolve_threads
 from components.envs.functional_doors import make_functional, renamed_argument
 from metagraph import runtime_checks
@@ -182,24 +183,25 @@ class Environment(mg.Component):
         # no host callback per step: the first refusal is reported after the call
         runtime_checks.require_once(self, ok, functools.partial(action_error, self.env_spec),
                                     action)
-        step = self.functional.step_with_final_obs
+        step = functools.partial(self.functional.step, final_obs=True)
         if self.door in ("host", "gymnasium"):  # the pool is not stepped at all
-            env_state, *outputs = jax.lax.cond(ok, step, self._refused_step, state, action)
+            out = jax.lax.cond(ok, step, self._refused_step, state, action)
         else:  # in-graph (also under vmap): good actions in, the old state kept
-            env_state, *outputs = step(state, jnp.where(ok, action, jnp.zeros_like(action)))
-            env_state = jax.tree.map(lambda new, old: jnp.where(ok, new, old), env_state,
-                                     state)
-        self.set_state("env_state", env_state)
-        obs, reward, terminated, truncated, final_obs = outputs
-        return {"obs": self._vectors(obs), "reward": reward, "terminated": terminated,
-                "truncated": truncated, "final_obs": self._vectors(final_obs)}
+            out = step(state, jnp.where(ok, action, jnp.zeros_like(action)))
+            out = out._replace(state=jax.tree.map(lambda new, old: jnp.where(ok, new, old),
+                                                  out.state, state))
+        self.set_state("env_state", out.state)
+        return {"obs": self._vectors(out.obs), "reward": out.reward,
+                "terminated": out.terminated, "truncated": out.truncated,
+                "final_obs": self._vectors(out.final_obs)}
 
-    def _refused_step(self, state: Any, action: jax.Array) -> tuple:
+    def _refused_step(self, state: Any, action: jax.Array) -> StepResult:
         """What a refused step of a host door gives: the state as it was, zero outputs."""
         obs = jnp.zeros((self.num_envs, *self.env_spec.observation_space.shape),
                         self.env_spec.graph_observation_dtype)
         done = jnp.zeros((self.num_envs,), bool)
-        return state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done, obs
+        return StepResult(state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done,
+                          obs)
 
     # ---- in-graph state ----------------------------------------------------------------------
     def check_state(self, state: dict[str, Any]) -> None:

@@ -11,7 +11,8 @@ A rollout of T steps over N environments is one compiled program with no Python 
 
     env = make_functional("CartPole-v1")          # or door="jax"
     state, obs = env.reset(jax.random.PRNGKey(0), num_envs=16)
-    state, obs, reward, terminated, truncated = env.step(state, actions)
+    out = env.step(state, actions)         # a StepResult: out.state, out.obs, out.reward, ...
+    out = env.step(out.state, actions, final_obs=True, extras=True, legal_mask=True)
 
 The state is opaque (a door's own pytree); read the physics with `physical_state(state)` and
 start from exact physical states with `state_from_physical`.

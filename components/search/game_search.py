@@ -104,9 +104,9 @@ class GameSearch:
         if self.rollouts == 0:
             return net_value
         states = jnp.repeat(embedding, self.rollouts, axis=-2)  # [B, W, rollouts, 2]
-        _, extras, _ = self.game.door.playout(states, key)  # extras [B, rollouts, extras]
-        outcome = jnp.take_along_axis(self.game.rewards_of(extras), player[:, None, None],
-                                      axis=-1)
+        playout = self.game.door.playout(states, key)  # [B, rollouts]
+        outcome = jnp.take_along_axis(self.game.rewards_of(playout.extras),
+                                      player[:, None, None], axis=-1)
         mixed = (1.0 - self.rollout_weight) * net_value + \
             self.rollout_weight * outcome[..., 0].mean(axis=-1)
         return mixed.astype(net_value.dtype)
@@ -117,21 +117,18 @@ class GameSearch:
         [B] in each game `embedding` [B, W, 1, 2] through the native door; the mover's
         reward, discount -1 (0 where the game ended), the next position's floored prior
         logits and value (0 past a game's end)."""
-        door = self.game.door
-        state, obs, reward, terminated, truncated, _, extras, legal = door.step_with_legal_mask(
-            embedding, action[:, None].astype(jnp.int32), final_obs=False)
-        legal = legal[:, 0]
-        planes = self.game.planes(obs[:, 0])
-        logits, value = self.evaluate(params, planes)
-        over = (terminated | truncated)[:, 0]
-        # the player to move after the move (extras: -1 where the game ended; those nodes'
-        # value is 0 below, whatever their playouts give)
-        player = jnp.maximum(extras[:, 0, 0], 0.0).astype(jnp.int32)
-        value = self.value(value, state, player, rng_key)
+        out = self.game.door.step(embedding, action[:, None].astype(jnp.int32), extras=True,
+                                  legal_mask=True)
+        logits, value = self.evaluate(params, self.game.planes(out.obs[:, 0]))
+        over = (out.terminated | out.truncated)[:, 0]
+        # the player to move after the move (-1 where the game ended; those nodes' value is 0
+        # below, whatever their playouts give)
+        player = jnp.maximum(self.game.player_to_move(out.extras)[:, 0], 0)
+        value = self.value(value, out.state, player, rng_key)
         return require_mctx().RecurrentFnOutput(
-            reward=reward[:, 0], discount=jnp.where(over, 0.0, -1.0).astype(jnp.float32),
-            prior_logits=floor_illegal(logits, legal),
-            value=jnp.where(over, 0.0, value)), state
+            reward=out.reward[:, 0], discount=jnp.where(over, 0.0, -1.0).astype(jnp.float32),
+            prior_logits=floor_illegal(logits, out.legal_mask[:, 0]),
+            value=jnp.where(over, 0.0, value)), out.state
 
     def __call__(self, params: Any, key: jax.Array, state: GameState, num_simulations: int,
                  gumbel_scale: float = 1.0) -> Any:

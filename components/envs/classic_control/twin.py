@@ -20,6 +20,7 @@ import numpy as np
 from components.envs.classic_control.twin_dynamics import DYNAMICS
 from components.envs.engine.actions import refuse_bad_actions
 from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
+from components.envs.engine.step_result import StepResult
 
 
 class TwinState(NamedTuple):
@@ -67,7 +68,7 @@ class TwinFunctionalEnv(FunctionalEnv):
         pair = _map_keys(jax.random.split, keys)
         return pair[..., 0, :], pair[..., 1, :]
 
-    def _step(self, state: TwinState, action: jax.Array) -> tuple:
+    def _step(self, state: TwinState, action: jax.Array, **asked: bool) -> StepResult:
         refuse_bad_actions(self.env_spec, action)
         physics, reward, terminated = self.dynamics.step(state.physics, action)
         steps = state.steps + 1
@@ -79,8 +80,9 @@ class TwinFunctionalEnv(FunctionalEnv):
         physics = jnp.where(done[..., None], fresh, physics)
         steps = jnp.where(done, 0, steps)
         obs = self.dynamics.observe(physics)
-        return (TwinState(physics, steps, keys), obs, reward.astype(jnp.float32), terminated,
-                truncated, final_obs)
+        return self._asked(StepResult(TwinState(physics, steps, keys), obs,
+                                      reward.astype(jnp.float32), terminated, truncated,
+                                      final_obs), **asked)
 
     def physical_state(self, state: TwinState) -> np.ndarray:
         """The physics of each environment (Gymnasium's layout), as float64 on the host."""

@@ -355,7 +355,8 @@ bool step_part(const Task& task, typename Traits<Task>::Workspace& ws, const Bat
     const int64_t t = steps[i] + 1;
     steps[i] = t;
     T::template observe<kFast>(task, ws, s, observed + i * obs_dim);
-    if constexpr (T::kHasExtras) task.extras(s, out.extras + i * task.extras_dim());
+    if constexpr (T::kHasExtras)
+      if (out.extras != nullptr) task.extras(s, out.extras + i * task.extras_dim());
     out.reward[i] = static_cast<R>(r.reward);
     out.terminated[i] = r.terminated;
     out.truncated[i] = t >= max_steps;  // as Gymnasium's TimeLimit: whether or not it terminated

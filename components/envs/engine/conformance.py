@@ -113,12 +113,14 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
             if obs.shape != shape or obs.dtype != dtype:
                 raise AssertionError(f"the {where}'s observations are {obs.dtype}"
                                      f"{list(obs.shape)}, the space says {dtype}{list(shape)}")
-        step = jax.jit(door.step_with_final_obs)
+        step = jax.jit(functools.partial(door.step, final_obs=True))
         out = []
         for draw in actions:
             action = _act(spec, draw, functools.partial(door.legal_mask, state))
-            state, *step_out = step(state, jnp.asarray(action))
-            out += [np.asarray(x) for x in step_out]
+            result = step(state, jnp.asarray(action))
+            state = result.state
+            out += [np.asarray(x) for x in (result.obs, result.reward, result.terminated,
+                                            result.truncated, result.final_obs)]
         for ours, theirs in zip(host_run, out, strict=True):
             np.testing.assert_array_equal(ours, theirs)
         np.testing.assert_array_equal(records_of(state), host.records())
@@ -189,7 +191,7 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
             np.testing.assert_array_equal(a, b)
         for draw in rest:
             action = _act(spec, draw, functools.partial(door.legal_mask, state))
-            state, *_ = door.step(state, jnp.asarray(action))
+            state = door.step(state, jnp.asarray(action)).state
         np.testing.assert_array_equal(records_of(state), env.records())
         physics = env.physical_state()
         env.reset(options={"state": physics})
@@ -277,7 +279,7 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         action = jnp.asarray(_act(spec, actions[0], env.legal_mask))
         ours_out = door.step(jnp.asarray(ours), action)
         twin_out = twin.step(theirs, action)
-        np.testing.assert_allclose(np.asarray(twin_out[1]), np.asarray(ours_out[1]),
+        np.testing.assert_allclose(np.asarray(twin_out.obs), np.asarray(ours_out.obs),
                                    rtol=twin_tolerance, atol=twin_tolerance)
 
     case("host pool equals in-graph door", host_vs_in_graph)

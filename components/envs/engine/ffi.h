@@ -117,7 +117,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   if (words != static_cast<size_t>(total * w * 2) || state_out->element_count() != words ||
       action.element_count() != static_cast<size_t>(total * dim) ||
       obs->element_count() != static_cast<size_t>(total * o) ||
-      // An empty final_obs or legal_mask is one the caller does not want (not written).
+      // An empty final_obs, extras or legal_mask is one the caller does not want (not
+      // written).
       (final_obs->element_count() != static_cast<size_t>(total * o) &&
        final_obs->element_count() != 0) ||
       (legal_mask->element_count() != static_cast<size_t>(total * a) &&
@@ -125,7 +126,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
       reward->element_count() != static_cast<size_t>(total) ||
       terminated->element_count() != static_cast<size_t>(total) ||
       truncated->element_count() != static_cast<size_t>(total) ||
-      extras->element_count() != static_cast<size_t>(total * e))
+      (extras->element_count() != static_cast<size_t>(total * e) &&
+       extras->element_count() != 0))
     return ffi::Error::InvalidArgument(task.id() + " step: inconsistent buffer sizes");
   if (!aligned8(state_out->untyped_data()))
     return ffi::Error::Internal(task.id() + " step: state buffer is not 8-byte aligned");
@@ -139,7 +141,8 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
   const StepOut<O, float> out{obs->typed_data(), reward->typed_data(), terminated->typed_data(),
                               truncated->typed_data(),
                               want_final ? final_obs->typed_data() : nullptr,
-                              e > 0 ? extras->typed_data() : nullptr,
+                              e > 0 && extras->element_count() > 0 ? extras->typed_data()
+                                                                   : nullptr,
                               want_mask ? legal_mask->typed_data() : nullptr};
   const int threads = std::max(1, static_cast<int>(num_threads));
   std::vector<char> fast(threads, 0);

@@ -1,7 +1,7 @@
 """`FunctionalEnv`: the interface every door of an environment offers to a compiled program,
-pure `reset(key, num_envs)` and `step(state, action)` functions over an opaque state, with the
-argument checks they share. A door (`InGraphEnv`, a family's pure-JAX twin, `HostDoor`)
-supplies `_batch_shape`, `_reset`, `_step` and, where it can, `physical_state` /
+pure `reset(key, num_envs)` and `step(state, action, ...) -> StepResult` functions over an
+opaque state, with the argument checks they share. A door (`InGraphEnv`, a family's pure-JAX
+twin, `HostDoor`) supplies `_batch_shape`, `_reset`, `_step` and, where it can, `physical_state` /
 `state_from_physical`."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 
 from components.envs.engine.actions import traced_actions
 from components.envs.engine.spec import EnvSpec, physical_rows
+from components.envs.engine.step_result import StepResult
 from metagraph.checks import positive_int
 
 
@@ -50,17 +51,39 @@ class FunctionalEnv:
         positive_int(num_envs, f"{self.env_spec.env_id}.reset: num_envs")
         return self._reset(key, num_envs)
 
-    def step_with_final_obs(self, state: Any, action: jax.Array) -> tuple:
-        """`step`, also returning the last observation of episodes that ended this step.
-        Actions outside the action space (a discrete action outside [0, n), a NaN or infinite
-        continuous one) fail the call with the same message on every door."""
-        action = traced_actions(self.env_spec, action, self._batch_shape(state),
-                                f"{self.env_spec.env_id}.step")
-        return self._step(state, action)
+    def step(self, state: Any, action: jax.Array, *, final_obs: bool = False,
+             extras: bool = False, legal_mask: bool = False) -> StepResult:
+        """One step of every environment with same-step auto-reset: a `StepResult` (state,
+        obs, reward, terminated, truncated), with the final observations (`final_obs`), the
+        task's extra outputs by name (`extras`) and the next states' legal actions
+        (`legal_mask`) where asked for; what is not asked for is None and not computed where
+        the door can skip it. Actions outside the action space (a discrete action outside
+        [0, n), a NaN or infinite continuous one) fail the call with the same message on
+        every door."""
+        where = f"{self.env_spec.env_id}.step"
+        action = traced_actions(self.env_spec, action, self._batch_shape(state), where)
+        if legal_mask and not self.env_spec.discrete:
+            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        return self._step(state, action, final_obs=final_obs, extras=extras,
+                          legal_mask=legal_mask)
 
-    def step(self, state: Any, action: jax.Array) -> tuple:
-        """(state', obs, reward, terminated, truncated) with same-step auto-reset."""
-        return self.step_with_final_obs(state, action)[:5]
+    def _asked(self, out: StepResult, final_obs: bool, extras: bool, legal_mask: bool
+               ) -> StepResult:
+        """`out`, a door's whole step (final observations included) with what was not asked
+        for dropped; extras and legal masks for a door that computes neither: none for a task
+        without them (an empty dict, every action legal), a TypeError for a task with them."""
+        task = self.env_spec.task
+        if extras and self.env_spec.extras_dim:
+            raise TypeError(f"{self.env_spec.env_id}: the {self.door} door gives no extras; "
+                            f"the native door does")
+        if legal_mask and task is not None and task.has_legal:
+            raise TypeError(f"{self.env_spec.env_id}: the {self.door} door gives no legal "
+                            f"mask; the native door does")
+        mask = None
+        if legal_mask:
+            mask = jnp.ones(out.reward.shape + (int(self.env_spec.action_space.n),), jnp.bool_)
+        return out._replace(final_obs=out.final_obs if final_obs else None,
+                            extras={} if extras else None, legal_mask=mask)
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
         raise NotImplementedError
@@ -68,7 +91,8 @@ class FunctionalEnv:
     def _reset(self, key: jax.Array, num_envs: int) -> tuple[Any, jax.Array]:
         raise NotImplementedError
 
-    def _step(self, state: Any, action: jax.Array) -> tuple:
+    def _step(self, state: Any, action: jax.Array, *, final_obs: bool, extras: bool,
+              legal_mask: bool) -> StepResult:
         raise NotImplementedError
 
     def _physics_for(self, physics: Any) -> np.ndarray:

@@ -22,6 +22,7 @@ from jax.experimental import io_callback
 from components.envs.engine.actions import action_error
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.spec import EnvSpec
+from components.envs.engine.step_result import StepResult
 from metagraph import context
 
 
@@ -78,10 +79,11 @@ class HostDoor(FunctionalEnv):
 
         return state, io_callback(host_reset, obs_struct, key, ordered=True)
 
-    def _step(self, state: jax.Array, action: jax.Array) -> tuple:
+    def _step(self, state: jax.Array, action: jax.Array, **asked: bool) -> StepResult:
         structs = self._structs(self.pool.num_envs)
         if context.initializing():
-            return (state, *(jnp.zeros(s.shape, s.dtype) for s in structs))
+            return self._asked(StepResult(state, *(jnp.zeros(s.shape, s.dtype)
+                                                   for s in structs)), **asked)
 
         def host_step(action):
             message = action_error(self.env_spec, action)
@@ -102,4 +104,5 @@ class HostDoor(FunctionalEnv):
             return (obs, np.asarray(reward, np.float32), np.asarray(terminated, bool),
                     np.asarray(truncated, bool), final)
 
-        return (state, *io_callback(host_step, structs, action, ordered=True))
+        return self._asked(StepResult(state, *io_callback(host_step, structs, action,
+                                                           ordered=True)), **asked)

@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.engine.actions import traced_actions
 from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps, raw_key
+from components.envs.engine.step_result import PlayoutResult, StepResult
 from components.envs.engine.threads import resolve_threads
 
 _registered: set[str] = set()
@@ -97,48 +97,32 @@ class InGraphEnv(FunctionalEnv):
         return jax.ffi.ffi_call(self._targets[0], outputs, vmap_method="broadcast_all")(
             key, instance=np.int64(self.env_spec.task.instance))
 
-    def _step(self, state: jax.Array, action: jax.Array) -> tuple:
-        return self._step_with_extras(state, action)[:6]
-
-    def step_with_extras(self, state: Any, action: jax.Array) -> tuple:
-        """`step_with_final_obs`, also returning the task's extra step outputs,
-        float32[..., n, extras_dim], read from the state each step ended in."""
-        action = traced_actions(self.env_spec, action, self._batch_shape(state),
-                                f"{self.env_spec.env_id}.step")
-        return self._step_with_extras(state, action)
-
-    def step_with_legal_mask(self, state: Any, action: jax.Array, *, final_obs: bool = True
-                             ) -> tuple:
-        """`step_with_extras`, also returning the legal actions of the states the step left
-        (the next episode's where one ended), bool[..., n, num_actions], from the same call
-        (one pass over the environments instead of a second call's). With `final_obs=False`
-        the final observations are not written (each observation once) and come back as
-        None: what a playout or a tree search that never reads them asks for."""
-        if not self.env_spec.discrete:
-            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
-        action = traced_actions(self.env_spec, action, self._batch_shape(state),
-                                f"{self.env_spec.env_id}.step")
-        out = self._step_with_extras(state, action, final_obs=final_obs, legal_mask=True)
-        return out if final_obs else out[:5] + (None,) + out[6:]
-
-    def _step_with_extras(self, state: jax.Array, action: jax.Array, *, final_obs: bool = True,
-                          legal_mask: bool = False) -> tuple:
+    def _step(self, state: jax.Array, action: jax.Array, *, final_obs: bool, extras: bool,
+              legal_mask: bool) -> StepResult:
+        # One call: outputs of no elements are ones not asked for, which the step does not
+        # write (each observation once where final_obs is not wanted).
         state = jnp.asarray(state)
         n_shape = self._batch_shape(state)
         obs = self._observations(n_shape)
         flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
-        extras = jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32)
-        # Outputs of no elements are ones not wanted: the step does not write them.
+        extras_dim = self.env_spec.extras_dim if extras else 0
         final = obs if final_obs else jax.ShapeDtypeStruct(n_shape + (0,), obs.dtype)
         actions = int(self.env_spec.action_space.n) if legal_mask else 0
-        mask = jax.ShapeDtypeStruct(n_shape + (actions,), jnp.bool_)
         outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
-                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, final, extras, mask)
+                   jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, final,
+                   jax.ShapeDtypeStruct(n_shape + (extras_dim,), jnp.float32),
+                   jax.ShapeDtypeStruct(n_shape + (actions,), jnp.bool_))
         out = jax.ffi.ffi_call(self._targets[1], outputs, vmap_method="broadcast_all",
                                input_output_aliases={0: 0})(
             state, action, num_threads=np.int32(self.num_threads),
             instance=np.int64(self.env_spec.task.instance))
-        return tuple(out) if legal_mask else tuple(out[:7])
+        return StepResult(out[0], out[1], out[2], out[3], out[4],
+                          out[5] if final_obs else None, self._named(out[6]) if extras else None,
+                          out[7] if legal_mask else None)
+
+    def _named(self, extras: jax.Array) -> dict[str, jax.Array]:
+        """Extras [..., extras_dim] by the task's names, each [...]."""
+        return {name: extras[..., k] for k, name in enumerate(self.env_spec.extras_names)}
 
     def _observations(self, n_shape: tuple[int, ...]) -> jax.ShapeDtypeStruct:
         """The observations of environments [*n_shape]: the space's shape, float32 (or bool
@@ -157,15 +141,15 @@ class InGraphEnv(FunctionalEnv):
                                 vmap_method="broadcast_all")(
             state, instance=np.int64(self.env_spec.task.instance))
 
-    def playout(self, state: Any, key: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    def playout(self, state: Any, key: jax.Array) -> PlayoutResult:
         """Random playouts from every environment's state, natively (inside a program too):
         each plays actions drawn uniformly among its legal ones (OpenSpiel's random rollouts)
         until its episode terminates or reaches the step limit. `key`: a raw PRNG key
         uint32[2] (or a typed key); environment i draws from the stream of (key, i), i over
-        the leading axes flattened. `state` is left as it is. Returns (`returns` float32[...,
-        n], the rewards summed along each playout; `extras` float32[..., n, extras_dim], those
-        of the state it ended in: a game's outcome for both players; `length` int32[..., n],
-        the steps played). A forged state fails the call as a step does."""
+        the leading axes flattened. `state` is left as it is. Returns a `PlayoutResult`
+        (`returns` float32[..., n], the rewards summed along each playout; `extras` by name,
+        those of the state it ended in: a game's outcome for every player; `length`
+        int32[..., n], the steps played). A forged state fails the call as a step does."""
         if not self.env_spec.discrete:
             raise TypeError(f"{self.env_spec.env_id}: playouts draw discrete actions only")
         key = raw_key(key, f"{self.env_spec.env_id}.playout")
@@ -173,9 +157,11 @@ class InGraphEnv(FunctionalEnv):
         outputs = (jax.ShapeDtypeStruct(n_shape, jnp.float32),
                    jax.ShapeDtypeStruct(n_shape + (self.env_spec.extras_dim,), jnp.float32),
                    jax.ShapeDtypeStruct(n_shape, jnp.int32))
-        return tuple(jax.ffi.ffi_call(self._targets[3], outputs, vmap_method="broadcast_all")(
+        returns, extras, length = jax.ffi.ffi_call(
+            self._targets[3], outputs, vmap_method="broadcast_all")(
             key, jnp.asarray(state), num_threads=np.int32(self.num_threads),
-            instance=np.int64(self.env_spec.task.instance)))
+            instance=np.int64(self.env_spec.task.instance))
+        return PlayoutResult(returns, self._named(extras), length)
 
     def records(self, state: Any) -> np.ndarray:
         """The environments' records, uint64[..., n, W], read on the host (the words of the

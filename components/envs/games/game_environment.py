@@ -110,11 +110,9 @@ class GameEnvironment(mg.Component):
         """One move in every game by its player to move (an illegal action fails the call,
         naming its index): {"obs", "reward" (the mover's), "terminated", "truncated",
         "final_obs" (the position the move reached, before a new game began)}."""
-        door = self.games.door
-        env_state, obs, reward, terminated, truncated, final_obs, _, legal = (
-            door.step_with_legal_mask(self._env_state(), action))
-        self.set_state("env_state", env_state)
+        out = self.games.door.step(self._env_state(), action, final_obs=True, legal_mask=True)
+        self.set_state("env_state", out.state)
         no_moves = jnp.zeros((self.num_envs, self.num_actions), jnp.bool_)
-        return {"obs": agent_observation(obs, legal), "reward": reward,
-                "terminated": terminated, "truncated": truncated,
-                "final_obs": agent_observation(final_obs, no_moves)}
+        return {"obs": agent_observation(out.obs, out.legal_mask), "reward": out.reward,
+                "terminated": out.terminated, "truncated": out.truncated,
+                "final_obs": agent_observation(out.final_obs, no_moves)}

@@ -84,18 +84,16 @@ class SelfPlay:
         """The game's players (the rewards' last axis)."""
         return catalogue.spec(self.env_id).num_players
 
-    def rewards_of(self, extras: jax.Array) -> jax.Array:
+    def rewards_of(self, extras: dict[str, jax.Array]) -> jax.Array:
         """Each player's reward, float32[..., num_players], from a step's or a playout's
-        extras [..., extras_dim] (read by name: "reward_player_<i>")."""
-        made = catalogue.spec(self.env_id)
-        columns = [made.extras_index(f"reward_player_{i}") for i in range(made.num_players)]
-        return extras[..., jnp.asarray(columns)]
+        extras by name ("reward_player_<i>")."""
+        return jnp.stack([extras[f"reward_player_{i}"] for i in range(self.num_players)], -1)
 
-    def player_to_move(self, extras: jax.Array) -> jax.Array:
+    @staticmethod
+    def player_to_move(extras: dict[str, jax.Array]) -> jax.Array:
         """The player to move after a step, int32[...] (-1 where the game ended), from its
-        extras."""
-        column = catalogue.spec(self.env_id).extras_index("player_to_move")
-        return extras[..., column].astype(jnp.int32)
+        extras by name."""
+        return extras["player_to_move"].astype(jnp.int32)
 
     @property
     def num_actions(self) -> int:
@@ -134,12 +132,14 @@ class SelfPlay:
               ) -> tuple[GameState, jax.Array | None]:
         # One call steps the games and gives the next positions' legal moves; the final
         # observations are written only when asked for.
-        env_state, obs, _, terminated, truncated, final, extras, legal = (
-            self.door.step_with_legal_mask(state.env_state, action, final_obs=final_obs))
+        out = self.door.step(state.env_state, action, final_obs=final_obs, extras=True,
+                             legal_mask=True)
         # A game that ended started again: player 0 moves first in it.
-        current = jnp.where(terminated | truncated, 0, self.player_to_move(extras))
-        return (GameState(env_state, self.planes(obs), current, legal,
-                          self.rewards_of(extras), terminated, truncated), final)
+        current = jnp.where(out.terminated | out.truncated, 0,
+                            self.player_to_move(out.extras))
+        return (GameState(out.state, self.planes(out.obs), current, out.legal_mask,
+                          self.rewards_of(out.extras), out.terminated, out.truncated),
+                out.final_obs)
 
     def playout(self, state: GameState, key: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Random playouts, natively, from every game's position (`state` is left as it is):
@@ -147,8 +147,8 @@ class SelfPlay:
         each game drawing from its own stream of `key`. Returns (`returns` float32[..., n,
         num_players], each player's outcome: +1 win, -1 loss, 0 draw; `length` int32[..., n],
         the moves played)."""
-        _, extras, length = self.door.playout(state.env_state, key)
-        return self.rewards_of(extras), length
+        playout = self.door.playout(state.env_state, key)
+        return self.rewards_of(playout.extras), playout.length
 
     def planes(self, obs: jax.Array) -> jax.Array:
         """The in-graph door's observations [..., n, *obs_shape] as float32 planes [..., n,

@@ -38,6 +38,7 @@ import numpy as np
 from components.envs.engine.actions import action_error, refuse_bad_actions
 from components.envs.engine.functional import FunctionalEnv, check_elapsed_steps
 from components.envs.engine.spec import EnvSpec
+from components.envs.engine.step_result import StepResult
 from components.envs.mujoco._mjx_rules import MJX_RULES
 from components.envs.mujoco.tasks import core_config
 from metagraph import context
@@ -164,7 +165,7 @@ class MjxFunctionalEnv(FunctionalEnv):
     def _reset(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
         return self._reset_compiled(key, num_envs)
 
-    def _step(self, state: MjxState, action: jax.Array) -> tuple:
+    def _step(self, state: MjxState, action: jax.Array, **asked: bool) -> StepResult:
         eager = not any(isinstance(x, jax.core.Tracer) for x in (state.steps, action))
         if eager:  # refused here, as the native door refuses, before anything is computed
             message = (action_error(self.env_spec, np.asarray(action))
@@ -174,14 +175,14 @@ class MjxFunctionalEnv(FunctionalEnv):
         else:
             refuse_bad_actions(self.env_spec, action)
             _refuse_forged_steps(self.env_spec, state.steps)
-        *outputs, finite = self._step_compiled(state, action)
+        out, finite = self._step_compiled(state, action)
         if eager:
             finite = np.asarray(finite)
             if not finite.all():
                 raise FloatingPointError(_unstable_message(self.task, finite))
         else:
             _refuse_unstable(self.task, finite)  # outside the cached trace: it depends on context
-        return tuple(outputs)
+        return self._asked(out, **asked)
 
     def _reset_traced(self, key: jax.Array, num_envs: int) -> tuple[MjxState, jax.Array]:
         lead = key.shape[:-1]
@@ -193,7 +194,7 @@ class MjxFunctionalEnv(FunctionalEnv):
                          jnp.zeros(lead + (num_envs,), jnp.int32), keys)
         return state, _over(lead + (num_envs,), jax.vmap(self._observe), data)
 
-    def _step_traced(self, state: MjxState, action: jax.Array) -> tuple:
+    def _step_traced(self, state: MjxState, action: jax.Array) -> tuple[StepResult, jax.Array]:
         n_shape = tuple(state.steps.shape)
         data, tracked, final_obs, reward, terminated, finite = _over(
             n_shape, jax.vmap(self._step_one), state.data, state.tracked, action)
@@ -213,8 +214,8 @@ class MjxFunctionalEnv(FunctionalEnv):
                                      tracked)
         obs = jnp.where(done[..., None], _over(n_shape, jax.vmap(self._observe), data),
                         final_obs)
-        return (MjxState(data, tracked, jnp.where(done, 0, steps), keys), obs, reward,
-                terminated, truncated, final_obs, finite)
+        return StepResult(MjxState(data, tracked, jnp.where(done, 0, steps), keys), obs, reward,
+                          terminated, truncated, final_obs), finite
 
     # ---- physical states ---------------------------------------------------------------------
     def physical_state(self, state: MjxState) -> np.ndarray:

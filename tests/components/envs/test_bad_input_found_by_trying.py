@@ -64,7 +64,7 @@ def test_one_dtype_rule_on_every_door(dtype):
     host = pool.step(np.asarray(jnp.asarray(actions, dtype)))[1]
     door = envs.make_functional("Pendulum-v1")
     state, _ = door.reset(jax.random.PRNGKey(0), 2)
-    in_graph = door.step(state, jnp.asarray(actions, dtype))[2]
+    in_graph = door.step(state, jnp.asarray(actions, dtype)).reward
     np.testing.assert_array_equal(host, np.asarray(in_graph))
 
 

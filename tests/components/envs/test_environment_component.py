@@ -48,8 +48,9 @@ def reference_rollout(door):
     state, obs = twin.reset(jax.random.PRNGKey(SEED), N)
     observations = [obs]
     for action in ACTIONS:
-        state, obs, *_ = twin.step(state, action)
-        observations.append(obs)
+        out = twin.step(state, action)
+        state = out.state
+        observations.append(out.obs)
     return np.stack([np.asarray(o) for o in observations])
 
 

@@ -2,7 +2,7 @@
 take 1-3 stones, the last stone wins): the legal-action mask, illegal actions refused like
 out-of-range ones with every state intact, and extra step outputs (the player to move, both
 players' rewards) equal on the host pool and in-graph, against the rules written here; the
-in-graph step that also gives the next masks (`step_with_legal_mask`) steps alike."""
+in-graph step that also gives the next masks (`step(..., legal_mask=True)`) steps alike."""
 
 from pathlib import Path
 
@@ -47,17 +47,23 @@ def test_legal_mask_and_extras_follow_the_rules_on_both_doors(nim):
         actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int32)
         _, reward, terminated, _, info = pool.step(actions)
         # One call giving the next states' masks, with or without the final observations,
-        # steps exactly as step_with_extras does.
-        masked = door.step_with_legal_mask(state, actions)
-        lean = door.step_with_legal_mask(state, actions, final_obs=False)
-        state, _, reward_graph, _, _, _, extras = out = door.step_with_extras(state, actions)
-        assert lean[5] is None
-        for i, (a, b) in enumerate(zip(masked[:7], out, strict=True)):
-            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-            if i != 5:
-                np.testing.assert_array_equal(np.asarray(lean[i]), np.asarray(b))
-        np.testing.assert_array_equal(np.asarray(masked[7]), pool.legal_mask())
-        np.testing.assert_array_equal(np.asarray(lean[7]), pool.legal_mask())
+        # steps exactly as the step with extras alone does.
+        masked = door.step(state, actions, final_obs=True, extras=True, legal_mask=True)
+        lean = door.step(state, actions, extras=True, legal_mask=True)
+        out = door.step(state, actions, final_obs=True, extras=True)
+        assert lean.final_obs is None and out.legal_mask is None
+        for name in ("state", "obs", "reward", "terminated", "truncated", "final_obs"):
+            np.testing.assert_array_equal(np.asarray(getattr(masked, name)),
+                                          np.asarray(getattr(out, name)))
+            if name != "final_obs":
+                np.testing.assert_array_equal(np.asarray(getattr(lean, name)),
+                                              np.asarray(getattr(out, name)))
+        np.testing.assert_array_equal(np.asarray(masked.legal_mask), pool.legal_mask())
+        np.testing.assert_array_equal(np.asarray(lean.legal_mask), pool.legal_mask())
+        names = door.env_spec.extras_names
+        assert out.extras.keys() == lean.extras.keys() == set(names)
+        extras = np.stack([np.asarray(out.extras[name]) for name in names], axis=1)
+        state, reward_graph = out.state, out.reward
         stones = physics[:, 0] - (actions + 1)
         np.testing.assert_array_equal(terminated, stones == 0)
         np.testing.assert_array_equal(reward, (stones == 0).astype(np.float32))

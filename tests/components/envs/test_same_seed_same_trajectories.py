@@ -37,8 +37,8 @@ def cartpole_rollout():
         state, obs = env.reset(key, N)
 
         def body(state, action):
-            state, obs, reward, terminated, truncated = env.step(state, action)
-            return state, (obs, terminated, truncated)
+            out = env.step(state, action)
+            return out.state, (out.obs, out.terminated, out.truncated)
 
         _, (observations, terminated, truncated) = jax.lax.scan(body, state, actions)
         return jnp.concatenate([obs[None], observations]), terminated, truncated
@@ -66,8 +66,8 @@ def test_threads_agree_for_other_envs(env_id):
     env = envs.make_functional(env_id, num_threads=2)
 
     def body(state, action):
-        state, obs, *_ = env.step(state, action)
-        return state, obs
+        out = env.step(state, action)
+        return out.state, out.obs
 
     @jax.jit
     def in_graph(key, actions):
@@ -94,8 +94,8 @@ def test_vmap_over_keys_is_more_environments():
     _, single = env.reset(jax.random.PRNGKey(4), 5)
     np.testing.assert_array_equal(obs[1], single)
     actions = jnp.zeros((2, 5, 1), jnp.float32)
-    state2, obs2, reward, *_ = jax.vmap(env.step)(state, actions)
-    assert obs2.shape == (2, 5, 3) and reward.shape == (2, 5)
+    out = jax.vmap(env.step)(state, actions)
+    assert out.obs.shape == (2, 5, 3) and out.reward.shape == (2, 5)
 
 
 def test_functional_state_round_trips_physics():
@@ -106,5 +106,5 @@ def test_functional_state_round_trips_physics():
     host = envs.make("CartPole-v1", 2)
     host.reset(options={"state": physics})
     expected, *_ = host.step(np.array([1, 0], np.int32))
-    _, obs, *_ = jax.jit(env.step)(state, jnp.array([1, 0], jnp.int32))
-    np.testing.assert_array_equal(obs, expected)
+    out = jax.jit(env.step)(state, jnp.array([1, 0], jnp.int32))
+    np.testing.assert_array_equal(out.obs, expected)

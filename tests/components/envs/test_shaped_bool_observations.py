@@ -59,8 +59,8 @@ def test_every_door_gives_the_shaped_bool_planes(dots):
     door = envs.make_functional(dots)
     state, first = door.reset(jax.random.PRNGKey(1), 5)
     assert first.dtype == jnp.bool_ and first.shape == (5, *SHAPE)
-    state, obs, *_ = jax.jit(door.step)(state, jnp.ones(5, jnp.int32))
-    np.testing.assert_array_equal(obs, planes(door.physical_state(state)))
+    out = jax.jit(door.step)(state, jnp.ones(5, jnp.int32))
+    np.testing.assert_array_equal(out.obs, planes(door.physical_state(out.state)))
     assert set(envs.check(dots).values()) == {"ok"}
 
 

@@ -2,6 +2,8 @@
 with the same actions, observation, final observation, reward, terminated and truncated agree to
 float32 precision; it auto-resets into the reset distribution, and runs under scan and vmap."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -28,11 +30,10 @@ def test_one_step_from_the_same_states_agrees_with_the_native_core(env_id):
     for door in ("native", "jax"):
         env = envs.make_functional(env_id, door=door)
         state = env.state_from_physical(states, seed=1, elapsed_steps=elapsed)
-        state, obs, reward, terminated, truncated, final_obs = jax.jit(env.step_with_final_obs)(
-            state, jnp.asarray(actions))
-        results[door] = [np.asarray(x) for x in (obs, reward, terminated, truncated,
-                                                 final_obs)]
-        results[door].append(env.elapsed_steps(state))
+        out = jax.jit(functools.partial(env.step, final_obs=True))(state, jnp.asarray(actions))
+        results[door] = [np.asarray(x) for x in (out.obs, out.reward, out.terminated,
+                                                 out.truncated, out.final_obs)]
+        results[door].append(env.elapsed_steps(out.state))
     (obs, reward, term, trunc, final, steps) = results["native"]
     (t_obs, t_reward, t_term, t_trunc, t_final, t_steps) = results["jax"]
     np.testing.assert_array_equal(t_term, term)
@@ -64,8 +65,8 @@ def test_twin_rolls_out_under_scan_and_vmap_deterministically(env_id):
             actions = jax.random.uniform(key, (steps, num_envs, 1), jnp.float32, -2, 2)
 
         def body(state, action):
-            state, obs, reward, terminated, truncated = env.step(state, action)
-            return state, (obs, reward, terminated | truncated)
+            out = env.step(state, action)
+            return out.state, (out.obs, out.reward, out.terminated | out.truncated)
 
         return jax.lax.scan(body, state, actions)[1]
 

@@ -9,13 +9,14 @@ over the in-graph door for a few dozen; `-m slow` plays thousands."""
 from __future__ import annotations
 
 import collections
+import functools
 
 import jax
 import numpy as np
 import pytest
 
 import components.envs as envs
-from components.envs.games import GAME_IDS, OPENSPIEL_NAMES, observation_shape
+from components.envs.games import EXTRAS, GAME_IDS, OPENSPIEL_NAMES, observation_shape
 from components.envs.games.self_play import SelfPlay
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -74,7 +75,8 @@ class InGraphGames:
     def __init__(self, env_id: str, num_envs: int, seed: int):
         self.games = SelfPlay(env_id, num_threads=1)
         self.state = self.games.init(jax.random.PRNGKey(seed), num_envs)
-        self._step = jax.jit(self.games.door.step_with_extras)
+        self._step = jax.jit(functools.partial(self.games.door.step, final_obs=True,
+                                               extras=True))
         self._mask = jax.jit(self.games.door.legal_mask)
 
     def position(self):
@@ -86,11 +88,12 @@ class InGraphGames:
 
     def step(self, actions):
         # The door's own outputs (final observations included) and the self-play state.
-        door_out = self._step(self.state.env_state, actions)
+        out = self._step(self.state.env_state, actions)
         self.state = self.games.step(self.state, actions)
-        env_state, _, reward, terminated, truncated, final_obs, extras = map(np.asarray,
-                                                                             door_out)
-        np.testing.assert_array_equal(env_state, self.state.env_state)
+        reward, terminated, truncated, final_obs = map(np.asarray, (
+            out.reward, out.terminated, out.truncated, out.final_obs))
+        extras = np.stack([np.asarray(out.extras[name]) for name in EXTRAS], axis=1)
+        np.testing.assert_array_equal(np.asarray(out.state), self.state.env_state)
         np.testing.assert_array_equal(extras[:, 1:], self.state.rewards)
         np.testing.assert_array_equal(terminated, self.state.terminated)
         return reward, terminated, truncated, final_obs, extras

@@ -20,6 +20,8 @@ task compiles its step once (a module-scoped fixture, the door's own eager progr
 test of the task then steps).
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -75,10 +77,13 @@ def case(request):
         env = envs.make_functional(env_id, door=door)
         # MJX's door compiles its step even when called eagerly: called so, that one program
         # serves every test of the task below (an MJX compile is the cost here)
-        step = env.step_with_final_obs if door == "jax" else jax.jit(env.step_with_final_obs)
+        step = functools.partial(env.step, final_obs=True)
+        step = step if door == "jax" else jax.jit(step)
         state = env.state_from_physical(states, seed=1, elapsed_steps=elapsed)
-        state, *outputs = step(state, jnp.asarray(actions))
-        results[door] = [np.asarray(x) for x in outputs] + [env.elapsed_steps(state)]
+        out = step(state, jnp.asarray(actions))
+        results[door] = [np.asarray(x) for x in (out.obs, out.reward, out.terminated,
+                                                 out.truncated, out.final_obs)]
+        results[door].append(env.elapsed_steps(out.state))
         if door == "jax":
             twin, twin_step, start = env, step, env.state_from_physical(states)
     return env_id, results, (twin, twin_step, start, actions)

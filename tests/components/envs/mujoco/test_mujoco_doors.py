@@ -43,9 +43,9 @@ def test_in_graph_rollout_equals_persistent_mjdata_bit_for_bit(env_id):
     @jax.jit
     def rollout(state, actions):
         def body(state, action):
-            state, obs, reward, terminated, truncated, final = env.step_with_final_obs(state,
-                                                                                      action)
-            return state, (obs, reward, terminated, truncated, final)
+            out = env.step(state, action, final_obs=True)
+            return out.state, (out.obs, out.reward, out.terminated, out.truncated,
+                               out.final_obs)
         return jax.lax.scan(body, state, actions)
 
     state, (obs, reward, terminated, truncated, final) = rollout(state, jnp.asarray(actions))
@@ -78,7 +78,7 @@ def test_in_graph_state_round_trips_through_the_host_pool_and_threads_do_not_mat
         env = make_functional(env_id, num_threads=threads)
         s = jnp.asarray(state)
         for action in actions:
-            s, *_ = env.step(s, action)
+            s = env.step(s, action).state
         outcomes.append(env.records(s))
     for action in np.asarray(actions):
         host.step(action)
@@ -92,11 +92,11 @@ def test_vmap_is_more_environments():
     state, obs = jax.vmap(lambda k: env.reset(k, 2))(keys)
     assert state.shape[0] == 2 and state.shape[2] == 2 and obs.shape == (2, 2, 17)
     action = jnp.zeros((2, 2, 6), jnp.float32)
-    state2, obs2, *_ = jax.vmap(env.step)(state, action)
+    batched = jax.vmap(env.step)(state, action)
     single, _ = env.reset(jax.random.PRNGKey(4), 2)
-    single2, obs_single, *_ = env.step(single, action[1])
-    np.testing.assert_array_equal(np.asarray(obs2[1]), np.asarray(obs_single))
-    np.testing.assert_array_equal(env.records(state2[1]), env.records(single2))
+    alone = env.step(single, action[1])
+    np.testing.assert_array_equal(np.asarray(batched.obs[1]), np.asarray(alone.obs))
+    np.testing.assert_array_equal(env.records(batched.state[1]), env.records(alone.state))
 
 
 def test_physical_state_and_state_from_physical():

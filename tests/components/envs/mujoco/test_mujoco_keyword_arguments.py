@@ -45,7 +45,7 @@ def test_keyword_arguments_change_the_reward_as_gymnasium_defines_it():
                                    ctrl_cost_weight=0.0)
         state, _ = env.reset(jax.random.PRNGKey(3), N)
         action = jnp.full((N, 6), 0.5, jnp.float32)
-        rewards[weight] = np.asarray(jax.jit(env.step)(state, action)[2])
+        rewards[weight] = np.asarray(jax.jit(env.step)(state, action).reward)
     np.testing.assert_allclose(rewards[2.0], 2 * rewards[1.0], rtol=1e-6)
     assert np.abs(rewards[1.0]).min() > 1e-3
 
