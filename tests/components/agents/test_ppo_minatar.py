@@ -20,7 +20,7 @@ def test_shipped_defaults_are_gymnax_blines_settings_with_a_cnn():
     assert (config.num_envs, config.num_steps, config.epochs, config.minibatches) == \
         (64, 128, 4, 8)
     assert (config.learning_rate, config.anneal_lr, config.gamma, config.entropy_coef) == \
-        (5e-4, False, 0.999, 0.01)
+        (5e-4, False, 0.999, 0.02)
     assert (config.cnn_channels, config.cnn_kernel, config.cnn_stride, config.hidden) == \
         ((16,), 3, 1, (128,))
     assert config.env_kwargs == {"minimal_action_set": True}  # gymnax's action set
