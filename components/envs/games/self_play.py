@@ -34,7 +34,8 @@ class GameState(NamedTuple):
 
     Attributes:
         env_state: the engine's opaque state, uint32[..., W, n, 2] (the in-graph door's).
-        observation: float32[..., n, rows, columns, planes], from the current player's view.
+        observation: float32[..., n, rows, columns, planes], from the current player's view
+            (a game whose task reports no planes: [..., n, *its observation shape]).
         current_player: int32[..., n], the player to move (0 to num_players - 1).
         legal_action_mask: bool[..., n, num_actions], the current player's legal actions.
         rewards: float32[..., n, num_players], each player's reward from the last step (zeros
@@ -101,9 +102,14 @@ class SelfPlay:
         return int(catalogue.spec(self.env_id).action_space.n)
 
     @property
-    def observation_shape(self) -> tuple[int, int, int]:
-        """(rows, columns, planes) of an observation."""
-        return observation_shape(self.env_id)
+    def observation_shape(self) -> tuple[int, ...]:
+        """(rows, columns, planes) of a board's observation (`components.envs.observation_shape`);
+        for a game whose task reports no planes, its observation space's own shape."""
+        made = catalogue.spec(self.env_id)
+        if len(made.observation_space.shape) == 3 or \
+                {"rows", "columns", "planes"} <= set(made.info):
+            return observation_shape(self.env_id)
+        return tuple(made.observation_space.shape)
 
     def init(self, key: jax.Array, num_games: int) -> GameState:
         """`num_games` games at their first position (player 0 to move)."""

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import gymnasium
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -138,3 +139,47 @@ def test_a_game_that_misnames_its_extras_is_refused(changes, words):
     assert words in str(error.value)
     check_spec("Mine-v0", envs.EnvSpec("Mine-v0", made.observation_space, made.action_space,
                                        10, _task()))
+
+
+@pytest.fixture(scope="module")
+def three_players():
+    module = envs.build_extension(TASKS / "three_player_nim.h", "nim3::ThreePlayerNim")
+
+    def make_spec(env_id, kwargs):
+        task = module.ThreePlayerNim(env_id, kwargs)
+        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (4,), np.float32),
+                            gymnasium.spaces.Discrete(3), int(task.max_steps), task)
+
+    envs.register("ThreePlayerNim-v0", make_spec)
+    return "ThreePlayerNim-v0"
+
+
+def test_a_game_of_three_plays_itself_and_two_player_self_play_refuses_it(three_players):
+    """SelfPlay reads any number of players by name (each player's reward); the agents' one
+    policy with the mover's value negated is for two-player games and says so."""
+    from components.envs.games.game_environment import GameEnvironment
+
+    assert envs.spec(three_players).num_players == 3 and envs.is_game(three_players)
+    games, n = SelfPlay(three_players, num_threads=1), 8
+    state = games.init(jax.random.PRNGKey(0), n)
+    assert state.rewards.shape == (n, 3) and state.observation.shape == (n, 4)
+    stones = np.asarray(games.door.physical_state(state.env_state))[:, 0]
+    step, ended = jax.jit(games.step), 0
+    for _ in range(30):
+        mover = np.asarray(state.current_player)
+        np.testing.assert_array_equal(np.asarray(state.observation)[np.arange(n), 1 + mover], 1)
+        state = step(state, jnp.zeros(n, jnp.int32))  # take one stone
+        stones = stones - 1
+        over = stones == 0
+        np.testing.assert_array_equal(np.asarray(state.terminated), over)
+        rewards = np.asarray(state.rewards)
+        expected = np.where(over[:, None], -0.5, 0.0) + 1.5 * (
+            over[:, None] & (np.arange(3) == mover[:, None]))
+        np.testing.assert_array_equal(rewards, expected)
+        ended += over.sum()
+        stones = np.where(over, np.asarray(games.door.physical_state(state.env_state))[:, 0],
+                          stones)
+    assert ended >= n
+    with pytest.raises(ValueError, match="ThreePlayerNim-v0 is a game of 3 players; one policy "
+                                         "playing every side"):
+        GameEnvironment(three_players, 4)
