@@ -4,13 +4,13 @@ out-of-range ones with every state intact, and extra step outputs (the player to
 players' rewards) equal on the host pool and in-graph, against the rules written here; the
 in-graph step that also gives the next masks (`step(..., legal_mask=True)`) steps alike."""
 
-from pathlib import Path
 
 import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from user_tasks import register_task
 
 import components.envs as envs
 
@@ -19,15 +19,8 @@ N = 6
 
 @pytest.fixture(scope="module")
 def nim():
-    module = envs.build_extension(Path(__file__).parent / "tasks" / "nim.h", "nim::Nim")
-
-    def make_spec(env_id, kwargs):
-        task = module.Nim(env_id, kwargs)
-        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (2,), np.float32),
-                            gymnasium.spaces.Discrete(3), int(task.max_steps), task)
-
-    envs.register("Nim-v0", make_spec)
-    return "Nim-v0"
+    return register_task("Nim-v0", "nim.h", "nim::Nim",
+                         gymnasium.spaces.Box(0, 1, (2,), np.float32), 3)
 
 
 def reference_mask(physics):

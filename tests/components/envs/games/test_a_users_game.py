@@ -8,7 +8,6 @@ and `evaluate --opponent random` plays it by its own rules; a task that declares
 misnames its extras is refused at registration."""
 
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import gymnasium
@@ -16,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from user_tasks import register_task
 
 import components.envs as envs
 from components.envs.engine.spec import check_spec
@@ -23,20 +23,12 @@ from components.envs.games.self_play import SelfPlay
 
 pyspiel = pytest.importorskip("pyspiel")
 
-TASKS = Path(__file__).resolve().parents[1] / "tasks"
-
 
 @pytest.fixture(scope="module")
 def game():
-    module = envs.build_extension(TASKS / "tic_tac_toe.h", "ttt::TicTacToe")
-
-    def make_spec(env_id, kwargs):
-        task = module.TicTacToe(env_id, kwargs)
-        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_),
-                            gymnasium.spaces.Discrete(9), int(task.max_steps), task)
-
-    envs.register("TicTacToe-v0", make_spec, aliases=("tic_tac_toe",))
-    return "TicTacToe-v0"
+    return register_task("TicTacToe-v0", "tic_tac_toe.h", "ttt::TicTacToe",
+                         gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_), 9,
+                         aliases=("tic_tac_toe",))
 
 
 def test_the_task_declares_a_game_and_every_name_of_it_is_one(game):
@@ -143,15 +135,8 @@ def test_a_game_that_misnames_its_extras_is_refused(changes, words):
 
 @pytest.fixture(scope="module")
 def three_players():
-    module = envs.build_extension(TASKS / "three_player_nim.h", "nim3::ThreePlayerNim")
-
-    def make_spec(env_id, kwargs):
-        task = module.ThreePlayerNim(env_id, kwargs)
-        return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (4,), np.float32),
-                            gymnasium.spaces.Discrete(3), int(task.max_steps), task)
-
-    envs.register("ThreePlayerNim-v0", make_spec)
-    return "ThreePlayerNim-v0"
+    return register_task("ThreePlayerNim-v0", "three_player_nim.h", "nim3::ThreePlayerNim",
+                         gymnasium.spaces.Box(0, 1, (4,), np.float32), 3)
 
 
 def test_a_game_of_three_plays_itself_and_two_player_self_play_refuses_it(three_players):
