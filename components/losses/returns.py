@@ -119,5 +119,7 @@ def game_outcomes(rewards: jax.Array, terminated: jax.Array) -> tuple[jax.Array,
     require_same_shape("game_outcomes", rewards=rewards, terminated=terminated)
     ended = terminated.astype(rewards.dtype)
     outcome = discounted_returns(rewards, -(1.0 - ended))
-    complete = jnp.flip(jnp.cumsum(jnp.flip(ended, 0), 0), 0) > 0
+    # (lax's cumsum: jax2onnx, once imported for an export, replaces jnp.cumsum process-wide
+    # with a wrapper that refuses a positional axis)
+    complete = jax.lax.cumsum(ended, axis=0, reverse=True) > 0
     return outcome, complete

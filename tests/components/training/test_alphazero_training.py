@@ -169,6 +169,25 @@ def test_game_outcomes_are_each_movers_result():
         assert not np.asarray(complete[start:, game]).any()
 
 
+def test_game_outcomes_survive_jax2onnx_replacing_jnp_cumsum():
+    """jax2onnx, imported by an ONNX export, replaces `jnp.cumsum` process-wide with a wrapper
+    that refuses a positional axis: AlphaZero's targets must not go through it (in a fresh
+    process: the replacement is for good)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax2onnx")
+    program = (
+        "import jax.numpy as jnp, numpy as np\n"
+        "import jax2onnx.plugins.jax.numpy.cumsum\n"
+        "from components.losses import game_outcomes\n"
+        "ended = jnp.asarray([[0.0], [1.0], [0.0]])\n"
+        "outcome, complete = game_outcomes(ended * 1.0, ended > 0)\n"
+        "assert np.asarray(complete)[:, 0].tolist() == [True, True, False], complete\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def test_policy_value_loss_against_numpy():
     rng = np.random.default_rng(1)
     logits = rng.normal(size=(6, 4)).astype(np.float32)
