@@ -25,7 +25,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from components.envs.engine.catalogue import canonical_id, is_game, observation_shape
+from components.envs.engine.catalogue import canonical_id, is_game, observation_shape, spec
 from components.envs.engine.vector_env import VectorEnv
 
 SYMBOLS = {-1: ".", 0: "x", 1: "o"}
@@ -45,7 +45,7 @@ class GameEnv(AECEnv):
 
     def __init__(self, env_id: str = "ConnectFour-v0", render_mode: str | None = None):
         super().__init__()
-        if not is_game(env_id):
+        if not is_game(env_id) or spec(env_id).num_players != 2:
             raise ValueError(f"GameEnv: {env_id!r} is not a two-player game")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"GameEnv({env_id!r}): render_mode must be one of "
@@ -58,6 +58,7 @@ class GameEnv(AECEnv):
         num_actions = int(self._game.single_action_space.n)
         self.possible_agents = ["player_0", "player_1"]
         self.agents = self.possible_agents[:]
+        self._has_reset = False  # step, observe and render need a game: reset() makes one
         observation = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0, 1, self._shape, np.int8),
             "action_mask": gymnasium.spaces.Box(0, 1, (num_actions,), np.int8),
@@ -87,10 +88,12 @@ class GameEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self.agent_selection = self.possible_agents[0]
+        self._has_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The board from `agent`'s point of view and its legal actions (none unless it is to
         move)."""
+        self._require_reset("observe")
         index = self.possible_agents.index(agent)
         planes = [self._stones[..., index], self._stones[..., 1 - index]]
         if self._shape[2] == 3:
@@ -103,6 +106,10 @@ class GameEnv(AECEnv):
 
     def step(self, action: Any) -> None:
         """The agent to move plays `action` (None once its game is over)."""
+        self._require_reset("step")
+        if not self.agents:
+            raise RuntimeError(f"GameEnv({self.env_id}).step: the game is over and both agents "
+                               f"have left; call reset() for another game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -132,12 +139,17 @@ class GameEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("GameEnv.render: no render_mode was given")
             return None
+        self._require_reset("render")
         owner = np.where(self._stones[..., 0] > 0, 0, np.where(self._stones[..., 1] > 0, 1, -1))
         return "\n".join(" ".join(SYMBOLS[int(v)] for v in row) for row in owner)
 
     def close(self) -> None:
         """Closes the game's pool."""
         self._game.close()
+
+    def _require_reset(self, api: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"GameEnv({self.env_id}).{api}: no game yet; call reset() first")
 
     def _remember(self, obs: np.ndarray, viewer: int) -> None:
         """Keeps the board of an observation from `viewer`'s point of view as each player's

@@ -62,3 +62,23 @@ def test_an_illegal_action_raises_and_changes_nothing():
         env.step(None)
     assert env.render() == before[0] and env.agent_selection == before[2]
     np.testing.assert_array_equal(env.observe("player_0")["observation"], before[1])
+
+
+def test_stepping_without_a_game_says_to_reset():
+    """Before `reset`, and once both agents have left a finished game, the door says what to
+    do (it gave an AttributeError and a KeyError)."""
+    env = GameEnv("connect_four")
+    for call in (lambda: env.step(0), lambda: env.observe("player_0")):
+        with pytest.raises(RuntimeError, match=r"GameEnv\(ConnectFour-v0\)\.(step|observe): "
+                                               r"no game yet; call reset\(\) first"):
+            call()
+    env.reset(seed=0)
+    while env.agents:
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated
+                 else int(np.flatnonzero(observation["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match="the game is over and both agents have left; call "
+                                           "reset"):
+        env.step(0)
+    env.reset(seed=0)
+    assert env.agents == ["player_0", "player_1"]
