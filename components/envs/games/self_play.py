@@ -83,7 +83,7 @@ class SelfPlay:
     @property
     def num_players(self) -> int:
         """The game's players (the rewards' last axis)."""
-        return catalogue.spec(self.env_id).num_players
+        return self.door.env_spec.num_players
 
     def rewards_of(self, extras: dict[str, jax.Array]) -> jax.Array:
         """Each player's reward, float32[..., num_players], from a step's or a playout's
@@ -99,17 +99,16 @@ class SelfPlay:
     @property
     def num_actions(self) -> int:
         """Actions of the game (the legal mask's last axis)."""
-        return int(catalogue.spec(self.env_id).action_space.n)
+        return int(self.door.env_spec.action_space.n)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """(rows, columns, planes) of a board's observation (`components.envs.observation_shape`);
         for a game whose task reports no planes, its observation space's own shape."""
-        made = catalogue.spec(self.env_id)
-        if len(made.observation_space.shape) == 3 or \
-                {"rows", "columns", "planes"} <= set(made.info):
+        try:
             return observation_shape(self.env_id)
-        return tuple(made.observation_space.shape)
+        except ValueError:  # no planes
+            return tuple(self.door.env_spec.observation_space.shape)
 
     def init(self, key: jax.Array, num_games: int) -> GameState:
         """`num_games` games at their first position (player 0 to move)."""
@@ -163,5 +162,5 @@ class SelfPlay:
 
     def _batch(self, obs: jax.Array) -> tuple[int, ...]:
         # the leading axes of the door's observations, flat [..., obs_dim] or shaped
-        return obs.shape[:obs.ndim - len(catalogue.spec(self.env_id).observation_space.shape)]
+        return obs.shape[:obs.ndim - len(self.door.env_spec.observation_space.shape)]
 
