@@ -112,4 +112,4 @@ class Stepper(mg.Component):
 
     @mg.api
     def act(self, action):
-        return self.env.step(action)["obs"]
+        return self.env.step(action).obs

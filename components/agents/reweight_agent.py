@@ -169,11 +169,11 @@ class ReweightAgent(mg.Component):
             # seen by the player who would move next: plane 0 theirs, plane 1 the mover's)
             margin = jnp.zeros((n,))
             if self.config.quality == "margin":  # (only then: the other qualities skip it)
-                final = split_observation(out["final_obs"], logits.shape[-1])[0]
+                final = split_observation(out.final_obs, logits.shape[-1])[0]
                 final = final.reshape(n, rows * columns, planes)
-                margin = jnp.where(out["terminated"],
+                margin = jnp.where(out.terminated,
                                    final[..., 1].sum(-1) - final[..., 0].sum(-1), 0.0)
-            return out["obs"], (obs, action, out["reward"], out["terminated"] | out["truncated"],
+            return out.obs, (obs, action, out.reward, out.terminated | out.truncated,
                                 fitted, margin)
 
         _, (observations, actions, rewards, done, learner, margins) = mg.scan(

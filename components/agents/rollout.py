@@ -123,11 +123,11 @@ class Rollout(mg.Component):
             obs, episode_return = carry
             action, extras = act(obs, step_key)
             out = self.env.step(action)
-            done = out["terminated"] | out["truncated"]
-            episode_return = episode_return + out["reward"]
-            record = (obs, action, out["reward"], out["terminated"], out["truncated"],
-                      out["final_obs"], extras, jnp.where(done, episode_return, 0.0))
-            return (out["obs"], jnp.where(done, 0.0, episode_return)), record
+            done = out.terminated | out.truncated
+            episode_return = episode_return + out.reward
+            record = (obs, action, out.reward, out.terminated, out.truncated,
+                      out.final_obs, extras, jnp.where(done, episode_return, 0.0))
+            return (out.obs, jnp.where(done, 0.0, episode_return)), record
 
         (last, episode_return), record = mg.scan(step, (obs, episode_return),
                                                  jax.random.split(key, steps))

@@ -4,8 +4,9 @@ The same two APIs whichever door steps it:
 
 - `reset(key) -> obs` starts every environment (environment i from the stream of the key's
   seed and i);
-- `step(action) -> {"obs", "reward", "terminated", "truncated", "final_obs"}` with same-step
-  auto-reset; `final_obs` is the last observation of the step (before any auto-reset).
+- `step(action) -> StepResult` with same-step auto-reset: `obs`, `reward`, `terminated`,
+  `truncated` and `final_obs`, the last observation of the step (before any auto-reset); its
+  `state` is None (the environments' state is the component's).
 
 Doors (`door=`), all behind the same functional interface (`self.functional`); an agent steps
 any of them the same way, by calling `step` inside `mg.scan`, so its rollout is one compiled
@@ -48,7 +49,7 @@ from components.envs.engine.threads import resolve_threads
 from components.envs.functional_doors import make_functional, renamed_argument
 from metagraph import runtime_checks
 from metagraph.checks import positive_int
-from metagraph.spaces import Bool, Box, Discrete, Space
+from metagraph.spaces import Bool, Box, Discrete, Record, Space
 
 DOORS = ("native", "jax", "host", "gymnasium")
 THREADED_DOORS = ("native", "host")
@@ -156,10 +157,10 @@ class Environment(mg.Component):
             return Discrete(single.n, shape=(self.num_envs,))
         return Box((self.num_envs, *single.shape), np.float32, single.low, single.high)
 
-    def _step_space(self) -> Any:
+    def _step_space(self) -> Record:
         n, obs = self.num_envs, self.observation_space.shape
-        return {"obs": Box((n, *obs)), "reward": Box((n,)), "terminated": Bool((n,)),
-                "truncated": Bool((n,)), "final_obs": Box((n, *obs))}
+        return Record(StepResult, obs=Box((n, *obs)), reward=Box((n,)),
+                      terminated=Bool((n,)), truncated=Bool((n,)), final_obs=Box((n, *obs)))
 
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
@@ -171,11 +172,13 @@ class Environment(mg.Component):
         return self._vectors(obs)
 
     @mg.api(inputs={"action": lambda self: self.batch_action_space()},
-            outputs=lambda self: mg.spaces.Dict(self._step_space()))
+            outputs=lambda self: self._step_space())
     def step(self, action):
-        """Step every environment with `action` (auto-reset on done): {"obs", "reward",
-        "terminated", "truncated", "final_obs"}. Actions outside the action space are refused
-        after the call (`mg.RuntimeCheckError`) and move no environment."""
+        """Step every environment with `action` (auto-reset on done): a `StepResult` with
+        `obs`, `reward`, `terminated`, `truncated` and `final_obs` (observations as float32
+        vectors [num_envs, d]; `state` None: it is the component's). Actions outside the
+        action space are refused after the call (`mg.RuntimeCheckError`) and move no
+        environment."""
         state = self._env_state()
         action = traced_actions(self.env_spec, action, (self.num_envs,),
                                 f"{self.name}.step")
@@ -191,9 +194,8 @@ class Environment(mg.Component):
             out = out._replace(state=jax.tree.map(lambda new, old: jnp.where(ok, new, old),
                                                   out.state, state))
         self.set_state("env_state", out.state)
-        return {"obs": self._vectors(out.obs), "reward": out.reward,
-                "terminated": out.terminated, "truncated": out.truncated,
-                "final_obs": self._vectors(out.final_obs)}
+        return out._replace(state=None, obs=self._vectors(out.obs),
+                            final_obs=self._vectors(out.final_obs))
 
     def _refused_step(self, state: Any, action: jax.Array) -> StepResult:
         """What a refused step of a host door gives: the state as it was, zero outputs."""

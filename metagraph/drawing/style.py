@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from metagraph.spaces import ArraySpace, Dict, PRNGKey, Tuple
+from metagraph.spaces import ArraySpace, Container, PRNGKey
 from metagraph.spaces.space import short_dtype
 from metagraph.state_info import StateEntry, bytes_text
 
@@ -20,12 +20,12 @@ API_FILL = "#ffffff"
 
 
 def kind_of(space: Any) -> str:
-    """float, int, bool, key or container (Dict, Tuple, several arguments)."""
+    """float, int, bool, key or container (Dict, Tuple, Record, several arguments)."""
     if space is None:
         return "none"
     if isinstance(space, PRNGKey):
         return "key"
-    if isinstance(space, Dict | Tuple):
+    if isinstance(space, Container):
         return "container"
     if isinstance(space, ArraySpace):
         kind = np.dtype(space.dtype).kind

@@ -1,4 +1,5 @@
-"""Dict and Tuple: spaces whose values are dicts or tuples of other spaces' values."""
+"""Dict, Tuple and Record: spaces whose values are dicts, tuples or NamedTuples of other
+spaces' values."""
 
 from __future__ import annotations
 
@@ -157,4 +158,69 @@ class Tuple(Container):
         return "(" + ", ".join(s.short() for s in self.spaces) + ")"
 
 
-__all__ = ["Container", "Dict", "Tuple"]
+class Record(Container):
+    """A NamedTuple type's values (`record_type`, such as `components.envs.StepResult`) whose
+    fields have these spaces; a field given no space (or None) is None in every value (a
+    record's optional part not asked for). Values are instances of `record_type`, so a record
+    keeps its type and its field names through an API's outputs and a compiled call."""
+
+    def __init__(self, record_type: type, spaces: Mapping[str, Any] | None = None,
+                 batch: bool = False, time: bool = False, time_major: bool = False,
+                 **kwargs: Any):
+        fields = getattr(record_type, "_fields", None)
+        if not isinstance(record_type, type) or not issubclass(record_type, tuple) \
+                or fields is None:
+            raise TypeError(f"Record: record_type must be a NamedTuple type, got "
+                            f"{record_type!r}")
+        items = {k: v for k, v in dict(spaces or {}, **kwargs).items() if v is not None}
+        unknown = sorted(set(items) - set(fields))
+        if unknown:
+            raise TypeError(f"Record({record_type.__name__}): no fields {unknown}; its fields "
+                            f"are {list(fields)}")
+        self.record_type = record_type
+        self.spaces = {k: _checked(items[k], f"Record[{k!r}]") for k in fields if k in items}
+        if batch or time or time_major:
+            self.spaces = {k: v.with_ranks(batch or None, time or None, time_major or None)
+                           for k, v in self.spaces.items()}
+
+    def _children(self):
+        return self.spaces.items()
+
+    def _rebuild(self, children):
+        return Record(self.record_type, dict(zip(self.spaces, children, strict=True)))
+
+    def _pack(self, values):
+        given = dict(zip(self.spaces, values, strict=True))
+        return self.record_type(**{k: given.get(k) for k in self.record_type._fields})
+
+    def __getitem__(self, key: str) -> Space:
+        return self.spaces[key]
+
+    def __eq__(self, other: object) -> bool:
+        return super().__eq__(other) and self.record_type is other.record_type  # type: ignore
+
+    def __hash__(self) -> int:
+        return hash((self.record_type, tuple(self._children())))
+
+    def contains(self, value: Any) -> bool:
+        """True if `value` is a `record_type` whose fields with a space contain their entries
+        and whose other fields are None."""
+        return (isinstance(value, self.record_type)
+                and all(s.contains(getattr(value, k)) for k, s in self.spaces.items())
+                and all(getattr(value, k) is None for k in self.record_type._fields
+                        if k not in self.spaces))
+
+    def __str__(self) -> str:
+        return (f"{self.record_type.__name__}("
+                + ", ".join(f"{k}={v}" for k, v in self.spaces.items()) + ")")
+
+    def __repr__(self) -> str:
+        return (f"Record({self.record_type.__name__}, "
+                + ", ".join(f"{k}={v!r}" for k, v in self.spaces.items()) + ")")
+
+    def short(self) -> str:
+        """A compact label, as drawn on an edge: `StepResult{obs, reward}`."""
+        return self.record_type.__name__ + "{" + ", ".join(self.spaces) + "}"
+
+
+__all__ = ["Container", "Dict", "Record", "Tuple"]

@@ -11,7 +11,7 @@ import numpy as np
 from metagraph.spaces.array_space import ArraySpace
 from metagraph.spaces.boolean import Bool
 from metagraph.spaces.box import Box
-from metagraph.spaces.containers import Dict, Tuple
+from metagraph.spaces.containers import Dict, Record, Tuple
 from metagraph.spaces.dims import BATCH, TIME, is_dim
 from metagraph.spaces.space import Space
 
@@ -26,13 +26,18 @@ def is_array_like(value: Any) -> bool:
 def space_of(value: Any, batch_size: Any = BATCH, time_size: Any = TIME) -> Space | None:
     """Describe `value` (concrete or abstract) as a space, recognising leading `B` / `T` dims.
 
-    Dicts become `Dict`, tuples and lists `Tuple`, `None` stays `None`. Raises `TypeError` for a
+    Dicts become `Dict`, NamedTuples `Record` (their None fields left out), other tuples and
+    lists `Tuple`, `None` stays `None`. Raises `TypeError` for a
     leaf that is not array-like (a string, a component, an arbitrary object).
     """
     if value is None:
         return None
     if isinstance(value, Mapping):
         return Dict({str(k): _child(v, batch_size, time_size) for k, v in value.items()})
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return Record(type(value), {k: _child(v, batch_size, time_size)
+                                    for k, v in zip(value._fields, value, strict=True)
+                                    if v is not None})
     if isinstance(value, tuple | list):
         return Tuple(_child(v, batch_size, time_size) for v in value)
     if not is_array_like(value):

@@ -1,3 +1,5 @@
+from typing import NamedTuple
+
 import jax
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from metagraph.spaces import (
     Dict,
     Discrete,
     PRNGKey,
+    Record,
     Tuple,
     space_of,
 )
@@ -74,6 +77,30 @@ def test_containers():
     assert tup.contains(tup.sample(0)) and len(tup) == 2
     assert str(tup) == "Tuple(int32[], float32[])"
     assert Dict(a=Box(())) == Dict({"a": Box(())})
+
+
+class Step(NamedTuple):
+    obs: object
+    reward: object
+    extras: object = None
+
+
+def test_record_keeps_the_namedtuple_type_and_its_none_fields():
+    space = Record(Step, obs=Box((3,)), reward=Box(()), batch=True)
+    assert space.short() == "Step{obs, reward}"
+    value = space.sample(0, batch_size=2)
+    assert type(value) is Step and value.extras is None and value.obs.shape == (2, 3)
+    assert space.contains(value)
+    assert not space.contains(value._replace(extras={}))     # a field without a space is None
+    assert not space.contains(tuple(value))                  # a plain tuple is not a Step
+    abstract = space.to_abstract(5)
+    assert type(abstract) is Step and abstract.reward.shape == (5,)
+    flowed = space_of(Step(np.zeros((2, 3), np.float32), np.zeros(2, np.float32)), 2)
+    assert flowed == space and flowed != Tuple((Box((3,), batch=True), Box((), batch=True)))
+    with pytest.raises(TypeError, match="no fields"):
+        Record(Step, done=Box(()))
+    with pytest.raises(TypeError, match="NamedTuple"):
+        Record(tuple, obs=Box(()))
 
 
 def test_space_of_recognises_symbolic_ranks():

@@ -3,9 +3,11 @@
 through ordered `io_callback`s, so an agent's fused rollout (`lax.scan`) runs unchanged with
 the environment stepping on the host while the compiled program runs the network.
 
-The "state" is a placeholder (uint32[N, 1]); the real state lives in the pool. No vmap, and
-one program at a time per pool. While a graph's state is being created, nothing reaches the
-pool (placeholder outputs).
+The "state" is a placeholder (uint32[N, 1]); the real state lives in the pool. The engine's
+own pool gives what its in-graph door gives (the task's extras by name, legal masks); a
+Gymnasium environment gives the five arrays and final observations. No vmap, and one program
+at a time per pool. While a graph's state is being created, nothing reaches the pool
+(placeholder outputs).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from components.envs.engine.actions import action_error
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.step_result import StepResult
+from components.envs.engine.vector_env import VectorEnv
 from metagraph import context
 
 
@@ -55,11 +58,19 @@ class HostDoor(FunctionalEnv):
     pool: Any = None
     door: ClassVar[str] = "host"
 
-    def _structs(self, n: int) -> tuple:
+    def _structs(self, n: int, final_obs: bool = True, extras: bool = False,
+                 legal_mask: bool = False) -> StepResult:
+        """What a step gives, as `jax.ShapeDtypeStruct`s (state None)."""
         obs = jax.ShapeDtypeStruct((n, *self.env_spec.observation_space.shape),
                                    self.env_spec.graph_observation_dtype)
         flag = jax.ShapeDtypeStruct((n,), jnp.bool_)
-        return obs, jax.ShapeDtypeStruct((n,), jnp.float32), flag, flag, obs
+        row = jax.ShapeDtypeStruct((n,), jnp.float32)
+        mask = None
+        if legal_mask:
+            mask = jax.ShapeDtypeStruct((n, int(self.env_spec.action_space.n)), jnp.bool_)
+        return StepResult(None, obs, row, flag, flag, obs if final_obs else None,
+                          {name: row for name in self.env_spec.extras_names} if extras
+                          else None, mask)
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
         return tuple(jnp.shape(state)[:1])
@@ -69,7 +80,7 @@ class HostDoor(FunctionalEnv):
             raise ValueError(f"{self.env_spec.env_id}: the host pool has {self.pool.num_envs} "
                              f"environments, reset asked for {num_envs}")
         state = jnp.zeros((num_envs, 1), jnp.uint32)
-        obs_struct = self._structs(num_envs)[0]
+        obs_struct = self._structs(num_envs).obs
         if context.initializing():
             return state, jnp.zeros(obs_struct.shape, obs_struct.dtype)
 
@@ -80,29 +91,34 @@ class HostDoor(FunctionalEnv):
         return state, io_callback(host_reset, obs_struct, key, ordered=True)
 
     def _step(self, state: jax.Array, action: jax.Array, **asked: bool) -> StepResult:
-        structs = self._structs(self.pool.num_envs)
+        native = isinstance(self.pool, VectorEnv)  # the engine's pool gives the whole record
+        structs = self._structs(self.pool.num_envs, **asked) if native \
+            else self._structs(self.pool.num_envs)
         if context.initializing():
-            return self._asked(StepResult(state, *(jnp.zeros(s.shape, s.dtype)
-                                                   for s in structs)), **asked)
+            out = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), structs)
+        else:
+            def host_step(action):
+                message = action_error(self.env_spec, action)
+                if message is not None:
+                    raise ValueError(message)
+                out = self.pool.step_result(np.asarray(action), **asked) if native \
+                    else self._gymnasium_step(np.asarray(action))
+                return jax.tree.map(lambda x, s: np.asarray(x, s.dtype), out, structs)
 
-        def host_step(action):
-            message = action_error(self.env_spec, action)
-            if message is not None:
-                raise ValueError(message)
-            obs, reward, terminated, truncated, info = self.pool.step(np.asarray(action))
-            obs = np.asarray(obs, structs[0].dtype)
-            final = info.get("final_obs")
-            if final is None:  # no episode ended
-                final = obs
-            else:
-                mask = info["_final_obs"]
-                if final.dtype == object:  # Gymnasium's per-env entries
-                    final = np.stack([final[i] if mask[i] else obs[i] for i in range(len(obs))])
-                else:  # the rows of ended episodes, zeros in the others
-                    final = np.where(mask.reshape(-1, *[1] * (obs.ndim - 1)), final, obs)
-                final = np.asarray(final, structs[0].dtype)
-            return (obs, np.asarray(reward, np.float32), np.asarray(terminated, bool),
-                    np.asarray(truncated, bool), final)
+            out = io_callback(host_step, structs, action, ordered=True)
+        out = out._replace(state=state)
+        return out if native else self._asked(out, **asked)
 
-        return self._asked(StepResult(state, *io_callback(host_step, structs, action,
-                                                           ordered=True)), **asked)
+    def _gymnasium_step(self, action: np.ndarray) -> StepResult:
+        """A Gymnasium vector environment's step as a record, final observations included."""
+        obs, reward, terminated, truncated, info = self.pool.step(action)
+        final = info.get("final_obs")
+        if final is None:  # no episode ended
+            final = obs
+        else:
+            mask = info["_final_obs"]
+            if final.dtype == object:  # Gymnasium's per-env entries
+                final = np.stack([final[i] if mask[i] else obs[i] for i in range(len(obs))])
+            else:  # the rows of ended episodes, zeros in the others
+                final = np.where(mask.reshape(-1, *[1] * (np.ndim(obs) - 1)), final, obs)
+        return StepResult(None, obs, reward, terminated, truncated, final)

@@ -13,6 +13,7 @@ from gymnasium.vector.utils import batch_space
 from components.envs.engine import catalogue
 from components.envs.engine.actions import host_actions
 from components.envs.engine.spec import EnvSpec, physical_rows
+from components.envs.engine.step_result import StepResult
 from components.envs.engine.threads import resolve_threads
 from metagraph.checks import positive_int
 
@@ -126,22 +127,46 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         truncated, info)`; a done environment's last observation is in `info["final_obs"]`;
         a task with extra step outputs puts them in `info["extras"]` (num_envs, extras_dim),
         read from the state each step ended in."""
-        # (a closed pool refuses to step by itself: no Python check on this hot path). The
-        # pool takes its own dtype and shape as they are and refuses anything else with a
-        # TypeError, here converted (or refused, saying what was expected) and given again;
-        # it checks the values (range, NaN) itself before any environment moves.
-        try:
-            out = self._pool.step(actions)
-        except TypeError:
-            out = None  # (converted outside the handler: its errors chain to nothing)
-        if out is None:
-            out = self._pool.step(host_actions(self.env_spec, actions, self.num_envs))
-        obs, reward, terminated, truncated, final_obs, done, done_copy, extras = out
+        obs, reward, terminated, truncated, final_obs, done, done_copy, extras = \
+            self._pool_step(actions)
         info = {} if extras is None else {"extras": extras}
         if done is not None:
             info.update({"final_obs": final_obs, "_final_obs": done,
                          "final_info": {}, "_final_info": done_copy})
         return obs, reward, terminated, truncated, info
+
+    def step_result(self, actions: Any, *, final_obs: bool = False, extras: bool = False,
+                    legal_mask: bool = False) -> StepResult:
+        """The same step as the functional doors' (`FunctionalEnv.step`), in NumPy: a
+        `StepResult` whose `state` is None (it lives in the pool), with the final
+        observations (an ended episode's last, the others' `obs`), the task's extra outputs
+        by name and the next states' legal actions where asked for; what is not asked for is
+        None. The arrays are the pool's own, reused by its next step (copy what you keep)."""
+        if legal_mask and not self.env_spec.discrete:
+            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        obs, reward, terminated, truncated, final, done, _, extra = self._pool_step(actions)
+        if final_obs:
+            final = obs if done is None else np.where(
+                done.reshape(-1, *[1] * (obs.ndim - 1)), final, obs)
+        names = self.env_spec.extras_names
+        return StepResult(None, obs, reward, terminated, truncated,
+                          final if final_obs else None,
+                          {name: extra[:, k] for k, name in enumerate(names)} if extras
+                          else None,
+                          self._pool.legal_mask() if legal_mask else None)
+
+    def _pool_step(self, actions: Any) -> tuple:
+        """The C++ pool's step: (obs, reward, terminated, truncated, final_obs (zeros where
+        no episode ended), done, its copy (both None where none ended), extras or None)."""
+        # (a closed pool refuses to step by itself: no Python check on this hot path). The
+        # pool takes its own dtype and shape as they are and refuses anything else with a
+        # TypeError, here converted (or refused, saying what was expected) and given again;
+        # it checks the values (range, NaN) itself before any environment moves.
+        try:
+            return self._pool.step(actions)
+        except TypeError:
+            pass  # (converted outside the handler: its errors chain to nothing)
+        return self._pool.step(host_actions(self.env_spec, actions, self.num_envs))
 
     def legal_mask(self) -> np.ndarray:
         """Every environment's legal actions, bool (num_envs, n) (discrete tasks; all true for

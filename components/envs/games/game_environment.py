@@ -18,8 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import metagraph as mg
+from components.envs.engine.step_result import StepResult
 from components.envs.games.self_play import SelfPlay
-from metagraph.spaces import Bool, Box, Dict, Discrete
+from metagraph.spaces import Bool, Box, Discrete, Record
 
 
 def agent_observation(planes: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
@@ -74,10 +75,10 @@ class GameEnvironment(mg.Component):
         """One game's actions."""
         return Discrete(self.num_actions)
 
-    def _step_space(self) -> Dict:
+    def _step_space(self) -> Record:
         n, size = self.num_envs, self.observation_space.shape
-        return Dict({"obs": Box((n, *size)), "reward": Box((n,)), "terminated": Bool((n,)),
-                     "truncated": Bool((n,)), "final_obs": Box((n, *size))})
+        return Record(StepResult, obs=Box((n, *size)), reward=Box((n,)),
+                      terminated=Bool((n,)), truncated=Bool((n,)), final_obs=Box((n, *size)))
 
     def check_state(self, state: dict) -> None:
         """Games' state set from outside a call (a checkpoint, `set_state`) must be one reset
@@ -108,11 +109,12 @@ class GameEnvironment(mg.Component):
             outputs=lambda self: self._step_space())
     def step(self, action):
         """One move in every game by its player to move (an illegal action fails the call,
-        naming its index): {"obs", "reward" (the mover's), "terminated", "truncated",
-        "final_obs" (the position the move reached, before a new game began)}."""
+        naming its index): a `StepResult` with `obs`, `reward` (the mover's), `terminated`,
+        `truncated` and `final_obs` (the position the move reached, before a new game
+        began); `state` None (it is the component's)."""
         out = self.games.door.step(self._env_state(), action, final_obs=True, legal_mask=True)
         self.set_state("env_state", out.state)
         no_moves = jnp.zeros((self.num_envs, self.num_actions), jnp.bool_)
-        return {"obs": agent_observation(out.obs, out.legal_mask), "reward": out.reward,
-                "terminated": out.terminated, "truncated": out.truncated,
-                "final_obs": agent_observation(out.final_obs, no_moves)}
+        return out._replace(state=None, obs=agent_observation(out.obs, out.legal_mask),
+                            final_obs=agent_observation(out.final_obs, no_moves),
+                            legal_mask=None)

@@ -70,5 +70,5 @@ def test_the_observations_env_step_makes_flow_into_the_next_steps_action(make):
                  if data["kind"] == "data"}
     assert consumers, f"no data edge leaves {step}"
     flows = [str(flow) for data in consumers.values() for flow in data["flows"]]
-    assert any(flow.startswith("['obs'] -> ") and flow.endswith("float32[2,4]")
+    assert any(flow.startswith("obs -> ") and flow.endswith("float32[2,4]")
                for flow in flows), flows

@@ -9,6 +9,7 @@ import numpy as np
 
 import metagraph as mg
 from components.agents import Rollout, Trajectory
+from components.envs import StepResult
 from metagraph.spaces import Box, PRNGKey
 from metagraph.testing import ComponentTest
 
@@ -46,9 +47,9 @@ class Countdown(mg.Component):
         truncated = done & (jnp.arange(N) == 1)
         following = jnp.where(done, 0, t + 1)
         self.set_state("t", following)
-        return {"obs": following[:, None].astype(jnp.float32), "reward": reward,
-                "terminated": done & ~truncated, "truncated": truncated,
-                "final_obs": (t + 1)[:, None].astype(jnp.float32)}
+        return StepResult(None, following[:, None].astype(jnp.float32), reward,
+                          done & ~truncated, truncated,
+                          final_obs=(t + 1)[:, None].astype(jnp.float32))
 
 
 class Stepper(mg.Component):

@@ -8,6 +8,7 @@ import pytest
 
 import components.envs as envs
 import metagraph as mg
+from components.envs import StepResult
 from components.envs.engine.in_graph import target_names
 from components.envs.environment import Environment
 from metagraph.spaces import PRNGKey
@@ -24,8 +25,8 @@ def component_rollout(door, executor):
     observations = [test.test(("reset", np.asarray(jax.random.PRNGKey(SEED))))]
     for action in ACTIONS:
         out = test.test(("step", action))
-        assert set(out) == {"obs", "reward", "terminated", "truncated", "final_obs"}
-        observations.append(out["obs"])
+        assert type(out) is StepResult and out.state is None and out.extras is None
+        observations.append(out.obs)
     return np.stack(observations)
 
 
@@ -85,7 +86,7 @@ class RandomAgent(mg.Component):
     @mg.api
     def act_and_step(self, key):
         action = jax.random.randint(key, (self.env.num_envs,), 0, self.env.action_space.n)
-        return self.env.step(action.astype(np.int32))["reward"]
+        return self.env.step(action.astype(np.int32)).reward
 
 
 def test_environment_composes_into_one_executable():

@@ -66,3 +66,41 @@ def test_what_a_door_cannot_give_is_refused():
     state, _ = pendulum.reset(jax.random.PRNGKey(0), N)
     with pytest.raises(TypeError, match="Pendulum-v1: continuous actions have no legal mask"):
         pendulum.step(state, jnp.zeros((N, 1), jnp.float32), legal_mask=True)
+
+
+def test_the_host_pool_and_the_host_door_give_the_in_graph_record():
+    """`VectorEnv.step_result` is the in-graph door's step in NumPy (state None), and the
+    host door steps through it, so a game on the host door gives its extras by name and its
+    legal masks: every field equal to the native door's along games that end."""
+    native = envs.make_functional("connect_four")
+    pool = envs.make("connect_four", N, seed=0)
+    host = envs.Environment("connect_four", N, door="host").functional
+    state, obs = native.reset(jax.random.PRNGKey(0), N)
+    pool_obs, _ = pool.reset(seed=0)
+    host_state, _ = host.reset(jax.random.PRNGKey(0), N)
+    np.testing.assert_array_equal(pool_obs, obs)
+    host_step = jax.jit(lambda s, a: host.step(s, a, final_obs=True, extras=True,
+                                               legal_mask=True))
+    rng, mask, ended = np.random.default_rng(0), np.ones((N, 7), bool), 0
+    for _ in range(30):
+        action = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int32)
+        ours = native.step(state, jnp.asarray(action), final_obs=True, extras=True,
+                           legal_mask=True)
+        theirs = pool.step_result(action, final_obs=True, extras=True, legal_mask=True)
+        through_door = host_step(host_state, jnp.asarray(action))
+        assert theirs.state is None and isinstance(theirs.obs, np.ndarray)
+        for got in (theirs, through_door):
+            for field in ("obs", "reward", "terminated", "truncated", "final_obs",
+                          "legal_mask"):
+                np.testing.assert_array_equal(getattr(got, field), getattr(ours, field),
+                                              err_msg=field)
+            assert set(got.extras) == set(ours.extras)
+            for name, value in ours.extras.items():
+                np.testing.assert_array_equal(got.extras[name], value, err_msg=name)
+        state, host_state, mask = ours.state, through_door.state, np.asarray(ours.legal_mask)
+        ended += int(ours.terminated.sum())
+    assert ended > 0  # final observations of ended games were compared
+    plain = pool.step_result(np.zeros(N, np.int32))
+    assert plain.final_obs is None and plain.extras is None and plain.legal_mask is None
+    with pytest.raises(TypeError, match="Pendulum-v1: continuous actions have no legal mask"):
+        envs.make("Pendulum-v1", 2).step_result(np.zeros((2, 1), np.float32), legal_mask=True)

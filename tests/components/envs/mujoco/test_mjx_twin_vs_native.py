@@ -184,11 +184,11 @@ def test_environment_component_in_a_graph_with_keyword_arguments():
     assert 0 < np.abs(obs[:, 8:]).max() < 0.05 * 6
     for t in range(1, 4):
         out = exe.act(np.full((n, 6), 0.5, np.float32))
-        assert np.isfinite(out["obs"]).all() and np.isfinite(out["reward"]).all()
-        assert not out["terminated"].any()
-        np.testing.assert_array_equal(out["truncated"], t == 3)
-    assert (np.abs(out["obs"][:, :8]) <= 0.05).all()  # restarted from the reset distribution
-    assert np.abs(out["final_obs"][:, :8]).max() > 0.05
+        assert np.isfinite(out.obs).all() and np.isfinite(out.reward).all()
+        assert not out.terminated.any()
+        np.testing.assert_array_equal(out.truncated, t == 3)
+    assert (np.abs(out.obs[:, :8]) <= 0.05).all()  # restarted from the reset distribution
+    assert np.abs(out.final_obs[:, :8]).max() > 0.05
     # A bad action is refused after the call and moves no environment (XLA runs this large
     # program's check on a thread of its own; the call waits for it)
     before = [np.asarray(x) for x in jax.tree.leaves(exe.state)]

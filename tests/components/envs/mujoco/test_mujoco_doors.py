@@ -167,6 +167,6 @@ def test_environment_component_follows_the_host_pool(door, executor):
     for action in actions_for(host, steps, n):
         out = test.test(("step", action))
         obs, reward, terminated, truncated, _ = host.step(action)
-        np.testing.assert_array_equal(out["obs"], obs.astype(np.float32))
-        np.testing.assert_array_equal(out["reward"], reward.astype(np.float32))
-        np.testing.assert_array_equal(out["terminated"], terminated)
+        np.testing.assert_array_equal(out.obs, obs.astype(np.float32))
+        np.testing.assert_array_equal(out.reward, reward.astype(np.float32))
+        np.testing.assert_array_equal(out.terminated, terminated)

@@ -82,8 +82,8 @@ class ReinforceAgent(mg.Component):
         def step(obs, step_key):
             action, _ = self.policy.sample_action(obs, step_key)
             out = self.env.step(action)
-            done = (out["terminated"] | out["truncated"]).astype(jnp.float32)
-            return out["obs"], {"obs": obs, "action": action, "reward": out["reward"],
+            done = (out.terminated | out.truncated).astype(jnp.float32)
+            return out.obs, {"obs": obs, "action": action, "reward": out.reward,
                                 "done": done}
 
         last, trajectory = mg.scan(step, obs, jax.random.split(key, self.config.num_steps))
