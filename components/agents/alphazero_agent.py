@@ -35,7 +35,7 @@ from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.rollout import Rollout
-from components.envs.engine.catalogue import is_game, resolved_id
+from components.envs.engine.catalogue import num_players, resolved_id
 from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import AlphaZeroLoss, game_outcomes
 from components.networks import PolicyValueNetwork
@@ -72,7 +72,7 @@ class AlphaZeroAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         env_id = resolved_id(env_id)  # OpenSpiel's names too
-        if not is_game(env_id):
+        if num_players(env_id) < 2:
             raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a game; AlphaZero plays a "
                              f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
                              f"Hex-v0 or your own)")

@@ -44,7 +44,7 @@ from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.envs import Environment, observation_shape
-from components.envs.engine.catalogue import is_game
+from components.envs.engine.catalogue import num_players
 from components.envs.games.game_environment import GameEnvironment
 from components.losses import PPOLoss, gae, negamax_gae
 from components.networks import CNN
@@ -119,7 +119,7 @@ class PPOAgent(mg.Component):
                                  "or set normalise_observations=false, not both")
             preprocessor = ObservationNormaliser(clip=config.clip_observations)
         self.config = config
-        self.self_play = is_game(env_id)
+        self.self_play = num_players(env_id) > 1
         if self.self_play and config.cnn_channels:
             raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
                              f"a game (its observations carry the legal moves)")

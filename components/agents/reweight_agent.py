@@ -38,7 +38,7 @@ from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.envs import Environment
-from components.envs.engine.catalogue import is_game
+from components.envs.engine.catalogue import num_players
 from components.envs.games.game_environment import GameEnvironment, split_observation
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
@@ -76,7 +76,7 @@ class ReweightAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.self_play = is_game(env_id)
+        self.self_play = num_players(env_id) > 1
         games_only, other = {"quick_outcome", "margin"}, {"max_height", "return_and_height"}
         if config.quality in (other if self.self_play else games_only):
             raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "

@@ -19,7 +19,7 @@ MinAtar's five games (`components.envs.minatar`) and two-player board games
 - `check(env_id)`: the engine's conformance check of an environment, every door.
 - `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`,
   `observation_shape(env_id)` (the planes of a flat observation, where its task reports them),
-  `is_game(env_id)` (a turn-based game: its task declares `num_players()`, engine/task.h).
+  `num_players(env_id)` (2 or more: a turn-based game, as its task declares, engine/task.h).
 - `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine
   (docs/your-own-environment.md).
 """
@@ -38,7 +38,7 @@ from components.envs.engine.async_vector_env import AsyncVectorEnv
 from components.envs.engine.catalogue import (
     canonical_id,
     env_ids,
-    is_game,
+    num_players,
     observation_shape,
     register,
     spec,
@@ -85,7 +85,7 @@ __all__ = [
     "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "PlayoutResult", "StepResult",
     "TwinFunctionalEnv", "TwinState",
     "VectorEnv", "build_extension",
-    "canonical_id", "check", "env_ids", "is_game", "make", "make_functional",
+    "canonical_id", "check", "env_ids", "make", "make_functional", "num_players",
     "observation_shape",
     "observation_vectors", "register", "spec",
 ]

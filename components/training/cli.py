@@ -186,7 +186,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
-    from components.envs.engine.catalogue import is_game
+    from components.envs.engine.catalogue import num_players
     from components.training.loading import load
     from components.training.opponents import parse_opponent
 
@@ -194,7 +194,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
     agent = load(args.run_dir, args.algo, args.trust_code,
                  checkpoint="best.npz" if args.best else "checkpoint.npz",
                  overrides=set_values(args), env_module=args.env_module)
-    if opponent is not None or is_game(agent.env_id):  # a game: against an opponent
+    if opponent is not None or num_players(agent.env_id) > 1:  # a game: against an opponent
         from components.training.game_evaluation import describe, evaluate_games
 
         if args.video:

@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from components.envs.engine.catalogue import is_game
+from components.envs.engine.catalogue import num_players
 from components.envs.games import OPENSPIEL_NAMES
 from components.envs.games.self_play import SelfPlay
 from components.training.game_player import GamePlayer
@@ -71,7 +71,7 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
                             f"(the bots' seeds seed ... seed + {games - 1} are C ints), got "
                             f"{seed!r}")
     agent = out if isinstance(out, TrainedAgent) else load(out, algo, trust_code)
-    if not is_game(agent.env_id):
+    if num_players(agent.env_id) < 2:
         raise OpponentError(f"--opponent: {agent.env_id} is not a game (its task declares no "
                             f"num_players()); evaluate it without --opponent")
     player = agent.algorithm.game_player(agent, deterministic)
@@ -94,7 +94,7 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
     `opponent_player` (another agent's `GamePlayer`), that plays the opponent's moves
     instead of an OpenSpiel bot; OpenSpiel's game still checks every move.
 
-    A game with no OpenSpiel twin (a user's, `components.envs.is_game`) is refereed by its
+    A game with no OpenSpiel twin (a user's, `components.envs.num_players`) is refereed by its
     own rules alone: `random` is then a uniformly random legal move drawn with NumPy (game i
     seeded `seed + i`), `mcts:N` is refused (OpenSpiel's search plays OpenSpiel's game)."""
     twin = OPENSPIEL_NAMES.get(env_id)

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.engine.catalogue import is_game, observation_shape
+from components.envs.engine.catalogue import num_players, observation_shape
 from components.envs.games.self_play import SelfPlay
 
 STONES = {0: "x", 1: "o", -1: "."}
@@ -118,7 +118,7 @@ def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = read_line
         EOFError: the input ended before the game did (from `read`).
     """
     env_id = agent.env_id.removeprefix("metagraph/")
-    if not is_game(env_id):
+    if num_players(env_id) < 2:
         raise PlayError(f"metagraph play: {agent.env_id} is not a game (its task declares no "
                         f"num_players())")
     player = agent.algorithm.game_player(agent, True)

@@ -19,7 +19,7 @@ import jax
 from backends import xla
 from components.envs import canonical_id
 from components.envs import spec as env_spec
-from components.envs.engine.catalogue import is_game, resolved_id
+from components.envs.engine.catalogue import num_players, resolved_id
 from components.training.algorithm import Algorithm, env_kwargs_of
 from components.training.background import Background
 from components.training.env_module import (
@@ -148,7 +148,7 @@ def train(env_id: str, out: str | Path, algo: str | Algorithm | None, config: An
         if door != "gymnasium":  # native ids, with or without the metagraph/ prefix
             env_id = canonical_id(resolved_id(env_id))
             check_env_kwargs(env_id, env_kwargs_of(config))
-        if evaluation is not None and is_game(env_id):
+        if evaluation is not None and num_players(env_id) > 1:
             raise ValueError(f"--eval-every / --video-every: {env_id} is a two-player game, whose "
                              f"strength is measured against an opponent: after training, "
                              f"`metagraph evaluate RUN --opponent random|mcts:N`")

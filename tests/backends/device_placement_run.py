@@ -61,10 +61,11 @@ pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 1, device=
 learner = Learner(algorithm.distributed, learner_exe, config, pool, 0,
                   lambda version: keys_for(0, None, version))
 rows = [row for version in range(6) for row in learner.step(version)]
-report["pipeline"] = {"sampler_state": devices_of(pool.samplers[0].exe.state),
+samplers = list(pool.samplers)
+pool.close()  # (its thread joined: no call under way holds the sampler's donated state)
+report["pipeline"] = {"sampler_state": devices_of(samplers[0].exe.state),
                       "learner_state": devices_of(learner_exe.state),
                       "lags": [row["policy_lag"] for row in rows]}
-pool.close()
 
 # Sebulba's actors: two sampler threads, each stepping its own host pool from its rollout
 # program (the host door) while the other's program runs the policy on the actor device

@@ -111,13 +111,15 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
         return _specs[(key, items)]
 
 
-def is_game(env_id: Any) -> bool:
-    """Whether `env_id` (any name `canonical_id` takes) is a registered turn-based game of two
-    or more players (its task's `num_players()`, engine/task.h): the built-in board games and
-    a user's own alike. False for a name that is no registered environment (a Gymnasium id)."""
+def num_players(env_id: Any) -> int:
+    """The players taking turns in `env_id` (any name `canonical_id` takes), as its task
+    declares them (`num_players()`, engine/task.h): 2 or more for a turn-based game, the
+    built-in board games and a user's own alike, which self-play, AlphaZero, `evaluate
+    --opponent` and `play` take; 1 for a task that is no game and for a name that is no
+    registered environment (a Gymnasium id)."""
     if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
-        return False
-    return spec(env_id).is_game
+        return 1
+    return spec(env_id).num_players
 
 
 def observation_shape(env_id: str) -> tuple[int, int, int]:

@@ -98,12 +98,6 @@ class EnvSpec:
         return int(self.task.num_players) if self.task is not None else 1
 
     @property
-    def is_game(self) -> bool:
-        """Whether the task is a turn-based game of two or more players: the capability that
-        self-play, AlphaZero, `evaluate --opponent` and `play` read."""
-        return self.num_players > 1
-
-    @property
     def info(self) -> dict[str, Any]:
         """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...)."""
         return dict(self.task.info)

@@ -25,7 +25,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from components.envs.engine.catalogue import canonical_id, is_game, observation_shape, spec
+from components.envs.engine.catalogue import canonical_id, num_players, observation_shape
 from components.envs.engine.vector_env import VectorEnv
 
 SYMBOLS = {-1: ".", 0: "x", 1: "o"}
@@ -45,7 +45,7 @@ class GameEnv(AECEnv):
 
     def __init__(self, env_id: str = "ConnectFour-v0", render_mode: str | None = None):
         super().__init__()
-        if not is_game(env_id) or spec(env_id).num_players != 2:
+        if num_players(env_id) != 2:
             raise ValueError(f"GameEnv: {env_id!r} is not a two-player game")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"GameEnv({env_id!r}): render_mode must be one of "

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from components.envs.engine import catalogue
-from components.envs.engine.catalogue import is_game, observation_shape
+from components.envs.engine.catalogue import num_players, observation_shape
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.threads import resolve_threads
 
@@ -72,7 +72,7 @@ class SelfPlay:
     door: InGraphEnv = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not is_game(self.env_id):
+        if num_players(self.env_id) < 2:
             raise ValueError(f"SelfPlay: {self.env_id!r} is not a game (a task that declares "
                              f"num_players(), engine/task.h: ConnectFour-v0, Othello-v0, "
                              f"Hex-v0, OpenSpiel's names of them, or your own)")

@@ -24,20 +24,20 @@ from components.envs.engine.spec import EnvSpec
 _tasks = compiled_module("components.envs.minatar._tasks", __file__)
 
 # id: (compiled class, the package's game name)
-GAMES: dict[str, tuple[Any, str]] = {
+TASKS: dict[str, tuple[Any, str]] = {
     "MinAtar-Breakout-v0": (_tasks.Breakout, "breakout"),
     "MinAtar-Asterix-v0": (_tasks.Asterix, "asterix"),
     "MinAtar-Freeway-v0": (_tasks.Freeway, "freeway"),
     "MinAtar-Seaquest-v0": (_tasks.Seaquest, "seaquest"),
     "MinAtar-SpaceInvaders-v0": (_tasks.SpaceInvaders, "space_invaders"),
 }
-MINATAR_IDS = tuple(GAMES)
+MINATAR_IDS = tuple(TASKS)
 
 
 def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     """The spec of a MinAtar id made with `kwargs` (sticky_action_prob, difficulty_ramping,
     minimal_action_set, max_episode_steps)."""
-    cls, _ = GAMES[env_id]
+    cls, _ = TASKS[env_id]
     task = cls(env_id, kwargs)
     observations = gymnasium.spaces.Box(0, 1, tuple(task.obs_shape), np.bool_)
     return EnvSpec(env_id, observations, gymnasium.spaces.Discrete(int(task.num_actions)),
@@ -45,9 +45,9 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
 
 
 
-for _env_id, (_cls, _game) in GAMES.items():
+for _env_id, (_cls, _game) in TASKS.items():
     _name = _game.title().replace("_", "")
     register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps),
              aliases=(f"{_name}-MinAtar",))
 
-__all__ = ["GAMES", "MINATAR_IDS", "make_spec", "observation_shape"]
+__all__ = ["TASKS", "MINATAR_IDS", "make_spec", "observation_shape"]

@@ -33,10 +33,11 @@ def game():
 
 def test_the_task_declares_a_game_and_every_name_of_it_is_one(game):
     made = envs.spec("tic_tac_toe")
-    assert made.env_id == game and made.num_players == 2 and made.is_game
+    assert made.env_id == game and made.num_players == 2
     assert made.extras_names == ("player_to_move", "reward_player_0", "reward_player_1")
-    assert envs.is_game(game) and envs.is_game("tic_tac_toe") and envs.is_game(f"metagraph/{game}")
-    assert not envs.is_game("CartPole-v1") and not envs.is_game("LunarLander-v3")
+    assert envs.num_players(game) == envs.num_players("tic_tac_toe") == 2
+    assert envs.num_players(f"metagraph/{game}") == 2
+    assert envs.num_players("CartPole-v1") == envs.num_players("LunarLander-v3") == 1
     assert envs.spec("CartPole-v1").num_players == 1
     assert envs.observation_shape(game) == (3, 3, 2)
 
@@ -144,7 +145,7 @@ def test_a_game_of_three_plays_itself_and_two_player_self_play_refuses_it(three_
     policy with the mover's value negated is for two-player games and says so."""
     from components.envs.games.game_environment import GameEnvironment
 
-    assert envs.spec(three_players).num_players == 3 and envs.is_game(three_players)
+    assert envs.spec(three_players).num_players == envs.num_players(three_players) == 3
     games, n = SelfPlay(three_players, num_threads=1), 8
     state = games.init(jax.random.PRNGKey(0), n)
     assert state.rewards.shape == (n, 3) and state.observation.shape == (n, 4)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import components.envs as envs
-from components.envs.minatar import GAMES, MINATAR_IDS, observation_shape
+from components.envs.minatar import MINATAR_IDS, TASKS, observation_shape
 
 CHANNELS = {"MinAtar-Breakout-v0": 4, "MinAtar-Asterix-v0": 4, "MinAtar-Freeway-v0": 7,
             "MinAtar-Seaquest-v0": 10, "MinAtar-SpaceInvaders-v0": 6}  # the package's
@@ -49,7 +49,7 @@ def test_gymnasium_makes_them_with_their_arguments():
 def test_a_spec_that_misstates_the_planes_is_refused():
     """A registration whose observation space is not the task's (flat float32 for MinAtar's
     bool planes) is refused when the spec is made, naming what the task gives."""
-    cls, _ = GAMES["MinAtar-Breakout-v0"]
+    cls, _ = TASKS["MinAtar-Breakout-v0"]
 
     def make_spec(env_id, kwargs):
         return envs.EnvSpec(env_id, gymnasium.spaces.Box(0, 1, (400,), np.float32),

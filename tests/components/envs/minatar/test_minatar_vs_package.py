@@ -11,7 +11,7 @@ import pytest
 from package_reference import PackageEnvironment
 
 import components.envs as envs
-from components.envs.minatar import GAMES
+from components.envs.minatar import TASKS
 
 pytest.importorskip("minatar")
 
@@ -21,9 +21,9 @@ WEIGHTS = {"MinAtar-Freeway-v0": [0.1, 0.1, 0.5, 0.1, 0.1, 0.1]}
 
 
 @pytest.mark.parametrize("ramping", [True, False])
-@pytest.mark.parametrize("env_id", list(GAMES))
+@pytest.mark.parametrize("env_id", list(TASKS))
 def test_a_game_steps_as_the_packages_own(env_id, ramping):
-    game = GAMES[env_id][1]
+    game = TASKS[env_id][1]
     n, seed, steps = 4, 11, STEPS.get(env_id, 1500)
     pool = envs.make(env_id, n, seed=seed, num_threads=2, difficulty_ramping=ramping,
                      max_episode_steps=steps + 1)  # episodes end by the game's own rules
@@ -51,11 +51,11 @@ def test_a_game_steps_as_the_packages_own(env_id, ramping):
     assert ends >= 1 and rewards > 0  # the comparison saw episodes end and rewards given
 
 
-@pytest.mark.parametrize("env_id", list(GAMES))
+@pytest.mark.parametrize("env_id", list(TASKS))
 def test_the_minimal_action_set_is_the_packages(env_id):
     """With minimal_action_set, action k is the package's minimal_action_set()[k] (gymnax's
     default action set): the same lockstep comparison, shorter, with those actions."""
-    game = GAMES[env_id][1]
+    game = TASKS[env_id][1]
     n, seed, steps = 3, 7, 600
     pool = envs.make(env_id, n, seed=seed, minimal_action_set=True, sticky_action_prob=0.0,
                      max_episode_steps=steps + 1)
