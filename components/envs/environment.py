@@ -41,7 +41,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
-from components.envs.engine.actions import action_error, actions_ok, traced_actions
+from components.envs.engine.actions import actions_ok, legal_ok, step_error, traced_actions
 from components.envs.engine.host_door import HostDoor, spec_of_gymnasium
 from components.envs.engine.make import make
 from components.envs.engine.step_result import StepResult
@@ -125,6 +125,10 @@ class Environment(mg.Component):
             self.functional = make_functional(env_id, door, num_threads if door == "native"
                                               else None, **kwargs)
             self.env_spec = self.functional.env_spec
+        task = self.env_spec.task
+        # a task whose legal actions depend on its state (a game): their mask is kept as state
+        self.legal_actions = bool(self.env_spec.discrete and task is not None
+                                  and task.has_legal)
 
     # ---- spaces ------------------------------------------------------------------------------
     @property
@@ -159,8 +163,10 @@ class Environment(mg.Component):
 
     def _step_space(self) -> Record:
         n, obs = self.num_envs, self.observation_space.shape
+        legal = Bool((n, self.action_space.n)) if self.legal_actions else None
         return Record(StepResult, obs=Box((n, *obs)), reward=Box((n,)),
-                      terminated=Bool((n,)), truncated=Bool((n,)), final_obs=Box((n, *obs)))
+                      terminated=Bool((n,)), truncated=Bool((n,)), final_obs=Box((n, *obs)),
+                      legal_mask=legal)
 
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
@@ -169,33 +175,67 @@ class Environment(mg.Component):
         self._env_state()
         env_state, obs = self.functional.reset(key, self.num_envs)
         self.set_state("env_state", env_state)
-        return self._vectors(obs)
+        legal = None
+        if self.legal_actions:
+            self._legal()
+            legal = self.functional.legal_mask(env_state)
+            self.set_state("legal", legal)
+        return self._observe(obs, legal)
 
     @mg.api(inputs={"action": lambda self: self.batch_action_space()},
             outputs=lambda self: self._step_space())
     def step(self, action):
         """Step every environment with `action` (auto-reset on done): a `StepResult` with
         `obs`, `reward`, `terminated`, `truncated` and `final_obs` (observations as float32
-        vectors [num_envs, d]; `state` None: it is the component's). Actions outside the
-        action space are refused after the call (`mg.RuntimeCheckError`) and move no
-        environment."""
+        vectors [num_envs, d]; `state` None: it is the component's), and for a task with
+        legal actions (a game) `legal_mask`, the next states' legal actions. Actions outside
+        the action space, and a game's illegal moves, are refused after the call
+        (`mg.RuntimeCheckError`, the engine's message) and move no environment."""
         state = self._env_state()
         action = traced_actions(self.env_spec, action, (self.num_envs,),
                                 f"{self.name}.step")
         ok = actions_ok(self.env_spec, action)
+        checked = (action,)
+        if self.legal_actions:
+            legal = self._legal()
+            ok = ok & legal_ok(action, legal)
+            checked = (action, legal)
         # no host callback per step: the first refusal is reported after the call
-        runtime_checks.require_once(self, ok, functools.partial(action_error, self.env_spec),
-                                    action)
-        step = functools.partial(self.functional.step, final_obs=True)
+        runtime_checks.require_once(self, ok, functools.partial(step_error, self.env_spec),
+                                    *checked)
+        step = functools.partial(self.functional.step, final_obs=True,
+                                 legal_mask=self.legal_actions)
         if self.door in ("host", "gymnasium"):  # the pool is not stepped at all
             out = jax.lax.cond(ok, step, self._refused_step, state, action)
         else:  # in-graph (also under vmap): good actions in, the old state kept
-            out = step(state, jnp.where(ok, action, jnp.zeros_like(action)))
+            good = jnp.where(ok, action, self._first_legal(action))
+            out = step(state, good)
             out = out._replace(state=jax.tree.map(lambda new, old: jnp.where(ok, new, old),
                                                   out.state, state))
         self.set_state("env_state", out.state)
-        return out._replace(state=None, obs=self._vectors(out.obs),
-                            final_obs=self._vectors(out.final_obs))
+        if self.legal_actions:
+            self.set_state("legal", jnp.where(ok, out.legal_mask, legal))
+        no_moves = None if out.legal_mask is None else jnp.zeros_like(out.legal_mask)
+        return out._replace(state=None, obs=self._observe(out.obs, out.legal_mask),
+                            final_obs=self._observe(out.final_obs, no_moves))
+
+    def _observe(self, obs: jax.Array, legal: jax.Array | None) -> jax.Array:
+        """What the component gives of the doors' observations [n, *shape] (and, for a task
+        with legal actions, their states' legal masks): float32 vectors [n, d]."""
+        return self._vectors(obs)
+
+    def _first_legal(self, action: jax.Array) -> jax.Array:
+        """Actions stepped in place of refused ones (their result is dropped): each
+        environment's first legal action, 0 for a task without legal actions."""
+        if not self.legal_actions:
+            return jnp.zeros_like(action)
+        return jnp.argmax(self._legal(), -1).astype(action.dtype)
+
+    def _legal(self) -> jax.Array:
+        """The legal actions of the environments' states (a task with legal actions), kept
+        beside them: created with them, then what reset and each step report."""
+        return self.get_state("legal", lambda key: self.functional.legal_mask(
+            self._env_state()))
 
     def _refused_step(self, state: Any, action: jax.Array) -> StepResult:
         """What a refused step of a host door gives: the state as it was, zero outputs."""
@@ -203,7 +243,7 @@ class Environment(mg.Component):
                         self.env_spec.graph_observation_dtype)
         done = jnp.zeros((self.num_envs,), bool)
         return StepResult(state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done,
-                          obs)
+                          obs, legal_mask=self._legal() if self.legal_actions else None)
 
     # ---- in-graph state ----------------------------------------------------------------------
     def check_state(self, state: dict[str, Any]) -> None:

@@ -99,6 +99,31 @@ def action_error(spec: EnvSpec, actions: Any) -> str | None:
     return None
 
 
+def step_error(spec: EnvSpec, actions: Any, legal: Any = None) -> str | None:
+    """`action_error`'s message, else, given the legal actions of the environments' states
+    (`legal`, bool [..., n, num_actions]), the engine's message for the first action that is
+    not legal in its state; None when every action may be taken."""
+    message = action_error(spec, actions)
+    if message is not None or legal is None:
+        return message
+    actions, legal = np.asarray(actions), np.asarray(legal)
+    rows = actions.reshape(-1, actions.shape[-1] if actions.ndim else 1)
+    masks = legal.reshape((-1,) + legal.shape[-2:])
+    taken = np.take_along_axis(masks, rows[..., None].astype(np.int64), -1)[..., 0]
+    if taken.all():
+        return None
+    row, index = np.argwhere(~taken)[0]
+    return (f"{spec.env_id}: action {int(rows[row, index])} at index {int(index)} is not legal "
+            f"in its state")
+
+
+def legal_ok(action: jax.Array, legal: jax.Array) -> jax.Array:
+    """A scalar bool: every action (in range) is legal in its state, `legal` bool [..., n,
+    num_actions] (traced)."""
+    index = jnp.clip(action, 0, legal.shape[-1] - 1)[..., None]
+    return jnp.all(jnp.take_along_axis(legal, index, -1))
+
+
 def traced_actions(spec: EnvSpec, action: Any, batch: tuple[int, ...], where: str) -> jax.Array:
     """Inside a traced step: `action` of `batch` environments as int32 / float32 (exact
     conversions only), or a TypeError naming what was expected."""

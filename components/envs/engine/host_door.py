@@ -90,6 +90,18 @@ class HostDoor(FunctionalEnv):
 
         return state, io_callback(host_reset, obs_struct, key, ordered=True)
 
+    def legal_mask(self, state: jax.Array) -> jax.Array:
+        """The legal actions of the pool's environments now, bool[n, num_actions] (every action
+        of a Gymnasium environment; placeholders while a graph's state is created)."""
+        if not self.env_spec.discrete:
+            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        struct = jax.ShapeDtypeStruct((self.pool.num_envs, int(self.env_spec.action_space.n)),
+                                      jnp.bool_)
+        if context.initializing() or not isinstance(self.pool, VectorEnv):
+            return jnp.ones(struct.shape, struct.dtype)
+        return io_callback(lambda _: np.asarray(self.pool.legal_mask(), bool), struct, state,
+                           ordered=True)
+
     def _step(self, state: jax.Array, action: jax.Array, **asked: bool) -> StepResult:
         native = isinstance(self.pool, VectorEnv)  # the engine's pool gives the whole record
         structs = self._structs(self.pool.num_envs, **asked) if native \

@@ -1,6 +1,8 @@
-"""`GameEnvironment`: a batch of self-play games as an agent's environment component, with the
-`Environment` component's `reset(key)` / `step(action)` APIs (so a `Rollout` steps it and it is
-a node of the agent's graph), over the native in-graph door (`SelfPlay`).
+"""`GameEnvironment`: a batch of self-play games as an agent's environment component: the
+`Environment` component of a two-player game on its native door (its `reset(key)` /
+`step(action)` APIs, so a `Rollout` steps it and it is a node of the agent's graph, and its
+refusals: an illegal move is refused after the call, `mg.RuntimeCheckError`, with every game
+as it was), observed as one policy playing both sides needs.
 
 What the agent observes is `agent_observation`: the board planes from the view of the player
 to move, flattened, then that player's legal-action mask as 0/1, float32[obs_dim +
@@ -17,10 +19,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import metagraph as mg
-from components.envs.engine.step_result import StepResult
+from components.envs.environment import Environment
 from components.envs.games.self_play import SelfPlay
-from metagraph.spaces import Bool, Box, Discrete, Record
+from metagraph.spaces import Box, Discrete
 
 
 def agent_observation(planes: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
@@ -36,28 +37,28 @@ def split_observation(obs: jax.Array, num_actions: int) -> tuple[jax.Array, jax.
     return obs[..., :-num_actions], obs[..., -num_actions:] > 0.5
 
 
-class GameEnvironment(mg.Component):
+class GameEnvironment(Environment):
     """`num_envs` games of `env_id` (a two-player game: "ConnectFour-v0", "Othello-v0",
     "Hex-v0" or a user's) played by one agent for both sides (see the module docstring).
 
     Args:
         env_id: the game.
         num_envs: games stepped at once.
-        num_threads: C++ threads stepping them inside the program (None: every core).
+        num_threads: C++ threads stepping them inside the program (None: every core this
+            process may run on, capped at `num_envs`).
         name: the scope name (default "game_environment").
     """
 
     def __init__(self, env_id: str, num_envs: int, num_threads: int | None = None,
                  name: str | None = None):
-        super().__init__(name)
         self.games = SelfPlay(env_id, num_threads)
-        self.env_spec = self.games.door.env_spec
-        if self.env_spec.num_players != 2:
-            raise ValueError(f"GameEnvironment: {self.env_spec.env_id} is a game of "
-                             f"{self.env_spec.num_players} players; one policy playing every "
-                             f"side with the mover's value negated (self-play, AlphaZero) "
-                             f"takes two-player zero-sum games")
-        self.num_envs = num_envs
+        players = self.games.num_players
+        if players != 2:
+            raise ValueError(f"GameEnvironment: {self.games.env_id} is a game of {players} "
+                             f"players; one policy playing every side with the mover's value "
+                             f"negated (self-play, AlphaZero) takes two-player zero-sum games")
+        super().__init__(self.games.env_id, num_envs, door="native", num_threads=num_threads,
+                         name=name)
 
     @property
     def num_actions(self) -> int:
@@ -75,46 +76,11 @@ class GameEnvironment(mg.Component):
         """One game's actions."""
         return Discrete(self.num_actions)
 
-    def _step_space(self) -> Record:
-        n, size = self.num_envs, self.observation_space.shape
-        return Record(StepResult, obs=Box((n, *size)), reward=Box((n,)),
-                      terminated=Bool((n,)), truncated=Bool((n,)), final_obs=Box((n, *size)))
-
-    def check_state(self, state: dict) -> None:
-        """Games' state set from outside a call (a checkpoint, `set_state`) must be one reset
-        and step could produce: a forged one is refused here, naming the game, before the
-        executor's state is donated (as the `Environment` component does)."""
-        if "env_state" in state:
-            self.games.door.check_state(state["env_state"])
-
-    def _env_state(self) -> jax.Array:
-        return self.get_state("env_state",
-                              lambda key: self.games.door.reset(key, self.num_envs)[0])
-
     def env_state(self) -> jax.Array:
         """The games' in-graph state now, uint32[W, num_envs, 2] (inside an API: what a
         search steps from, `components.search.GameSearch`). A method, not an API."""
         return self._env_state()
 
-    @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
-    def reset(self, key):
-        """Start `num_envs` games (player 0 to move); their observations."""
-        self._env_state()
-        state = self.games.init(key, self.num_envs)
-        self.set_state("env_state", state.env_state)
-        return agent_observation(state.observation, state.legal_action_mask)
-
-    @mg.api(inputs={"action": lambda self: Discrete(self.num_actions,
-                                                    shape=(self.num_envs,))},
-            outputs=lambda self: self._step_space())
-    def step(self, action):
-        """One move in every game by its player to move (an illegal action fails the call,
-        naming its index): a `StepResult` with `obs`, `reward` (the mover's), `terminated`,
-        `truncated` and `final_obs` (the position the move reached, before a new game
-        began); `state` None (it is the component's)."""
-        out = self.games.door.step(self._env_state(), action, final_obs=True, legal_mask=True)
-        self.set_state("env_state", out.state)
-        no_moves = jnp.zeros((self.num_envs, self.num_actions), jnp.bool_)
-        return out._replace(state=None, obs=agent_observation(out.obs, out.legal_mask),
-                            final_obs=agent_observation(out.final_obs, no_moves),
-                            legal_mask=None)
+    def _observe(self, obs: jax.Array, legal: jax.Array | None) -> jax.Array:
+        """The games' `agent_observation`: the mover's planes, then its legal moves."""
+        return agent_observation(self.games.planes(obs), legal)

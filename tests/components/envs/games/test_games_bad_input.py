@@ -14,9 +14,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import components.envs as envs
+import metagraph as mg
+from backends import xla
+from components.envs import Environment
 from components.envs.engine.in_graph import state_of
 from components.envs.games import GAME_IDS
+from components.envs.games.game_environment import GameEnvironment
 from components.envs.games.self_play import SelfPlay
+from metagraph.spaces import PRNGKey
 
 N = 4
 
@@ -188,3 +193,51 @@ def test_words_that_say_a_finished_game_goes_on_are_refused_on_every_door(env_id
     game_state = games.init(jax.random.PRNGKey(0), N)._replace(env_state=state)
     with pytest.raises(Exception, match=message[1:]):
         jax.block_until_ready(games.step(game_state, actions))
+
+
+class Mover(mg.Component):
+    """Steps its games with the moves it is given and returns the whole step record."""
+
+    def __init__(self, env):
+        self.env = env
+
+    @mg.api
+    def start(self, key):
+        return self.env.reset(key)
+
+    @mg.api
+    def act(self, action):
+        return self.env.step(action)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Environment("ConnectFour-v0", N),
+    lambda: Environment("connect_four", N, door="host"),
+    lambda: GameEnvironment("ConnectFour-v0", N),
+], ids=["native", "host", "game_environment"])
+def test_the_environment_component_refuses_an_illegal_move_after_the_call_with_every_game_kept(
+        make):
+    """One exception type and one message for an illegal move on every door of the component
+    (`mg.RuntimeCheckError` after the call, the engine's words), the games as they were and
+    stepping on; its step record carries the next positions' legal moves."""
+    env = make()
+    exe = xla.lower(mg.build(Mover(env), {"key": PRNGKey(),
+                                          "action": env.batch_action_space()}))
+    exe.start(np.asarray(jax.random.PRNGKey(0)))
+    for _ in range(6):  # column 0 filled, both players in turn
+        out = exe.act(np.zeros(N, np.int32))
+    assert out.legal_mask.shape == (N, 7) and not out.legal_mask[:, 0].any()
+    assert out.legal_mask[:, 1:].all()
+    scope = exe.graph.scope_of(env)
+    before = exe.get_states(env)[scope]
+    actions = np.array([3, 3, 0, 3], np.int32)
+    with pytest.raises(mg.RuntimeCheckError,
+                       match=r"ConnectFour-v0: action 0 at index 2 is not legal in its state"):
+        exe.act(actions)
+    after = exe.get_states(env)[scope]
+    np.testing.assert_array_equal(after["env_state"], before["env_state"])
+    np.testing.assert_array_equal(after["legal"], before["legal"])
+    if env.door == "host":  # the pool was not stepped
+        np.testing.assert_array_equal(env.functional.pool.legal_mask(), before["legal"])
+    out = exe.act(np.full(N, 3, np.int32))  # and the games go on
+    assert out.legal_mask[:, 1:].all() and not out.legal_mask[:, 0].any()
