@@ -29,27 +29,29 @@ os.environ.setdefault("METAGRAPH_EXTENSION_BUILD_TYPE", "Debug")
 
 MODEL_SPACES = {"x": Box((4,), batch=True), "key": PRNGKey()}
 
-# The heaviest test files, heaviest first (`--durations` of a full run, 2026-11-27). With
-# `--dist loadfile` a free worker takes the next file in collection order, so a long file
-# collected last runs alone at the end while the others idle: these go first, the rest keep
-# their order (largest first keeps every worker busy to the end).
+# The heaviest test files, heaviest first (`--durations=0` of a full run summed by file,
+# 2026-11-27, evening). With `--dist loadfile` a free worker takes the next file in collection
+# order, so a long file collected last runs alone at the end while the others idle: these go
+# first, the rest keep their order (largest first keeps every worker busy to the end).
 HEAVIEST_FIRST = (
-    "components/training/test_ray.py",
     "components/training/test_after_training.py",
     "components/training/test_self_play_training.py",
-    "components/training/test_user_algorithm.py",
+    "components/training/test_ppo_training.py",
     "test_docs_code.py",
     "components/envs/mujoco/test_mjx_twin_vs_native.py",
-    "components/training/test_ppo_training.py",
+    "components/training/test_ray.py",
+    "components/envs/games/test_a_users_game.py",
+    "components/training/test_user_algorithm.py",
     "components/replay/test_replay_buffers.py",
-    "components/envs/test_a_users_broken_task.py",
+    "components/training/test_eager_executor.py",
     "components/training/test_alphazero_training.py",
     "components/search/test_game_search.py",
-    "components/training/test_eager_executor.py",
-    "components/envs/test_bad_input_found_by_trying.py",
-    "components/training/test_training_bad_input.py",
+    "components/training/test_reliability.py",
+    "components/envs/test_a_users_broken_task.py",
+    "components/training/test_distributed_learners.py",
     "components/training/test_curves.py",
-    "components/agents/test_sac_agent.py",
+    "components/training/test_training_bad_input.py",
+    "components/envs/test_shaped_bool_observations.py",
 )
 
 
