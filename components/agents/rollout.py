@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 import metagraph as mg
-from metagraph.spaces import Bool, Box
+from metagraph.spaces import Bool, Box, Dict, Space
 
 Act = Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
 
@@ -68,6 +68,16 @@ class Trajectory(NamedTuple):
                 "episodes": self.done.sum().astype(jnp.int32)}
 
 
+def with_lead(space: Space, lead: tuple[int, ...]) -> Space:
+    """`space` with leading axes `lead`: a `Bool` stays bool, anything else is a float32 `Box`,
+    a `Dict` entry by entry."""
+    if isinstance(space, Dict):
+        return Dict({k: with_lead(v, lead) for k, v in space.spaces.items()})
+    if isinstance(space, Bool):
+        return Bool((*lead, *space.shape))
+    return Box((*lead, *space.shape))
+
+
 class Rollout(mg.Component):
     """Steps `env` (an `Environment` component, or any component with its `reset(key)` and
     `step(action)` APIs, `num_envs` and `observation_space`) and keeps its running episodes
@@ -87,19 +97,17 @@ class Rollout(mg.Component):
         """How many environments each step drives."""
         return self.env.num_envs
 
-    def observation_space_of(self, *lead: int) -> Box | Bool:
+    def observation_space_of(self, *lead: int) -> Space:
         """The space of observations with leading axes `lead` ([T, N, ...] for a trajectory's):
         `Bool` where the environments' observations are bool (MinAtar's planes), else a
-        float32 `Box`."""
-        single = self.env.observation_space
-        if isinstance(single, Bool):
-            return Bool((*lead, *single.shape))
-        return Box((*lead, *single.shape))
+        float32 `Box`; for a `Dict` observation (a game's {"obs", "legal"}) each entry so."""
+        return with_lead(self.env.observation_space, lead)
 
-    def _running(self) -> tuple[jax.Array, jax.Array]:
+    def _running(self) -> tuple[Any, jax.Array]:
         """The current observations and the returns of the running episodes (state)."""
         space = self.observation_space_of(self.num_envs)
-        return (self.get_state("obs", jnp.zeros(space.shape, space.dtype)),
+        zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), space.to_abstract())
+        return (self.get_state("obs", zeros),
                 self.get_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32)))
 
     @mg.api

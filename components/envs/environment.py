@@ -49,7 +49,7 @@ from components.envs.engine.threads import resolve_threads
 from components.envs.functional_doors import make_functional, renamed_argument
 from metagraph import runtime_checks
 from metagraph.checks import positive_int
-from metagraph.spaces import Bool, Box, Discrete, Record, Space
+from metagraph.spaces import Bool, Box, Dict, Discrete, Record, Space
 
 DOORS = ("native", "jax", "host", "gymnasium")
 THREADED_DOORS = ("native", "host")
@@ -132,15 +132,27 @@ class Environment(mg.Component):
 
     # ---- spaces ------------------------------------------------------------------------------
     @property
-    def observation_space(self) -> Box:
+    def observation_space(self) -> Box | Dict:
         """One environment's observation space as the component gives it: a float32 vector
         (a metagraph Box), whatever the task's shape and dtype (MinAtar's bool planes
         [10, 10, C] come flattened, 0.0 and 1.0: the agents' MLPs read vectors, and a CNN
-        reshapes them, `CNN(input_shape=...)` with `components.envs.observation_shape`)."""
+        reshapes them, `CNN(input_shape=...)` with `components.envs.observation_shape`). A
+        task with legal actions (a game) is observed with them, by name: `Dict(obs=<that
+        vector>, legal=Bool((num_actions,)))`, what a `MaskedPolicy` reads."""
         gym_space = self.env_spec.observation_space
-        return Box((int(np.prod(gym_space.shape)),), np.float32,
-                   np.asarray(gym_space.low, np.float32).reshape(-1),
-                   np.asarray(gym_space.high, np.float32).reshape(-1))
+        vector = Box((int(np.prod(gym_space.shape)),), np.float32,
+                     np.asarray(gym_space.low, np.float32).reshape(-1),
+                     np.asarray(gym_space.high, np.float32).reshape(-1))
+        if self.legal_actions:
+            return Dict(obs=vector, legal=Bool((int(self.env_spec.action_space.n),)))
+        return vector
+
+    def _batched(self, space: Space) -> Space:
+        """`space` with a leading axis of `num_envs` (each entry of a Dict)."""
+        if isinstance(space, Dict):
+            return Dict({k: self._batched(v) for k, v in space.spaces.items()})
+        kind = Bool if isinstance(space, Bool) else Box
+        return kind((self.num_envs, *space.shape))
 
     def _vectors(self, obs: jax.Array) -> jax.Array:
         """The doors' observations [n, *shape] as the component's float32 vectors [n, d]."""
@@ -162,14 +174,13 @@ class Environment(mg.Component):
         return Box((self.num_envs, *single.shape), np.float32, single.low, single.high)
 
     def _step_space(self) -> Record:
-        n, obs = self.num_envs, self.observation_space.shape
+        n, obs = self.num_envs, self._batched(self.observation_space)
         legal = Bool((n, self.action_space.n)) if self.legal_actions else None
-        return Record(StepResult, obs=Box((n, *obs)), reward=Box((n,)),
-                      terminated=Bool((n,)), truncated=Bool((n,)), final_obs=Box((n, *obs)),
-                      legal_mask=legal)
+        return Record(StepResult, obs=obs, reward=Box((n,)), terminated=Bool((n,)),
+                      truncated=Bool((n,)), final_obs=obs, legal_mask=legal)
 
     # ---- APIs --------------------------------------------------------------------------------
-    @mg.api(outputs=lambda self: Box((self.num_envs, *self.observation_space.shape)))
+    @mg.api(outputs=lambda self: self._batched(self.observation_space))
     def reset(self, key):
         """Reset all `num_envs` environments with `key`; returns their observations."""
         self._env_state()
@@ -215,14 +226,20 @@ class Environment(mg.Component):
         self.set_state("env_state", out.state)
         if self.legal_actions:
             self.set_state("legal", jnp.where(ok, out.legal_mask, legal))
-        no_moves = None if out.legal_mask is None else jnp.zeros_like(out.legal_mask)
+        final_legal = None  # an ended episode's last state has no move
+        if out.legal_mask is not None:
+            done = out.terminated | out.truncated
+            final_legal = out.legal_mask & ~done[:, None]
         return out._replace(state=None, obs=self._observe(out.obs, out.legal_mask),
-                            final_obs=self._observe(out.final_obs, no_moves))
+                            final_obs=self._observe(out.final_obs, final_legal))
 
-    def _observe(self, obs: jax.Array, legal: jax.Array | None) -> jax.Array:
-        """What the component gives of the doors' observations [n, *shape] (and, for a task
-        with legal actions, their states' legal masks): float32 vectors [n, d]."""
-        return self._vectors(obs)
+    def _observe(self, obs: jax.Array, legal: jax.Array | None) -> Any:
+        """What the component gives of the doors' observations [n, *shape] and, for a task
+        with legal actions, their states' legal masks: float32 vectors [n, d], or
+        {"obs": those vectors, "legal": the masks}."""
+        if legal is None:
+            return self._vectors(obs)
+        return {"obs": self._vectors(obs), "legal": legal}
 
     def _first_legal(self, action: jax.Array) -> jax.Array:
         """Actions stepped in place of refused ones (their result is dropped): each

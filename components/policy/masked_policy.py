@@ -1,11 +1,15 @@
-"""`MaskedPolicy`: a categorical `Policy` whose observations end with a legal-action mask (the
-`agent_observation` of `components.envs.games.game_environment`: board planes, then 0/1 per
-action). The networks see the board only; illegal actions get logits of -1e9, so they are
-never sampled nor chosen greedily, and log-probabilities, entropies and KLs are those of the
-distribution over the legal actions (what PPO's ratio and weighted maximum likelihood need:
-every loss over observations sees the mask without being told)."""
+"""`MaskedPolicy`: a categorical `Policy` whose observations carry a legal-action mask: by name,
+{"obs": features, "legal": bool mask} (what the `Environment` component of a game gives), or
+appended to the features (the `agent_observation` of `components.envs.games.game_environment`:
+board planes, then 0/1 per action). The networks see the features only; illegal actions get
+logits of -1e9, so they are never sampled nor chosen greedily, and log-probabilities,
+entropies and KLs are those of the distribution over the legal actions (what PPO's ratio
+and weighted maximum likelihood need: every loss over observations sees the mask without
+being told)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import jax.numpy as jnp
 
@@ -19,8 +23,9 @@ entropies, unlike -inf)."""
 
 
 class MaskedPolicy(Policy):
-    """A `Policy` over `Discrete(n)` actions whose observations are [..., features + n], the
-    last n a legal-action mask (see the module docstring). Arguments as `Policy`'s."""
+    """A `Policy` over `Discrete(n)` actions whose observations are {"obs": [..., features],
+    "legal": bool [..., n]} or [..., features + n], the last n a legal-action mask as 0/1
+    (see the module docstring). Arguments as `Policy`'s."""
 
     def __init__(self, action_space: Discrete, *args, **kwargs):
         if not isinstance(action_space, Discrete):
@@ -30,7 +35,10 @@ class MaskedPolicy(Policy):
         self.num_actions = int(action_space.n)
 
     def split(self, obs):
-        """(the features, the legal mask as bool) of observations [..., features + n]."""
+        """(the features, the legal mask as bool) of observations {"obs", "legal"} or
+        [..., features + n]."""
+        if isinstance(obs, Mapping):
+            return obs["obs"], obs["legal"].astype(bool)
         return obs[..., :-self.num_actions], obs[..., -self.num_actions:] > 0.5
 
     @mg.api(polymorphic=True)

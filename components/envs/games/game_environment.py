@@ -82,5 +82,6 @@ class GameEnvironment(Environment):
         return self._env_state()
 
     def _observe(self, obs: jax.Array, legal: jax.Array | None) -> jax.Array:
-        """The games' `agent_observation`: the mover's planes, then its legal moves."""
+        """The games' `agent_observation`: the mover's planes, then its legal moves (none in
+        a game's last position)."""
         return agent_observation(self.games.planes(obs), legal)

@@ -1,14 +1,17 @@
 """`MaskedPolicy`: its distribution is the policy's renormalised over the legal actions (a
 reference in NumPy from the unmasked policy's logits), it never samples nor picks an illegal
-action, and its value ignores the mask."""
+action, and its value ignores the mask; over a game's `Environment` it reads the mask by name
+(observations {"obs", "legal"}) and plays only legal moves."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 import metagraph as mg
 from backends import xla
+from components.envs import Environment
 from components.policy import MaskedPolicy
-from metagraph.spaces import Box, Discrete, PRNGKey
+from metagraph.spaces import Bool, Box, Dict, Discrete, PRNGKey
 
 N, FEATURES, ACTIONS = 64, 5, 4
 
@@ -52,3 +55,41 @@ def test_masked_policy_is_the_policy_over_the_legal_actions():
     flipped[:, FEATURES:] = 1.0  # every action legal: the value does not change
     again = exe.probe(flipped, np.asarray(jax.random.PRNGKey(1)))
     np.testing.assert_allclose(np.asarray(again["value"]), out["value"], rtol=1e-6)
+
+
+class SelfPlayer(mg.Component):
+    """A user's composition, from outside the package: the `Environment` component of a game
+    (its observations {"obs", "legal"} by name) and a `MaskedPolicy` reading the mask by
+    that name, playing `steps` moves of every game in one compiled loop."""
+
+    def __init__(self, env_id, num_envs, steps):
+        super().__init__()
+        self.env = Environment(env_id, num_envs)
+        self.policy = MaskedPolicy(self.env.action_space, hidden=(8,))
+        self.steps = steps
+
+    @mg.api
+    def play(self, key):
+        reset_key, key = jax.random.split(key)
+        obs = self.env.reset(reset_key)
+
+        def move(obs, step_key):
+            action, _ = self.policy.sample_action(obs, step_key)
+            out = self.env.step(action)
+            chosen_legal = jnp.take_along_axis(obs["legal"], action[:, None], 1)[:, 0]
+            return out.obs, (chosen_legal, out.terminated, out.legal_mask)
+
+        _, played = mg.scan(move, obs, jax.random.split(key, self.steps))
+        return played
+
+
+def test_a_games_observations_carry_the_legal_moves_by_name_and_the_policy_masks_by_them():
+    player = SelfPlayer("Othello-v0", 8, 70)  # Othello: most actions illegal, passes too
+    assert player.env.observation_space == Dict(obs=Box((8 * 8 * 2,), low=0.0, high=1.0),
+                                                 legal=Bool((65,)))
+    exe = xla.lower(mg.build(player, {"key": PRNGKey()}))
+    chosen_legal, terminated, legal = (np.asarray(x) for x in
+                                       exe.play(np.asarray(jax.random.PRNGKey(3))))
+    assert chosen_legal.all()  # and the environment refused none (it would have raised)
+    assert terminated.sum() >= 1 and legal.shape == (70, 8, 65)
+    assert not legal.all(axis=-1).any() and legal.any(axis=-1).all()
