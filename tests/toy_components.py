@@ -113,3 +113,11 @@ class Stepper(mg.Component):
     @mg.api
     def act(self, action):
         return self.env.step(action).obs
+
+
+class Roller(Stepper):
+    """A `Stepper` whose `act` returns every output of the step (its `StepResult`)."""
+
+    @mg.api
+    def act(self, action):
+        return self.env.step(action)

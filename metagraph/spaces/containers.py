@@ -71,6 +71,15 @@ def _checked(space: Any, owner: str) -> Space:
     return space
 
 
+def _ranked(spaces: dict[str, Space], batch: bool, time: bool, time_major: bool
+            ) -> dict[str, Space]:
+    """`spaces` with the rank flags given to their container applied to each."""
+    if not (batch or time or time_major):
+        return spaces
+    return {k: v.with_ranks(batch or None, time or None, time_major or None)
+            for k, v in spaces.items()}
+
+
 class Dict(Container):
     """A dict of spaces; values are dicts with exactly these keys (nested dicts allowed)."""
 
@@ -79,10 +88,8 @@ class Dict(Container):
         items = dict(spaces or {}, **kwargs)
         if not all(isinstance(k, str) for k in items):
             raise TypeError("Dict: keys must be strings")
-        self.spaces = {k: _checked(v, f"Dict[{k!r}]") for k, v in sorted(items.items())}
-        if batch or time or time_major:
-            self.spaces = {k: v.with_ranks(batch or None, time or None, time_major or None)
-                           for k, v in self.spaces.items()}
+        self.spaces = _ranked({k: _checked(v, f"Dict[{k!r}]") for k, v in sorted(items.items())},
+                              batch, time, time_major)
 
     def _children(self):
         return self.spaces.items()
@@ -178,10 +185,8 @@ class Record(Container):
             raise TypeError(f"Record({record_type.__name__}): no fields {unknown}; its fields "
                             f"are {list(fields)}")
         self.record_type = record_type
-        self.spaces = {k: _checked(items[k], f"Record[{k!r}]") for k in fields if k in items}
-        if batch or time or time_major:
-            self.spaces = {k: v.with_ranks(batch or None, time or None, time_major or None)
-                           for k, v in self.spaces.items()}
+        self.spaces = _ranked({k: _checked(items[k], f"Record[{k!r}]") for k in fields
+                               if k in items}, batch, time, time_major)
 
     def _children(self):
         return self.spaces.items()

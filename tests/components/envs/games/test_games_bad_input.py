@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from toy_components import Roller
 
 import components.envs as envs
 import metagraph as mg
@@ -195,20 +196,6 @@ def test_words_that_say_a_finished_game_goes_on_are_refused_on_every_door(env_id
         jax.block_until_ready(games.step(game_state, actions))
 
 
-class Mover(mg.Component):
-    """Steps its games with the moves it is given and returns the whole step record."""
-
-    def __init__(self, env):
-        self.env = env
-
-    @mg.api
-    def start(self, key):
-        return self.env.reset(key)
-
-    @mg.api
-    def act(self, action):
-        return self.env.step(action)
-
 
 @pytest.mark.parametrize("make", [
     lambda: Environment("ConnectFour-v0", N),
@@ -221,7 +208,7 @@ def test_the_environment_component_refuses_an_illegal_move_after_the_call_with_e
     (`mg.RuntimeCheckError` after the call, the engine's words), the games as they were and
     stepping on; its step record carries the next positions' legal moves."""
     env = make()
-    exe = xla.lower(mg.build(Mover(env), {"key": PRNGKey(),
+    exe = xla.lower(mg.build(Roller(env), {"key": PRNGKey(),
                                           "action": env.batch_action_space()}))
     exe.start(np.asarray(jax.random.PRNGKey(0)))
     for _ in range(6):  # column 0 filled, both players in turn

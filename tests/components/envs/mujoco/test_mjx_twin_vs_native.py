@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from toy_components import Stepper
+from toy_components import Roller
 
 import components.envs as envs
 import metagraph as mg
@@ -161,14 +161,6 @@ def test_a_step_from_an_unstable_state_raises(case, where):
             else start.data.replace(qpos=start.data.qpos.at[0, -1].set(jnp.nan)))
     with pytest.raises(FloatingPointError, match="environment 0 became unstable"):
         step(start._replace(data=data), jnp.asarray(actions))
-
-
-class Roller(Stepper):
-    """A `Stepper` whose `act` returns every output of the step."""
-
-    @mg.api
-    def act(self, action):
-        return self.env.step(action)
 
 
 @pytest.mark.slow  # one minute of MJX compiles on 2 cores; the twin's step is checked above
