@@ -182,7 +182,8 @@ class Environment(mg.Component):
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: self._batched(self.observation_space))
     def reset(self, key):
-        """Reset all `num_envs` environments with `key`; returns their observations."""
+        """Reset all `num_envs` environments with `key`; returns their observations (a
+        game's with their legal moves, {"obs", "legal"})."""
         self._env_state()
         env_state, obs = self.functional.reset(key, self.num_envs)
         self.set_state("env_state", env_state)
@@ -198,8 +199,9 @@ class Environment(mg.Component):
     def step(self, action):
         """Step every environment with `action` (auto-reset on done): a `StepResult` with
         `obs`, `reward`, `terminated`, `truncated` and `final_obs` (observations as float32
-        vectors [num_envs, d]; `state` None: it is the component's), and for a task with
-        legal actions (a game) `legal_mask`, the next states' legal actions. Actions outside
+        vectors [num_envs, d], a game's as {"obs", "legal"}; `state` None: it is the
+        component's), and for a task with legal actions (a game) `legal_mask`, the next
+        states' legal actions. Actions outside
         the action space, and a game's illegal moves, are refused after the call
         (`mg.RuntimeCheckError`, the engine's message) and move no environment."""
         state = self._env_state()
