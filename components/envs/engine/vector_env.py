@@ -141,7 +141,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         `StepResult` whose `state` is None (it lives in the pool), with the final
         observations (an ended episode's last, the others' `obs`), the task's extra outputs
         by name and the next states' legal actions where asked for; what is not asked for is
-        None. The arrays are the pool's own, reused by its next step (copy what you keep)."""
+        None. The arrays are those `step` gives: never written again while you hold them."""
         if legal_mask and not self.env_spec.discrete:
             raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
         obs, reward, terminated, truncated, final, done, _, extra = self._pool_step(actions)
