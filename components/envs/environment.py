@@ -176,8 +176,10 @@ class Environment(mg.Component):
     def _step_space(self) -> Record:
         n, obs = self.num_envs, self._batched(self.observation_space)
         legal = Bool((n, self.action_space.n)) if self.legal_actions else None
+        names = self.env_spec.extras_names
+        extras = Dict({name: Box((n,)) for name in names}) if names else None
         return Record(StepResult, obs=obs, reward=Box((n,)), terminated=Bool((n,)),
-                      truncated=Bool((n,)), final_obs=obs, legal_mask=legal)
+                      truncated=Bool((n,)), final_obs=obs, extras=extras, legal_mask=legal)
 
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: self._batched(self.observation_space))
@@ -200,8 +202,9 @@ class Environment(mg.Component):
         """Step every environment with `action` (auto-reset on done): a `StepResult` with
         `obs`, `reward`, `terminated`, `truncated` and `final_obs` (observations as float32
         vectors [num_envs, d], a game's as {"obs", "legal"}; `state` None: it is the
-        component's), and for a task with legal actions (a game) `legal_mask`, the next
-        states' legal actions. Actions outside
+        component's); for a task with extra outputs `extras` by name (a game's
+        "player_to_move", "reward_player_<i>", ...), and for a task with legal actions (a
+        game) `legal_mask`, the next states' legal actions. Actions outside
         the action space, and a game's illegal moves, are refused after the call
         (`mg.RuntimeCheckError`, the engine's message) and move no environment."""
         state = self._env_state()
@@ -217,6 +220,7 @@ class Environment(mg.Component):
         runtime_checks.require_once(self, ok, functools.partial(step_error, self.env_spec),
                                     *checked)
         step = functools.partial(self.functional.step, final_obs=True,
+                                 extras=bool(self.env_spec.extras_names),
                                  legal_mask=self.legal_actions)
         if self.door in ("host", "gymnasium"):  # the pool is not stepped at all
             out = jax.lax.cond(ok, step, self._refused_step, state, action)
@@ -261,8 +265,11 @@ class Environment(mg.Component):
         obs = jnp.zeros((self.num_envs, *self.env_spec.observation_space.shape),
                         self.env_spec.graph_observation_dtype)
         done = jnp.zeros((self.num_envs,), bool)
-        return StepResult(state, obs, jnp.zeros((self.num_envs,), jnp.float32), done, done,
-                          obs, legal_mask=self._legal() if self.legal_actions else None)
+        row = jnp.zeros((self.num_envs,), jnp.float32)
+        names = self.env_spec.extras_names
+        return StepResult(state, obs, row, done, done, obs,
+                          {name: row for name in names} if names else None,
+                          self._legal() if self.legal_actions else None)
 
     # ---- in-graph state ----------------------------------------------------------------------
     def check_state(self, state: dict[str, Any]) -> None:

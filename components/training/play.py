@@ -12,7 +12,9 @@ policy, or its search (AlphaZero). The game is played by the native engine's in-
 
 from __future__ import annotations
 
+import queue
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -95,13 +97,52 @@ def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
     return action
 
 
+class _LineReader:
+    """Standard input's lines, read on a daemon thread one at a time as asked for, while the
+    main thread waits in short steps: a Ctrl-C then stops the game at once even when the
+    kernel hands SIGINT to one of XLA's threads (Python's handler only sets a flag there, and
+    a main thread blocked reading the terminal would not see it until the next line)."""
+
+    def __init__(self) -> None:
+        self._asked: queue.Queue = queue.Queue()
+        self._lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, name="metagraph-play-input", daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            self._asked.get()
+            try:
+                self._lines.put(sys.stdin.readline())
+            except BaseException as error:  # noqa: BLE001 - handed to the asking thread
+                self._lines.put(error)
+
+    def line(self) -> str:
+        """The next line of standard input, as `readline` gives it ("" at its end)."""
+        self._asked.put(None)
+        while True:
+            try:
+                got = self._lines.get(timeout=0.1)
+            except queue.Empty:
+                continue  # (back in Python: a pending Ctrl-C is raised here)
+            if isinstance(got, BaseException):
+                raise got
+            return got
+
+
+_reader: _LineReader | None = None
+
+
 def read_line(prompt: str) -> str:
     """`prompt`, then one line of standard input without its newline. EOFError when the input
     ends, also in the middle of a line (a terminal's ^D after some characters, a file without
-    a last newline): Python's `input()` would wait there for more."""
+    a last newline): Python's `input()` would wait there for more. A Ctrl-C while it waits
+    raises KeyboardInterrupt at once."""
+    global _reader
     sys.stdout.write(prompt)
     sys.stdout.flush()
-    line = sys.stdin.readline()
+    if _reader is None:
+        _reader = _LineReader()
+    line = _reader.line()
     if not line.endswith("\n"):
         raise EOFError
     return line[:-1]

@@ -206,7 +206,8 @@ def test_the_environment_component_refuses_an_illegal_move_after_the_call_with_e
         make):
     """One exception type and one message for an illegal move on every door of the component
     (`mg.RuntimeCheckError` after the call, the engine's words), the games as they were and
-    stepping on; its step record carries the next positions' legal moves."""
+    stepping on; its step record carries the next positions' legal moves and the game's
+    extras by name."""
     env = make()
     exe = xla.lower(mg.build(Roller(env), {"key": PRNGKey(),
                                           "action": env.batch_action_space()}))
@@ -215,6 +216,9 @@ def test_the_environment_component_refuses_an_illegal_move_after_the_call_with_e
         out = exe.act(np.zeros(N, np.int32))
     assert out.legal_mask.shape == (N, 7) and not out.legal_mask[:, 0].any()
     assert out.legal_mask[:, 1:].all()
+    assert set(out.extras) == {"player_to_move", "reward_player_0", "reward_player_1"}
+    np.testing.assert_array_equal(out.extras["player_to_move"], np.zeros(N))  # six moves made
+    np.testing.assert_array_equal(out.extras["reward_player_1"], np.zeros(N))
     scope = exe.graph.scope_of(env)
     before = exe.get_states(env)[scope]
     actions = np.array([3, 3, 0, 3], np.int32)
