@@ -140,15 +140,20 @@ def test_evaluation_while_training_a_game_is_refused_with_what_to_do(tmp_path, c
     assert "--eval-every" in err and "--opponent" in err
 
 
-# `metagraph play` with SIGINT blocked in its main thread and a thread started before that to
-# take it: the kernel hands a Ctrl-C to any thread that does not block it (XLA's among them),
-# and Python's handler, run there, only sets a flag for the main thread.
-SIGNAL_ELSEWHERE = (
-    "import signal, sys, threading, time\n"
-    "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
-    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
-    "from components.training.cli import main\n"
-    "main(sys.argv[1:])\n")
+# `metagraph play` as a terminal's shell starts it: Ctrl-C raising KeyboardInterrupt, whatever
+# this test's own parent does with SIGINT (a job started with `&` by a shell without job
+# control ignores it, and so would its children: Python keeps an ignored SIGINT ignored).
+PLAY = ("import signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "{before}"
+        "from components.training.cli import main\n"
+        "main(sys.argv[1:])\n")
+# ... and with SIGINT blocked in its main thread and a thread started before that to take it:
+# the kernel may hand a Ctrl-C to any thread that does not block it (XLA's among them), and
+# Python's handler, run there, only sets a flag for the main thread.
+SIGNAL_ELSEWHERE = ("import threading, time\n"
+                    "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
+                    "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n")
 
 
 def play_in_a_terminal(out, signal_elsewhere=False):
@@ -161,8 +166,8 @@ def play_in_a_terminal(out, signal_elsewhere=False):
 
     leader, follower = pty.openpty()
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    command = ["-c", SIGNAL_ELSEWHERE] if signal_elsewhere else ["-m", "components.training.cli"]
-    process = subprocess.Popen([sys.executable, *command, "play", str(out)], stdin=follower,
+    code = PLAY.format(before=SIGNAL_ELSEWHERE if signal_elsewhere else "")
+    process = subprocess.Popen([sys.executable, "-c", code, "play", str(out)], stdin=follower,
                                stdout=follower, stderr=follower, env=env, close_fds=True)
     os.close(follower)
     return process, leader
