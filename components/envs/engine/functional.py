@@ -62,8 +62,8 @@ class FunctionalEnv:
         every door."""
         where = f"{self.env_spec.env_id}.step"
         action = traced_actions(self.env_spec, action, self._batch_shape(state), where)
-        if legal_mask and not self.env_spec.discrete:
-            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        if legal_mask:
+            self.env_spec.legal_mask_width()  # (a TypeError for continuous actions)
         return self._step(state, action, final_obs=final_obs, extras=extras,
                           legal_mask=legal_mask)
 
@@ -81,7 +81,7 @@ class FunctionalEnv:
                             f"mask; the native door does")
         mask = None
         if legal_mask:
-            mask = jnp.ones(out.reward.shape + (int(self.env_spec.action_space.n),), jnp.bool_)
+            mask = jnp.ones(out.reward.shape + (self.env_spec.legal_mask_width(),), jnp.bool_)
         return out._replace(final_obs=out.final_obs if final_obs else None,
                             extras={} if extras else None, legal_mask=mask)
 

@@ -67,7 +67,7 @@ class HostDoor(FunctionalEnv):
         row = jax.ShapeDtypeStruct((n,), jnp.float32)
         mask = None
         if legal_mask:
-            mask = jax.ShapeDtypeStruct((n, int(self.env_spec.action_space.n)), jnp.bool_)
+            mask = jax.ShapeDtypeStruct((n, self.env_spec.legal_mask_width()), jnp.bool_)
         return StepResult(None, obs, row, flag, flag, obs if final_obs else None,
                           {name: row for name in self.env_spec.extras_names} if extras
                           else None, mask)
@@ -93,9 +93,7 @@ class HostDoor(FunctionalEnv):
     def legal_mask(self, state: jax.Array) -> jax.Array:
         """The legal actions of the pool's environments now, bool[n, num_actions] (every action
         of a Gymnasium environment; placeholders while a graph's state is created)."""
-        if not self.env_spec.discrete:
-            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
-        struct = jax.ShapeDtypeStruct((self.pool.num_envs, int(self.env_spec.action_space.n)),
+        struct = jax.ShapeDtypeStruct((self.pool.num_envs, self.env_spec.legal_mask_width()),
                                       jnp.bool_)
         if context.initializing() or not isinstance(self.pool, VectorEnv):
             return jnp.ones(struct.shape, struct.dtype)

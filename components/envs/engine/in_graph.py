@@ -107,7 +107,7 @@ class InGraphEnv(FunctionalEnv):
         flag = jax.ShapeDtypeStruct(n_shape, jnp.bool_)
         extras_dim = self.env_spec.extras_dim if extras else 0
         final = obs if final_obs else jax.ShapeDtypeStruct(n_shape + (0,), obs.dtype)
-        actions = int(self.env_spec.action_space.n) if legal_mask else 0
+        actions = self.env_spec.legal_mask_width() if legal_mask else 0
         outputs = (jax.ShapeDtypeStruct(state.shape, jnp.uint32), obs,
                    jax.ShapeDtypeStruct(n_shape, jnp.float32), flag, flag, final,
                    jax.ShapeDtypeStruct(n_shape + (extras_dim,), jnp.float32),
@@ -133,10 +133,9 @@ class InGraphEnv(FunctionalEnv):
     def legal_mask(self, state: Any) -> jax.Array:
         """The legal actions of each environment's state, bool[..., n, num_actions] (inside a
         program too; all true for a task whose actions are always legal)."""
-        if not self.env_spec.discrete:
-            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        width = self.env_spec.legal_mask_width()
         state = jnp.asarray(state)
-        shape = self._batch_shape(state) + (int(self.env_spec.action_space.n),)
+        shape = self._batch_shape(state) + (width,)
         return jax.ffi.ffi_call(self._targets[2], jax.ShapeDtypeStruct(shape, jnp.bool_),
                                 vmap_method="broadcast_all")(
             state, instance=np.int64(self.env_spec.task.instance))

@@ -43,6 +43,13 @@ class EnvSpec:
         """True if the action space is `Discrete`."""
         return isinstance(self.action_space, gymnasium.spaces.Discrete)
 
+    def legal_mask_width(self) -> int:
+        """The width of a legal-action mask, the number of actions; a TypeError for
+        continuous actions, which have none."""
+        if not self.discrete:
+            raise TypeError(f"{self.env_id}: continuous actions have no legal mask")
+        return int(self.action_space.n)
+
     @property
     def action_dtype(self) -> np.dtype:
         """The actions' dtype: int32 for discrete actions, float32 otherwise."""

@@ -142,8 +142,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         observations (an ended episode's last, the others' `obs`), the task's extra outputs
         by name and the next states' legal actions where asked for; what is not asked for is
         None. The arrays are those `step` gives: never written again while you hold them."""
-        if legal_mask and not self.env_spec.discrete:
-            raise TypeError(f"{self.env_spec.env_id}: continuous actions have no legal mask")
+        if legal_mask:
+            self.env_spec.legal_mask_width()  # (a TypeError for continuous actions)
         obs, reward, terminated, truncated, final, done, _, extra = self._pool_step(actions)
         if final_obs:
             final = obs if done is None else np.where(
