@@ -1,7 +1,8 @@
 """Environment steps per second on CartPole-v1, random actions, auto-reset on, against peers
 measured in the same run.
 
-    python bench/env_throughput.py [--sizes 1 16 256 4096] [--steps 1000]
+    python bench/env_throughput.py [--sizes 1 16 256 4096] [--steps 1000] [--rounds R]
+                                   [--contenders host-1t host-2t ...]
 
 Last, the engine's step of CartPole against the same C++ loop written by hand
 (`bench/engine_vs_hand.cpp`, compiled here with the modules' flags), one thread, N=4096: what
@@ -15,7 +16,9 @@ the pure-JAX twin under the same scan. Peers: Gymnasium's NumPy-vectorised CartP
 (`vectorization_mode="vector_entry_point"`), a single Gymnasium CartPole stepped from Python
 (N=1), gymnax's CartPole under jit+vmap, EnvPool. A peer that is not installed is reported as
 such. Actions are drawn before timing, so every row times stepping only. Every contender is
-timed REPEATS times after a warm-up and its best run kept.
+timed REPEATS times after a warm-up and its best run kept. With `--rounds R` every contender
+runs in R fresh processes, the contenders alternated round by round (this shared machine's
+speed drifts by 2x between runs a minute apart), and the table shows each one's median.
 """
 
 from __future__ import annotations
@@ -212,35 +215,57 @@ def in_fresh_process(name: str, n: int, steps: int) -> float | str:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+def median(values: list) -> float | str:
+    numbers = sorted(v for v in values if isinstance(v, float))
+    return numbers[len(numbers) // 2] if numbers else "failed"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16, 256, 4096])
     parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="fresh processes per contender, alternated; the median is shown")
+    parser.add_argument("--contenders", nargs="+", choices=TABLE, default=TABLE,
+                        help="the CartPole table's columns to run (default: all)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # time one contender in this process
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(CONTENDERS[args.one](args.n, args.steps)))
         return
-    print("CartPole-v1, million steps per second (each contender in a fresh process, best of "
-          f"{REPEATS} runs)")
-    header = ["N", *TABLE, "host/gym", "graph/gymnax", "host 2t/1t"]
-    print(" ".join(f"{h:>9}" for h in header))
+    how = (f"median of {args.rounds} alternated rounds" if args.rounds > 1 else "")
+    print(f"CartPole-v1, million steps per second (each contender in a fresh process, best of "
+          f"{REPEATS} runs{'; ' + how if how else ''})")
+    ratios = {"host/gym": ("host-1t", "host-2t", "gym-numpy"),
+              "int64/gym": ("host-1t-int64", "host-2t-int64", "gym-numpy"),
+              "graph/gymnax": ("graph-1t", "graph-2t", "gymnax"),
+              "host 2t/1t": ("host-2t", None, "host-1t"),
+              "int64 2t/1t": ("host-2t-int64", None, "host-1t-int64")}
+    print(" ".join(f"{h:>9}" for h in ["N", *args.contenders, *ratios]))
     for n in args.sizes:
         steps = max(50, min(args.steps, 2_000_000 // n))
-        row = {name: in_fresh_process(name, n, steps) for name in TABLE}
-        best_host = max(row["host-1t"], row["host-2t"])
-        ratio_gym = best_host / (row["gym-single"] if n == 1 else row["gym-numpy"])
-        best_graph = max(row["graph-1t"], row["graph-2t"])
-        ratio_gymnax = (best_graph / row["gymnax"] if isinstance(row["gymnax"], float)
-                        else "-")
-        cells = [f"{n:>9}"] + [fmt(v) for v in row.values()]
-        cells += [f"{ratio_gym:9.2f}",
-                  f"{ratio_gymnax:9.2f}" if isinstance(ratio_gymnax, float) else f"{'-':>9}",
-                  f"{row['host-2t'] / row['host-1t']:9.2f}"]
+        runs: dict[str, list] = {name: [] for name in args.contenders}
+        for _ in range(args.rounds):
+            for name in args.contenders:
+                runs[name].append(in_fresh_process(name, n, steps))
+        row = {name: median(values) for name, values in runs.items()}
+        cells = [f"{n:>9}"] + [fmt(row[name]) for name in args.contenders]
+        for first, second, under in ratios.values():
+            ours = [row.get(k) for k in (first, second) if isinstance(row.get(k), float)]
+            if n == 1 and under == "gym-numpy":
+                under = "gym-single"  # N=1: over a single Gymnasium CartPole
+            peer = row.get(under)
+            cells.append(f"{max(ours) / peer:9.2f}" if ours and isinstance(peer, float)
+                         else f"{'-':>9}")
         print(" ".join(cells), flush=True)
+        if args.rounds > 1:
+            print(json.dumps({"N": n, "rounds": runs}), flush=True)
     print("host/gym: best host loop over Gymnasium's NumPy CartPole (N=1: over a single "
-          "Gymnasium CartPole). graph/gymnax: best in-graph rollout over gymnax.")
+          "Gymnasium CartPole); int64/gym: the same with NumPy's default int64 actions. "
+          "graph/gymnax: best in-graph rollout over gymnax.")
+    if args.contenders != TABLE:
+        return
     print("\nPendulum-v1 (continuous), host pool, float32 against NumPy's default float64 "
           "actions, million steps per second")
     print(" ".join(f"{h:>19}" for h in ["N", *CONTINUOUS]))

@@ -5,9 +5,11 @@
 For each batch size N and thread count, million steps per second (best of five timed runs of
 `pool.step` with int32 actions drawn beforehand), the microseconds one call takes, and, last,
 the engine's C++ loop alone (`bench/engine_vs_hand.cpp`, no Python): what the step costs
-without the call. A machine whose calls cost far more than the loop (a sandboxed kernel that
-makes page faults and system calls dear) shows it here. Threads beyond N / min_per_thread are
-left idle by the pool (CartPole: 512 environments a thread at least).
+without the call; and what one job on the worker threads costs with no work in it
+(`bench/thread_pool_dispatch.cpp`, no Python: the threads' wake-up and meetings). A machine
+whose calls cost far more than the loop (a sandboxed kernel that makes page faults and
+system calls dear) shows it here. Threads beyond N / min_per_thread are left idle by the
+pool (CartPole: 256 environments a thread at least).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import tempfile
 import time
 
 import numpy as np
@@ -42,6 +46,19 @@ def timed(n: int, threads: int, steps: int) -> dict:
     }
 
 
+def dispatch(threads: int, n: int = 4096) -> dict:
+    """Build bench/thread_pool_dispatch.cpp against the installed engine and run it."""
+    from components.envs.engine import include_dir
+
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "thread_pool_dispatch.cpp")
+    binary = os.path.join(tempfile.mkdtemp(), "thread_pool_dispatch")
+    subprocess.run(["g++", "-std=c++17", "-O3", "-march=native", "-pthread",
+                    f"-I{include_dir()}", source, "-o", binary], check=True)
+    done = subprocess.run([binary, str(threads), str(n)], check=True, capture_output=True,
+                          text=True)
+    return json.loads(done.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cores = os.cpu_count() or 1
@@ -58,6 +75,7 @@ def main() -> None:
         for n in args.sizes
     }
     found["engine_vs_hand"] = engine_vs_hand()
+    found["dispatch_us"] = dispatch(max(args.threads))
     print(json.dumps(found))
 
 

@@ -32,7 +32,7 @@
 //   std::string error_message(int error) const;  the words for a step that set out.error >= 0
 //       (the physics went unstable); the step then fails, naming the environment.
 //   static constexpr int64_t kMinPerThread;  the fewest environments worth another thread
-//       (default 512: a cheap step; MuJoCo says 1).
+//       (default 256: a cheap step, such as classic control; MuJoCo says 1).
 //   static constexpr bool kStepKeepsValid;  true where a step from a valid state always leaves
 //       a valid one (exact, discrete dynamics: a board game; not physics, which a finite but
 //       huge state overflows): the host pool then checks only states it did not make itself.
@@ -150,7 +150,7 @@ struct HasExtras<Task, std::void_t<decltype(std::declval<const Task&>().extras_d
     : std::true_type {};
 
 template <class Task, class = void>
-struct MinPerThread : std::integral_constant<int64_t, 512> {};
+struct MinPerThread : std::integral_constant<int64_t, 256> {};
 template <class Task>
 struct MinPerThread<Task, std::void_t<decltype(Task::kMinPerThread)>>
     : std::integral_constant<int64_t, Task::kMinPerThread> {};

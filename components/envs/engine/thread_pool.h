@@ -17,6 +17,7 @@
 // rethrows the first one on the caller's thread: an exception escaping a worker thread would
 // end the process.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -36,8 +37,11 @@ namespace metagraph::engine {
 class ThreadPool {
  public:
   // `min_per_thread`: the fewest items worth handing to another thread.
-  explicit ThreadPool(int num_threads, int64_t min_per_thread = 512)
-      : num_threads_(num_threads < 1 ? 1 : num_threads), min_per_thread_(min_per_thread) {
+  explicit ThreadPool(int num_threads, int64_t min_per_thread = 256)
+      : num_threads_(num_threads < 1 ? 1 : std::min(num_threads, kMaxThreads)),  // doors: <= 1024
+        min_per_thread_(min_per_thread),
+        arrived_(num_threads_),
+        finished_(num_threads_) {
     workers_.reserve(num_threads_ - 1);
     try {
       for (int t = 1; t < num_threads_; ++t) workers_.emplace_back([this, t] { loop(t); });
@@ -86,22 +90,31 @@ class ThreadPool {
     second_ = second ? &second : nullptr;
     proceed_ = proceed ? &proceed : nullptr;
     n_ = n;
-    used_ = used;
-    arrived_.store(0, std::memory_order_relaxed);
-    pending_.store(used_ - 1, std::memory_order_relaxed);
+    // The job's number and its number of parts in one word: a thread with no part in it
+    // reads nothing else of it, so the next job can be written while it looks.
+    const uint64_t job =
+        ((generation_.load(std::memory_order_relaxed) >> kPartsBits) + 1) << kPartsBits |
+        static_cast<uint64_t>(used);
     {
       std::lock_guard<std::mutex> lock(mutex_);  // pairs with a worker about to sleep
-      generation_.fetch_add(1, std::memory_order_release);
+      generation_.store(job, std::memory_order_release);
     }
     wake_.notify_all();
-    work(0);
-    wait_until([&] { return pending_.load(std::memory_order_acquire) == 0; });
+    work(0, job);
+    all_reached(finished_, job, 1);
     first_ = second_ = nullptr;
     proceed_ = nullptr;
     if (failed_.load(std::memory_order_acquire)) std::rethrow_exception(thrown_);
   }
 
  private:
+  static constexpr int kPartsBits = 16;
+  static constexpr int kMaxThreads = (1 << kPartsBits) - 1;
+  // The last job (generation_'s word) each thread reached a point of, one cache line a thread.
+  struct alignas(64) Mark {
+    std::atomic<uint64_t> job{0};
+  };
+
   // Wakes every worker to exit and joins them.
   void stop() {
     {
@@ -112,8 +125,9 @@ class ThreadPool {
     for (auto& w : workers_) w.join();
     workers_.clear();
   }
-  std::pair<int64_t, int64_t> part(int t) const {
-    const int64_t chunk = (n_ + used_ - 1) / used_;
+  static int parts_of(uint64_t job) { return static_cast<int>(job & kMaxThreads); }
+  std::pair<int64_t, int64_t> part(int t, int used) const {
+    const int64_t chunk = (n_ + used - 1) / used;
     const int64_t begin = t * chunk < n_ ? t * chunk : n_;
     const int64_t end = begin + chunk < n_ ? begin + chunk : n_;
     return {begin, end};
@@ -126,21 +140,23 @@ class ThreadPool {
   static void wait_until(Done&& done) {
     for (int spins = 0; !done(); ++spins) {
       if (spins < 4096) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+        pause();
       } else {
         std::this_thread::yield();
       }
     }
   }
-  // Spin for a new job for up to `kSpin`, then sleep until one comes.
+  // Spin for a new job for up to `kSpin`, then sleep until one comes. The spin pauses (a
+  // spinning thread without the hint takes the core's pipeline from its hyperthread sibling,
+  // which may be the caller's Python) and reads the clock once in 64 tries.
   uint64_t wait_for_job(uint64_t seen) {
     constexpr auto kSpin = std::chrono::microseconds(200);
     const auto until = std::chrono::steady_clock::now() + kSpin;
     uint64_t g;
-    while ((g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load()) {
-      if (std::chrono::steady_clock::now() > until) {
+    for (unsigned tries = 1;
+         (g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load(); ++tries) {
+      pause();
+      if (tries % 64 == 0 && std::chrono::steady_clock::now() > until) {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stop_.load() || generation_.load() != seen; });
         return generation_.load(std::memory_order_acquire);
@@ -148,13 +164,18 @@ class ThreadPool {
     }
     return g;
   }
-  // Part t of both phases; the threads meet between them (also after a part threw).
-  void work(int t) {
-    const auto range = part(t);
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  // Part t of both phases of `job`; the threads meet between them (also after a part threw).
+  void work(int t, uint64_t job) {
+    const auto range = part(t, parts_of(job));
     guarded(*first_, t, range);
     if (second_ == nullptr) return;
-    arrived_.fetch_add(1, std::memory_order_acq_rel);
-    wait_until([&] { return arrived_.load(std::memory_order_acquire) == used_; });
+    arrived_[t].job.store(job, std::memory_order_release);
+    all_reached(arrived_, job, 0);
     if (!failed_.load(std::memory_order_acquire) && (proceed_ == nullptr || (*proceed_)()))
       guarded(*second_, t, range);
   }
@@ -168,14 +189,25 @@ class ThreadPool {
       failed_.store(true, std::memory_order_release);
     }
   }
+  // Waits until marks[from..used) all show `job`. Each thread writes only its own mark and
+  // the waiters read them, where one counter that every thread increments passes its cache
+  // line from core to core once per thread (2-3 microseconds for 16 threads).
+  void all_reached(const std::vector<Mark>& marks, uint64_t job, int from) const {
+    const int used = parts_of(job);
+    int i = from;
+    wait_until([&] {
+      while (i < used && marks[i].job.load(std::memory_order_acquire) == job) ++i;
+      return i == used;
+    });
+  }
   void loop(int t) {
     uint64_t seen = 0;
     for (;;) {
       seen = wait_for_job(seen);
       if (stop_.load()) return;
-      if (t < used_) {
-        work(t);
-        pending_.fetch_sub(1, std::memory_order_acq_rel);
+      if (t < parts_of(seen)) {
+        work(t, seen);
+        finished_[t].job.store(seen, std::memory_order_release);
       }
     }
   }
@@ -188,12 +220,17 @@ class ThreadPool {
   const Job* first_ = nullptr;
   const Job* second_ = nullptr;
   const std::function<bool()>* proceed_ = nullptr;
-  std::atomic<int> arrived_{0};
   int64_t n_ = 0;
-  int used_ = 1;
-  std::atomic<int> pending_{0};
+  std::vector<Mark> arrived_;   // the first phase done
+  std::vector<Mark> finished_;  // the part done
+  // The counters every thread spins on, 64 bytes apart (each on its own cache line, without
+  // making the pool an over-aligned type for its owners): a write to a line invalidates what
+  // all the others are reading from it.
+  char apart0_[64];
   std::atomic<uint64_t> generation_{0};
+  char apart1_[64];
   std::atomic<bool> stop_{false};
+  char apart2_[64];
   std::mutex thrown_mutex_;
   std::exception_ptr thrown_;  // the first exception a part threw in this run
   std::atomic<bool> failed_{false};

@@ -45,8 +45,8 @@ def test_the_correct_walk_conforms(walk):
     ("outside", SPACE_CASE, "step 0: environment 0's observation 100.0 at index 1 is outside "
                             "the declared observation space [-10.0, 10.0]"),
     ("thread", "results independent of the thread count",
-     "with 2 threads, step 0's reward of environment 768 differs from one thread's (768 of "
-     "1536 environments differ)"),
+     "with 2 threads, step 0's reward of environment 384 differs from one thread's (384 of "
+     "768 environments differ)"),
 ])
 def test_the_check_fails_a_broken_task_naming_the_case(walk, flaw, case, why):
     with pytest.raises(envs.ConformanceError) as error:

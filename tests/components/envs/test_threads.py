@@ -1,6 +1,7 @@
 """Threads: several Python threads stepping one host pool end as some serial order would; a
 worker thread that cannot be started is a RuntimeError, never a crash or a hang."""
 
+import os
 import subprocess
 import sys
 import threading
@@ -88,3 +89,18 @@ def test_a_worker_that_cannot_start_is_a_runtime_error(door):
     assert "RuntimeError:" in child.stdout and "could not start worker thread 2 of 3 (" in \
         child.stdout and "use fewer threads or raise the limit" in child.stdout, child.stdout
     assert child.stdout.strip().endswith("threads after: 4")  # the process goes on
+
+
+def test_the_worker_threads_run_every_item_once_whatever_the_sizes_of_consecutive_jobs(
+        tmp_path):
+    """Programs of several batch sizes share the in-graph door's worker threads: a job of a few
+    parts followed by one of many. A worker with no part in the first once read the second's
+    part count and ran a part twice or waited forever (3 runs in 5 of this test hung)."""
+    from components.envs.engine import include_dir
+
+    source = os.path.join(os.path.dirname(__file__), "cpp", "thread_pool_jobs.cpp")
+    binary = str(tmp_path / "thread_pool_jobs")
+    subprocess.run(["g++", "-std=c++17", "-O2", "-pthread", f"-I{include_dir()}", source, "-o",
+                    binary], check=True)
+    done = subprocess.run([binary, "8", "5000"], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stdout + done.stderr
