@@ -51,7 +51,7 @@ def random_moves(agent, batch: int, moves: int) -> tuple:
     """The state of our `batch` games after `moves` random legal moves, and those moves
     [moves, batch] (to play the same in pgx's game); a game that ends is searched all the
     same (the engine starts the next one)."""
-    games = agent.rollout.env.games
+    games = agent.games
     state = games.init(jax.random.PRNGKey(0), batch)
     step = jax.jit(games.step)
     rng = np.random.default_rng(0)
@@ -74,7 +74,7 @@ def ours(game: str, batch: int, simulations: int, moves: int) -> tuple:
     from components.search import embedding_of
 
     agent, params = network(game, batch)
-    games: SelfPlay = agent.rollout.env.games
+    games: SelfPlay = agent.games
     state, _ = random_moves(agent, batch, moves)
     search = jax.jit(lambda key: agent.search(params, key, state, simulations).action_weights)
     embedding = embedding_of(state.env_state)

@@ -2,7 +2,7 @@
 2022) on the native two-player games, as a meta-graph. One executable runs
 `iterations_per_call` iterations, each:
 
-1. self-play: `num_steps` moves of `num_games` games (a `Rollout` over a `GameEnvironment`),
+1. self-play: `num_steps` moves of `num_games` games (a `Rollout` over the game's `Environment`),
    every move chosen by a search (`components.search.GameSearch`: `mctx`'s Gumbel MuZero, its
    model the native game stepped through the in-graph door, its evaluations the network), so
    search, game and network are one compiled program; with `explore` > 0 a move is, with
@@ -17,8 +17,8 @@
 
 APIs: `start(key)` starts the games; `train(key, iterations)` runs the first `iterations` of
 `iterations_per_call` iterations and returns their statistics; `greedy(observation)` the
-network's most likely legal move (no search) of the games' `agent_observation` (planes, then
-the legal mask). Playing a trained agent searches (`AlphaZero.game_player`).
+network's most likely legal move (no search) of the games' observations ({"obs": the planes,
+flat; "legal": the legal-action mask}). Playing a trained agent searches (`AlphaZero.game_player`).
 
 Its parts can be swapped without subclassing (keyword arguments): the network, the loss and the
 optimizer.
@@ -35,8 +35,10 @@ from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import run_iterations
 from components.agents.parts import LossPart, make_loss, make_optimizer
 from components.agents.rollout import Rollout
-from components.envs.engine.catalogue import num_players, resolved_id
-from components.envs.games.game_environment import GameEnvironment, split_observation
+from components.agents.self_play import plays_itself
+from components.envs import Environment
+from components.envs.engine.catalogue import resolved_id
+from components.envs.games.self_play import SelfPlay
 from components.losses import AlphaZeroLoss, game_outcomes
 from components.networks import PolicyValueNetwork
 from components.policy import explore_legal
@@ -72,13 +74,13 @@ class AlphaZeroAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         env_id = resolved_id(env_id)  # OpenSpiel's names too
-        if num_players(env_id) < 2:
+        if not plays_itself("AlphaZeroAgent", env_id):
             raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a game; AlphaZero plays a "
                              f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
                              f"Hex-v0 or your own)")
         self.config = config
-        self.rollout = Rollout(GameEnvironment(env_id, config.num_games))
-        games = self.rollout.env.games
+        self.rollout = Rollout(Environment(env_id, config.num_games))
+        self.games = games = SelfPlay(env_id)  # the game's rules, for the search
         self.num_actions = games.num_actions
         self.planes_shape = games.observation_shape
         self.network = network if network is not None else PolicyValueNetwork(
@@ -86,9 +88,9 @@ class AlphaZeroAgent(mg.Component):
         self.search = GameSearch(games, self.network.forward_with,
                                  config.max_considered_actions, config.rollouts,
                                  config.rollout_weight)
-        obs = self.rollout.env.observation_space
+        planes = self.rollout.env.observation_space["obs"]  # what the network learns from
         self.replay = ReplayBuffer(config.buffer_size, Dict(
-            obs=obs, policy=Box((self.num_actions,)), value=Box(()), weight=Box(())))
+            obs=planes, policy=Box((self.num_actions,)), value=Box(()), weight=Box(())))
         self.loss = make_loss("AlphaZeroAgent", loss, self.network, network is not None,
                               lambda n: AlphaZeroLoss(n, config.value_coef, config.l2))
         self.optimizer = make_optimizer("AlphaZeroAgent", optimizer, self.loss, self.network,
@@ -99,11 +101,14 @@ class AlphaZeroAgent(mg.Component):
         """Moves per iteration: num_games * num_steps."""
         return config.num_games * config.num_steps
 
-    def planes(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
+    def planes(self, observation: dict) -> tuple[jax.Array, jax.Array]:
         """(planes [..., rows, columns, planes], legal bool [..., num_actions]) of the games'
-        `agent_observation`s."""
-        flat, legal = split_observation(observation, self.num_actions)
-        return flat.reshape(flat.shape[:-1] + self.planes_shape), legal
+        observations {"obs": flat planes [..., d], "legal": [..., num_actions]}."""
+        return self.board(observation["obs"]), observation["legal"].astype(bool)
+
+    def board(self, flat: jax.Array) -> jax.Array:
+        """Flat planes [..., d] as [..., rows, columns, planes] (float32)."""
+        return flat.reshape(flat.shape[:-1] + self.planes_shape).astype(jnp.float32)
 
     def _self_play(self, key):
         cfg = self.config
@@ -126,13 +131,13 @@ class AlphaZeroAgent(mg.Component):
         play_key, update_key = jax.random.split(key)
         trajectory = self._self_play(play_key)
         outcome, complete = game_outcomes(trajectory.rewards, trajectory.terminated)
-        records = {"obs": trajectory.observations, "policy": trajectory.extras,
+        records = {"obs": trajectory.observations["obs"], "policy": trajectory.extras,
                    "value": outcome, "weight": complete.astype(jnp.float32)}
         self.replay.insert(jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records))
 
         def update(_, sample_key):
             batch, _ = self.replay.sample(sample_key, cfg.batch_size)
-            stats = self.optimizer.step(self.planes(batch["obs"])[0], batch["policy"],
+            stats = self.optimizer.step(self.board(batch["obs"]), batch["policy"],
                                         batch["value"], batch["weight"])
             return None, (stats["loss"], stats["aux"]["policy_loss"], stats["aux"]["value_loss"])
 
@@ -155,8 +160,8 @@ class AlphaZeroAgent(mg.Component):
 
     @mg.api
     def greedy(self, observation):
-        """The network's most likely legal move for a batch of `agent_observation`s (no
-        search)."""
+        """The network's most likely legal move for a batch of the games' observations
+        {"obs", "legal"} (no search)."""
         planes, legal = self.planes(observation)
         logits, _ = self.network.forward(planes)
         return jnp.argmax(jnp.where(legal, logits, -jnp.inf), -1).astype(jnp.int32)

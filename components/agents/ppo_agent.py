@@ -23,8 +23,9 @@ episode cut by the time limit is bootstrapped with the value of its final observ
 Stable-Baselines3 does (`bootstrap_truncated`).
 
 On a two-player game (`components.envs.games`: Connect Four, Othello, Hex) the agent plays
-itself: its environments are a `GameEnvironment` (each step one move by the player to move,
-the observation that player's view with its legal-action mask, the reward the mover's), its
+itself: its environments are the game's `Environment` (each step one move by the player to
+move, the observation that player's view with its legal moves by name, {"obs", "legal"}, the
+reward the mover's), its
 default policy a `MaskedPolicy` (illegal actions never sampled, the ratio and entropy over the
 legal ones), and its advantages the negamax GAE (`negamax_gae`: the next position's value
 is the opponent's, so it counts negated).
@@ -43,9 +44,8 @@ from components.agents.parts import LossPart, make_loss, make_optimizer, make_po
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
+from components.agents.self_play import plays_itself
 from components.envs import Environment, observation_shape
-from components.envs.engine.catalogue import num_players
-from components.envs.games.game_environment import GameEnvironment
 from components.losses import PPOLoss, gae, negamax_gae
 from components.networks import CNN
 from components.policy import MaskedPolicy, Policy
@@ -119,17 +119,13 @@ class PPOAgent(mg.Component):
                                  "or set normalise_observations=false, not both")
             preprocessor = ObservationNormaliser(clip=config.clip_observations)
         self.config = config
-        self.self_play = num_players(env_id) > 1
+        self.self_play = plays_itself("PPOAgent", env_id)
         if self.self_play and config.cnn_channels:
             raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
                              f"a game (its observations carry the legal moves)")
-        if self.self_play:  # one policy plays both sides, the legal moves in its observations
-            env = GameEnvironment(env_id.removeprefix("metagraph/"), config.num_envs)
-            if policy is None:
-                policy = MaskedPolicy(env.action_space, value="separate")
-        else:
-            env = Environment(env_id, config.num_envs, door=config.door,
-                              **config.env_kwargs)
+        env = Environment(env_id, config.num_envs, door=config.door, **config.env_kwargs)
+        if self.self_play and policy is None:  # one policy for both sides, masked by "legal"
+            policy = MaskedPolicy(env.action_space, value="separate")
         self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
         policy_given = policy is not None

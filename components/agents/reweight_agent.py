@@ -23,7 +23,8 @@ fits only the learner's moves (the mask is 1 on them). With probability `explore
 (either side's) is a uniformly random legal one instead of the policy's, so that the games stay
 varied once the policy is nearly deterministic; with `fit_explored = False` the learner's
 random moves are left out of the fit (the mask is 0 on them). Observations are the mover's view
-with its legal moves (`GameEnvironment`), and the default policy a `MaskedPolicy`.
+with its legal moves by name (the game's `Environment`: {"obs", "legal"}), and the default
+policy a `MaskedPolicy`.
 """
 
 from __future__ import annotations
@@ -37,9 +38,8 @@ from components.agents.parts import LossPart, make_loss, make_optimizer, make_po
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
-from components.envs import Environment
-from components.envs.engine.catalogue import num_players
-from components.envs.games.game_environment import GameEnvironment, split_observation
+from components.agents.self_play import plays_itself
+from components.envs import Environment, observation_shape
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
 from components.policy.masked_policy import ILLEGAL_LOGIT
@@ -76,20 +76,17 @@ class ReweightAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.self_play = num_players(env_id) > 1
+        self.self_play = plays_itself("ReweightAgent", env_id)
         games_only, other = {"quick_outcome", "margin"}, {"max_height", "return_and_height"}
         if config.quality in (other if self.self_play else games_only):
             raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
                              f"{env_id} ({'a game' if self.self_play else 'not a game'})")
-        if self.self_play:  # one policy for both sides; earlier ones kept as opponents
-            env = GameEnvironment(env_id.removeprefix("metagraph/"), config.num_paths)
+        env = Environment(env_id, config.num_paths, door=config.door, **config.env_kwargs)
+        if self.self_play:  # one policy for both sides (masked by "legal"); earlier ones kept
             if policy is None:
                 policy = MaskedPolicy(env.action_space, value=None)
             self.pool = [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
                          for _ in range(config.pool_size)]
-        else:
-            env = Environment(env_id, config.num_paths, door=config.door,
-                              **config.env_kwargs)
         self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, None,
@@ -140,7 +137,7 @@ class ReweightAgent(mg.Component):
         [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
         learner."""
         n, horizon = self.config.num_paths, self.horizon
-        rows, columns, planes = self.rollout.env.games.observation_shape
+        rows, columns, planes = observation_shape(self.rollout.env.env_spec.env_id)
         side_key, opponent_key, key = jax.random.split(key, 3)
         side = jnp.arange(n) % 2  # the learner's player in each game
         iteration = self.get_state("iteration", jnp.zeros((), jnp.int32))
@@ -159,7 +156,7 @@ class ReweightAgent(mg.Component):
             chosen = jnp.where(learner_moves[:, None], logits[0],
                                jnp.take_along_axis(logits, opponent[None, :, None], 0)[0])
             explore_key, step_key = jax.random.split(step_key)
-            legal = split_observation(obs, logits.shape[-1])[1]
+            legal = obs["legal"]
             explore = jax.random.uniform(explore_key, (n, 1)) < self.config.explore
             chosen = jnp.where(explore, jnp.where(legal, 0.0, ILLEGAL_LOGIT), chosen)
             action = self.policy.distribution.sample(chosen, step_key)
@@ -169,8 +166,7 @@ class ReweightAgent(mg.Component):
             # seen by the player who would move next: plane 0 theirs, plane 1 the mover's)
             margin = jnp.zeros((n,))
             if self.config.quality == "margin":  # (only then: the other qualities skip it)
-                final = split_observation(out.final_obs, logits.shape[-1])[0]
-                final = final.reshape(n, rows * columns, planes)
+                final = out.final_obs["obs"].reshape(n, rows * columns, planes)
                 margin = jnp.where(out.terminated,
                                    final[..., 1].sum(-1) - final[..., 0].sum(-1), 0.0)
             return out.obs, (obs, action, out.reward, out.terminated | out.truncated,
@@ -181,8 +177,8 @@ class ReweightAgent(mg.Component):
         ended = jnp.cumsum(done, axis=0) > 0
         in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
             jnp.float32)
-        paths = {"obs": observations.swapaxes(0, 1), "action": actions.swapaxes(0, 1),
-                 "reward": rewards.swapaxes(0, 1),
+        paths = {"obs": jax.tree.map(lambda x: x.swapaxes(0, 1), observations),
+                 "action": actions.swapaxes(0, 1), "reward": rewards.swapaxes(0, 1),
                  "mask": (in_game * learner).swapaxes(0, 1),
                  "plies": in_game.swapaxes(0, 1)}  # both sides' moves: the steps taken
         outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side)
@@ -235,7 +231,8 @@ class ReweightAgent(mg.Component):
         reset_key, key = jax.random.split(key)
         paths, q = self._paths(reset_key, key)
         selected = self._select(q, key)
-        fit = {name: paths[name][selected["chosen"]] for name in ("obs", "action", "mask")}
+        fit = {name: jax.tree.map(lambda x: x[selected["chosen"]], paths[name])
+               for name in ("obs", "action", "mask")}
         fit["obs"] = preprocess(self.preprocessor, fit["obs"])
         returns = (paths["reward"] * paths["mask"]).sum(-1)
         return {**fit, "weight": jnp.full((self.config.fit_paths,), 1.0 / self.config.fit_paths),

@@ -280,6 +280,13 @@ class Environment(mg.Component):
         if self.door == "native" and "env_state" in state:
             self.functional.check_state(state["env_state"])
 
+    def env_state(self) -> Any:
+        """The environments' in-graph state now (inside an API; a method, not an API): on the
+        native door what a search steps from (`components.search.GameSearch`: uint32[W,
+        num_envs, 2] for a game), on the "jax" door the twin's; None on the host and
+        Gymnasium doors, whose state lives in their pool."""
+        return None if self.door in ("host", "gymnasium") else self._env_state()
+
     def _env_state(self) -> Any:
         """The environments' state: created at build from the component's own key."""
         return self.get_state("env_state",

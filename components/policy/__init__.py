@@ -1,7 +1,7 @@
 """Policies: `Policy` (torso, action distribution from the action space, value estimate) and
 the distributions `Categorical` and `DiagGaussian`; `MaskedPolicy` (a Policy whose
-observations end with a legal-action mask: games); `explore_legal` (a random legal move in
-place of the chosen one, with a probability)."""
+observations carry a legal-action mask by name, {"obs", "legal"}: games); `explore_legal` (a
+random legal move in place of the chosen one, with a probability)."""
 
 from components.policy.distributions import Categorical, DiagGaussian, distribution_for
 from components.policy.exploration import explore_legal

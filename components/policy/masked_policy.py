@@ -1,7 +1,6 @@
-"""`MaskedPolicy`: a categorical `Policy` whose observations carry a legal-action mask: by name,
-{"obs": features, "legal": bool mask} (what the `Environment` component of a game gives), or
-appended to the features (the `agent_observation` of `components.envs.games.game_environment`:
-board planes, then 0/1 per action). The networks see the features only; illegal actions get
+"""`MaskedPolicy`: a categorical `Policy` whose observations carry a legal-action mask by name,
+{"obs": features, "legal": bool mask} (what the `Environment` component of a game gives).
+The networks see the features only; illegal actions get
 logits of -1e9, so they are never sampled nor chosen greedily, and log-probabilities,
 entropies and KLs are those of the distribution over the legal actions (what PPO's ratio
 and weighted maximum likelihood need: every loss over observations sees the mask without
@@ -24,8 +23,7 @@ entropies, unlike -inf)."""
 
 class MaskedPolicy(Policy):
     """A `Policy` over `Discrete(n)` actions whose observations are {"obs": [..., features],
-    "legal": bool [..., n]} or [..., features + n], the last n a legal-action mask as 0/1
-    (see the module docstring). Arguments as `Policy`'s."""
+    "legal": bool [..., n]} (see the module docstring). Arguments as `Policy`'s."""
 
     def __init__(self, action_space: Discrete, *args, **kwargs):
         if not isinstance(action_space, Discrete):
@@ -35,11 +33,14 @@ class MaskedPolicy(Policy):
         self.num_actions = int(action_space.n)
 
     def split(self, obs):
-        """(the features, the legal mask as bool) of observations {"obs", "legal"} or
-        [..., features + n]."""
-        if isinstance(obs, Mapping):
-            return obs["obs"], obs["legal"].astype(bool)
-        return obs[..., :-self.num_actions], obs[..., -self.num_actions:] > 0.5
+        """(the features, the legal mask as bool) of observations {"obs", "legal"}; a
+        TypeError for anything else."""
+        if not isinstance(obs, Mapping) or set(obs) != {"obs", "legal"}:
+            got = f"keys {sorted(obs)}" if isinstance(obs, Mapping) else type(obs).__name__
+            raise TypeError(f"MaskedPolicy ({self.scope}): observations must be "
+                            f"{{'obs': features, 'legal': bool mask}} (a game's Environment "
+                            f"gives them), got {got}")
+        return obs["obs"], obs["legal"].astype(bool)
 
     @mg.api(polymorphic=True)
     def distribution_params(self, obs):

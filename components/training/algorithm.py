@@ -174,10 +174,10 @@ class Algorithm(abc.ABC):
         native in-graph state a search can step from, `observation`, `current_player` and
         `legal_action_mask`). `agent` is the run's `TrainedAgent` (`load(RUN)`: its `graph`,
         `state`, `config`, `executor`, `predict`). Default (`policy_player`): the acting API
-        (`evaluation_api`, or `act` when not `deterministic`) on the games'
-        `agent_observation` (planes flattened, then the legal mask), i.e. the argmax of the
-        masked logits of the self-play policy agents. A search agent overrides it to search
-        from `state.env_state`."""
+        (`evaluation_api`, or `act` when not `deterministic`) on the games' observations by
+        name (`game_player.game_observation`: {"obs": the planes flattened, "legal": the legal
+        mask}), i.e. the argmax of the masked logits of the self-play policy agents. A search
+        agent overrides it to search from `state.env_state`."""
         from components.training.game_player import policy_player
 
         return policy_player(agent, deterministic)

@@ -30,7 +30,7 @@ import numpy as np
 
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
-from components.envs import spec
+from components.envs import observation_shape
 from components.training.algorithm import Algorithm
 from components.training.env_module import env_module_of_run
 from components.training.executors import lower
@@ -40,7 +40,7 @@ from components.training.trusted_code import algorithm_of_run, check_environment
 from metagraph import checkpoint as checkpoints
 from metagraph.errors import LoadError
 from metagraph.graph import MetaGraph, State
-from metagraph.spaces import BATCH
+from metagraph.spaces import BATCH, Dict
 
 GREEDY, STOCHASTIC = "greedy", "act"
 FORMATS = ("mgx", "onnx")
@@ -90,9 +90,13 @@ class TrainedAgent:
         return acting_api(self.graph, deterministic, self.algorithm.evaluation_api)
 
     @property
-    def observation_shape(self) -> tuple[int, ...]:
-        """The shape of one observation (the acting API's input without its batch axis)."""
-        return tuple(self.graph.apis[self.acting_api()].inputs["observation"].shape[1:])
+    def observation_shape(self) -> tuple[int, ...] | dict[str, tuple[int, ...]]:
+        """The shape of one observation (the acting API's input without its batch axis); a
+        game's, observed by name, as {"obs": its planes' shape, flat; "legal": (actions,)}."""
+        space = self.graph.apis[self.acting_api()].inputs["observation"]
+        if isinstance(space, Dict):
+            return {name: tuple(entry.shape[1:]) for name, entry in space.spaces.items()}
+        return tuple(space.shape[1:])
 
     def _program(self, api: str) -> tuple[Any, Any]:
         """The compiled acting program (one for every seed of the run) and this policy's
@@ -110,19 +114,20 @@ class TrainedAgent:
                 key: jax.Array | None = None) -> np.ndarray:
         """The actions for one observation (shape `observation_shape`, or the environment's
         own shape: MinAtar's bool planes [10, 10, C], flattened here as the agent saw them) or
-        a batch of them (a leading axis more). `deterministic=False` samples from the policy
-        (`act`), with `key` or else the agent's own key, which advances each call."""
-        obs = np.asarray(observation)
-        own = self._own_observation_shape
-        if own is not None and obs.ndim in (len(own), len(own) + 1) \
-                and obs.shape[obs.ndim - len(own):] == own:
-            obs = obs.reshape(obs.shape[:obs.ndim - len(own)] + (-1,))
-        obs = obs.astype(np.float32, copy=False)
-        single = obs.shape == self.observation_shape
-        if not single and obs.shape[1:] != self.observation_shape:
-            raise ValueError(f"{self.env_id}: predict takes an observation of shape "
-                             f"{self.observation_shape} or a batch of them, got {obs.shape}")
-        batch = obs[None] if single else obs
+        a batch of them (a leading axis more); a game's by name, {"obs": its planes (flat or
+        [rows, columns, planes]), "legal": its legal moves, bool}. `deterministic=False`
+        samples from the policy (`act`), with `key` or else the agent's own key, which
+        advances each call."""
+        shape = self.observation_shape
+        if isinstance(shape, dict):
+            batch, single = self._named_batch(observation, shape)
+        else:
+            obs = self._vectors(np.asarray(observation)).astype(np.float32, copy=False)
+            single = obs.shape == shape
+            if not single and obs.shape[1:] != shape:
+                raise ValueError(f"{self.env_id}: predict takes an observation of shape "
+                                 f"{shape} or a batch of them, got {obs.shape}")
+            batch = obs[None] if single else obs
         api = self.acting_api(deterministic)
         run, needed = self._program(api)
         if deterministic:
@@ -134,15 +139,50 @@ class TrainedAgent:
         actions = np.asarray(actions)
         return actions[0] if single else actions
 
+    def _vectors(self, obs: np.ndarray) -> np.ndarray:
+        """Observations in the environment's own shape (MinAtar's [10, 10, C], a game's planes)
+        flattened as the agent saw them; others as given."""
+        own = self._own_observation_shape
+        if own is not None and obs.ndim in (len(own), len(own) + 1) \
+                and obs.shape[obs.ndim - len(own):] == own:
+            obs = obs.reshape(obs.shape[:obs.ndim - len(own)] + (-1,))
+        return obs
+
+    def _named_batch(self, observation: Any,
+                     shape: dict[str, tuple[int, ...]]) -> tuple[dict[str, np.ndarray], bool]:
+        """A game's observation(s) by name as the acting API's batch, and whether it was one
+        observation; a ValueError or TypeError saying what was expected otherwise."""
+        if not isinstance(observation, Mapping) or set(observation) != set(shape):
+            got = (f"keys {sorted(observation)}" if isinstance(observation, Mapping)
+                   else type(observation).__name__)
+            raise ValueError(f"{self.env_id}: predict takes a game's observations by name, "
+                             f"{{'obs': planes of shape {shape['obs']}, 'legal': bool of shape "
+                             f"{shape['legal']}}} (or batches of them), got {got}")
+        obs = self._vectors(np.asarray(observation["obs"])).astype(np.float32, copy=False)
+        legal = np.asarray(observation["legal"])
+        if legal.dtype != np.bool_:
+            raise TypeError(f"{self.env_id}: predict takes the legal moves as bool, got "
+                            f"{legal.dtype}")
+        single = obs.shape == shape["obs"] and legal.shape == shape["legal"]
+        batched = (obs.shape[1:] == shape["obs"] and legal.shape[1:] == shape["legal"]
+                   and obs.shape[:1] == legal.shape[:1])
+        if not (single or batched):
+            raise ValueError(f"{self.env_id}: predict takes {{'obs', 'legal'}} of shapes "
+                             f"{shape['obs']} and {shape['legal']} (or batches of the same "
+                             f"size), got {obs.shape} and {legal.shape}")
+        if single:
+            obs, legal = obs[None], legal[None]
+        return {"obs": obs, "legal": legal}, single
+
     @functools.cached_property
     def _own_observation_shape(self) -> tuple[int, ...] | None:
-        """The environment's own observation shape where it is not a vector (a registered
-        task's; None otherwise), looked up once."""
+        """The environment's own observation shape where it is not a vector: a registered
+        task's images (MinAtar's) or the planes a game's vectors flatten; None otherwise.
+        Looked up once."""
         try:
-            shape = tuple(spec(self.env_id).observation_space.shape)
-        except (ValueError, TypeError):  # not a registered task (a Gymnasium id)
+            return observation_shape(self.env_id)
+        except (ValueError, TypeError):  # no planes, or not a registered task (Gymnasium's)
             return None
-        return shape if len(shape) > 1 else None
 
     def export(self, path: str | Path | None = None, deterministic: bool = True,
                platforms: tuple[str, ...] | None = None, format: str = "mgx") -> bytes:
@@ -160,14 +200,19 @@ class TrainedAgent:
                              "RandomUniformLike, which draws others); export it as .mgx")
         api = self.acting_api(deterministic)
         spaces = self.graph.apis[api].inputs
-        inputs = [jax.ShapeDtypeStruct((BATCH, *self.observation_shape), np.float32),
-                  *(space.to_abstract(1, 1) for name, space in spaces.items()
-                    if name != "observation")]
+        shape = self.observation_shape
+        observation = (jax.ShapeDtypeStruct((BATCH, *shape), np.float32)
+                       if not isinstance(shape, dict) else
+                       {"obs": jax.ShapeDtypeStruct((BATCH, *shape["obs"]), np.float32),
+                        "legal": jax.ShapeDtypeStruct((BATCH, *shape["legal"]), np.bool_)})
+        inputs = [observation, *(space.to_abstract(1, 1) for name, space in spaces.items()
+                                 if name != "observation")]
         if format == "onnx":
             data = export_onnx(self.graph, api, self.state, inputs)
         else:
             extra = {"env_id": self.env_id, "algo": self.saved["algo"], "seed": self.seed,
-                     "observation_shape": list(self.observation_shape)}
+                     "observation_shape": (list(shape) if not isinstance(shape, dict) else
+                                           {k: list(v) for k, v in shape.items()})}
             data = export_api(self.graph, api, self.state, platforms, inputs, extra)
         if path is not None:
             write_export(Path(path), data)

@@ -6,6 +6,7 @@ action, and its value ignores the mask; over a game's `Environment` it reads the
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import metagraph as mg
 from backends import xla
@@ -21,7 +22,7 @@ def observations(seed=0):
     mask = rng.random((N, ACTIONS)) < 0.5
     mask[np.arange(N), rng.integers(0, ACTIONS, N)] = True  # at least one legal action
     features = rng.normal(size=(N, FEATURES)).astype(np.float32)
-    return np.concatenate([features, mask.astype(np.float32)], 1), mask
+    return {"obs": features, "legal": mask}, mask
 
 
 class Probe(mg.Component):
@@ -35,11 +36,12 @@ class Probe(mg.Component):
         return {"params": self.policy.distribution_params(obs), "action": action,
                 "log_prob": log_prob, "greedy": self.policy.greedy_action(obs),
                 "entropy": self.policy.entropy(obs), "value": self.policy.value(obs),
-                "unmasked": self.policy._distribution_params(obs[:, :FEATURES])}
+                "unmasked": self.policy._distribution_params(obs["obs"])}
 
 
 def test_masked_policy_is_the_policy_over_the_legal_actions():
-    exe = xla.lower(mg.build(Probe(), {"obs": Box((N, FEATURES + ACTIONS)), "key": PRNGKey()}))
+    named = Dict(obs=Box((N, FEATURES)), legal=Bool((N, ACTIONS)))
+    exe = xla.lower(mg.build(Probe(), {"obs": named, "key": PRNGKey()}))
     obs, mask = observations()
     out = {k: np.asarray(v) for k, v in exe.probe(obs, np.asarray(jax.random.PRNGKey(1))).items()}
     logits = np.where(mask, out["unmasked"], -np.inf)
@@ -51,8 +53,8 @@ def test_masked_policy_is_the_policy_over_the_legal_actions():
     np.testing.assert_allclose(out["entropy"], entropy, rtol=1e-5, atol=1e-5)
     assert mask[np.arange(N), out["action"]].all()
     np.testing.assert_array_equal(out["greedy"], np.argmax(logits, 1))
-    flipped = obs.copy()
-    flipped[:, FEATURES:] = 1.0  # every action legal: the value does not change
+    flipped = {"obs": obs["obs"], "legal": np.ones_like(mask)}  # every action legal: the value
+    # does not change
     again = exe.probe(flipped, np.asarray(jax.random.PRNGKey(1)))
     np.testing.assert_allclose(np.asarray(again["value"]), out["value"], rtol=1e-6)
 
@@ -93,3 +95,11 @@ def test_a_games_observations_carry_the_legal_moves_by_name_and_the_policy_masks
     assert chosen_legal.all()  # and the environment refused none (it would have raised)
     assert terminated.sum() >= 1 and legal.shape == (70, 8, 65)
     assert not legal.all(axis=-1).any() and legal.any(axis=-1).all()
+
+
+def test_observations_without_the_mask_by_name_are_refused_naming_what_is_expected():
+    """The mask appended to the features (the form before games observed by name) is a
+    TypeError saying what the policy takes, not features sliced by count."""
+    with pytest.raises(TypeError, match=r"MaskedPolicy \(.*policy\): observations must be "
+                                        r"\{'obs': features, 'legal': bool mask\} .* got "):
+        mg.build(Probe(), {"obs": Box((N, FEATURES + ACTIONS)), "key": PRNGKey()})

@@ -90,17 +90,16 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
 def test_greedy_picks_legal_moves_without_search(run):
     """`predict` (the graph's `greedy`: the network's argmax over the legal moves) on the
     games' agent observations, with full columns."""
-    from components.envs.games.game_environment import agent_observation
     from components.envs.games.self_play import SelfPlay
     from components.training import load
+    from components.training.game_player import game_observation
 
     games = SelfPlay("ConnectFour-v0", num_threads=1)
     state = games.init(jax.random.PRNGKey(0), 8)
     step = jax.jit(games.step)
     for column in (0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1):  # columns 0 and 1 full
         state = step(state, jnp.full(8, column, jnp.int32))
-    moves = load(run).predict(np.asarray(agent_observation(state.observation,
-                                                           state.legal_action_mask)))
+    moves = load(run).predict(game_observation(state))
     assert moves.shape == (8,) and (moves >= 2).all()
 
 

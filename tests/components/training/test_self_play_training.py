@@ -4,6 +4,7 @@ with its checkpoint, curve and graph, resumes, and `metagraph evaluate RUN --opp
 plays it against OpenSpiel's random bot; a bad `--opponent` is one line naming the option."""
 
 import json
+import re
 
 import jax
 import numpy as np
@@ -80,8 +81,8 @@ def test_a_run_against_another_run_sampling(run, capsys):
 
 def test_the_trained_policy_only_plays_legal_moves(run):
     """The masked policy's greedy and sampled moves are legal in random positions."""
-    from components.envs.games.game_environment import agent_observation
     from components.envs.games.self_play import SelfPlay
+    from components.training.game_player import game_observation
 
     _, out = run
     agent = load(out)
@@ -91,12 +92,48 @@ def test_the_trained_policy_only_plays_legal_moves(run):
     state = games.init(jax.random.PRNGKey(0), 16)
     rng = np.random.default_rng(0)
     for _ in range(12):
-        obs = np.asarray(agent_observation(state.observation, state.legal_action_mask))
+        obs = game_observation(state)
         mask = np.asarray(state.legal_action_mask)
         for deterministic in (True, False):
             actions = agent.predict(obs, deterministic)
             assert mask[np.arange(16), actions].all()
         state = games.step(state, np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
+
+
+def test_predict_takes_a_games_observations_by_name_and_says_so_otherwise(run, tmp_path):
+    """A game's agent observes {"obs", "legal"}: one observation or a batch, the planes flat or
+    as planes, and so does its export; a flat vector with the mask appended, other names, a
+    mask that is not bool or entries of different batches are refused saying what predict
+    takes."""
+    from components.envs.games.self_play import SelfPlay
+    from components.training.game_player import game_observation
+
+    _, out = run
+    agent = load(out)
+    assert agent.observation_shape == {"obs": (6 * 7 * 2,), "legal": (7,)}
+    state = SelfPlay("ConnectFour-v0").init(jax.random.PRNGKey(0), 3)
+    obs = game_observation(state)
+    batch = agent.predict(obs)
+    one = agent.predict({"obs": obs["obs"][0], "legal": obs["legal"][0]})
+    as_planes = agent.predict({"obs": np.asarray(state.observation), "legal": obs["legal"]})
+    assert batch.shape == (3,) and one.shape == () and int(one) == batch[0]
+    np.testing.assert_array_equal(as_planes, batch)
+    agent.export(tmp_path / "game.mgx")  # the exported greedy takes them by name too
+    from backends import xla
+
+    np.testing.assert_array_equal(np.asarray(xla.load(tmp_path / "game.mgx")(obs)), batch)
+    appended = np.concatenate([obs["obs"], obs["legal"].astype(np.float32)], 1)
+    for wrong, error, words in [
+            (appended, ValueError, "predict takes a game's observations by name, {'obs': "
+                                   "planes of shape (84,), 'legal': bool of shape (7,)} (or "
+                                   "batches of them), got ndarray"),
+            ({"obs": obs["obs"]}, ValueError, "got keys ['obs']"),
+            ({"obs": obs["obs"], "legal": obs["legal"].astype(np.float32)}, TypeError,
+             "the legal moves as bool, got float32"),
+            ({"obs": obs["obs"][:2], "legal": obs["legal"]}, ValueError,
+             "(or batches of the same size), got (2, 84) and (3, 7)")]:
+        with pytest.raises(error, match=re.escape(words)):
+            agent.predict(wrong)
 
 
 def test_resume_continues_a_self_play_run(run):

@@ -142,8 +142,9 @@ def three_players():
 
 def test_a_game_of_three_plays_itself_and_two_player_self_play_refuses_it(three_players):
     """SelfPlay reads any number of players by name (each player's reward); the agents' one
-    policy with the mover's value negated is for two-player games and says so."""
-    from components.envs.games.game_environment import GameEnvironment
+    policy with the mover's value negated is for two-player games and each says so."""
+    from components.agents import PPOAgent, ReweightAgent
+    from components.agents.alphazero_agent import AlphaZeroAgent
 
     assert envs.spec(three_players).num_players == envs.num_players(three_players) == 3
     games, n = SelfPlay(three_players, num_threads=1), 8
@@ -166,6 +167,7 @@ def test_a_game_of_three_plays_itself_and_two_player_self_play_refuses_it(three_
         stones = np.where(over, np.asarray(games.door.physical_state(state.env_state))[:, 0],
                           stones)
     assert ended >= n
-    with pytest.raises(ValueError, match="ThreePlayerNim-v0 is a game of 3 players; one policy "
-                                         "playing every side"):
-        GameEnvironment(three_players, 4)
+    for agent in (PPOAgent, ReweightAgent, AlphaZeroAgent):
+        with pytest.raises(ValueError, match=f"{agent.__name__}: ThreePlayerNim-v0 is a game of "
+                                             f"3 players; one policy playing every side"):
+            agent(three_players)

@@ -20,7 +20,6 @@ from backends import xla
 from components.envs import Environment
 from components.envs.engine.in_graph import state_of
 from components.envs.games import GAME_IDS
-from components.envs.games.game_environment import GameEnvironment
 from components.envs.games.self_play import SelfPlay
 from metagraph.spaces import PRNGKey
 
@@ -200,8 +199,7 @@ def test_words_that_say_a_finished_game_goes_on_are_refused_on_every_door(env_id
 @pytest.mark.parametrize("make", [
     lambda: Environment("ConnectFour-v0", N),
     lambda: Environment("connect_four", N, door="host"),
-    lambda: GameEnvironment("ConnectFour-v0", N),
-], ids=["native", "host", "game_environment"])
+], ids=["native", "host"])
 def test_the_environment_component_refuses_an_illegal_move_after_the_call_with_every_game_kept(
         make):
     """One exception type and one message for an illegal move on every door of the component
