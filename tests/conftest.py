@@ -41,6 +41,7 @@ HEAVIEST_FIRST = (
     "components/envs/mujoco/test_mjx_twin_vs_native.py",
     "components/training/test_ray.py",
     "components/envs/games/test_a_users_game.py",
+    "components/envs/games/test_your_own_game.py",
     "components/training/test_user_algorithm.py",
     "components/replay/test_replay_buffers.py",
     "components/training/test_eager_executor.py",

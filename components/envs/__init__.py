@@ -19,7 +19,8 @@ MinAtar's five games (`components.envs.minatar`) and two-player board games
 - `check(env_id)`: the engine's conformance check of an environment, every door.
 - `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`,
   `observation_shape(env_id)` (the planes of a flat observation, where its task reports them),
-  `num_players(env_id)` (2 or more: a turn-based game, as its task declares, engine/task.h).
+  `num_players(env_id)` (2 or more: a turn-based game, as its task declares, engine/task.h),
+  `openspiel_name(env_id)` (a game's OpenSpiel twin, as its registration names it).
 - `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine
   (docs/your-own-environment.md).
 """
@@ -40,6 +41,7 @@ from components.envs.engine.catalogue import (
     env_ids,
     num_players,
     observation_shape,
+    openspiel_name,
     register,
     spec,
 )
@@ -86,6 +88,6 @@ __all__ = [
     "TwinFunctionalEnv", "TwinState",
     "VectorEnv", "build_extension",
     "canonical_id", "check", "env_ids", "make", "make_functional", "num_players",
-    "observation_shape",
+    "observation_shape", "openspiel_name",
     "observation_vectors", "register", "spec",
 ]

@@ -9,9 +9,10 @@ to move, the legal actions, whether the game is over and its returns (a free che
 native rules against OpenSpiel's; `GameSyncError` otherwise). The agent is the first player
 in half the games (even game indices) and the second in the other half. The result counts
 wins, draws and losses from the agent's side, with the Wilson 95% interval of its win rate
-(draws count as not won) and of its score (a draw half a win). A game with no OpenSpiel twin (a
-user's own) plays `random` (NumPy's draw among the legal moves) and `run:DIR` by its native
-rules alone.
+(draws count as not won) and of its score (a draw half a win). A user's game has its OpenSpiel
+twin where its registration names one (`register(..., openspiel="breakthrough(rows=6,
+columns=6)")`); a game with none plays `random` (NumPy's draw among the legal moves) and
+`run:DIR` by its native rules alone.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from components.envs.engine.catalogue import num_players
-from components.envs.games import OPENSPIEL_NAMES
+from components.envs.engine.catalogue import num_players, openspiel_name
 from components.envs.games.self_play import SelfPlay
 from components.training.game_player import GamePlayer
 from components.training.intervals import wilson_interval
@@ -94,10 +94,11 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
     `opponent_player` (another agent's `GamePlayer`), that plays the opponent's moves
     instead of an OpenSpiel bot; OpenSpiel's game still checks every move.
 
-    A game with no OpenSpiel twin (a user's, `components.envs.num_players`) is refereed by its
-    own rules alone: `random` is then a uniformly random legal move drawn with NumPy (game i
-    seeded `seed + i`), `mcts:N` is refused (OpenSpiel's search plays OpenSpiel's game)."""
-    twin = OPENSPIEL_NAMES.get(env_id)
+    A game with no OpenSpiel twin (`components.envs.openspiel_name`, from its registration) is
+    refereed by its own rules alone: `random` is then a uniformly random legal move drawn with
+    NumPy (game i seeded `seed + i`), `mcts:N` is refused (OpenSpiel's search plays OpenSpiel's
+    game)."""
+    twin = openspiel_name(env_id)
     if twin is None and opponent.kind == "mcts":
         raise OpponentError(f"--opponent {opponent.spec}: {env_id} has no OpenSpiel twin, whose "
                             f"game OpenSpiel's MCTS searches; use random or run:DIR")

@@ -1,10 +1,10 @@
 """`metagraph play RUN`: a person plays a trained agent at its game in the terminal.
 
-The board is drawn after every move with its coordinates, OpenSpiel's: a column letter from
-`a`, then (Othello, Hex) a row number from 1 at the top; player 0's stones are `x`, player 1's
-`o`. A move is typed as OpenSpiel writes it: a column (`d`, or its number `4`) at Connect Four,
-a cell (`d3`) at Othello and Hex, `pass` at Othello when it is the only move. The legal moves
-are listed at every prompt; anything else is refused with a message, and the prompt repeats.
+The board is drawn after every move, and a move is typed, in the game's notation
+(`notation.py`: OpenSpiel's coordinates for the built-in games, OpenSpiel's own drawing and
+move names for a user's game with an OpenSpiel twin, action numbers otherwise). The legal
+moves are listed at every prompt; anything else is refused with a message, and the prompt
+repeats.
 The agent moves through its algorithm's `GamePlayer` (`game_player.py`): its deterministic
 policy, or its search (AlphaZero). The game is played by the native engine's in-graph door
 (`SelfPlay`), as in training.
@@ -22,79 +22,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.envs.engine.catalogue import num_players, observation_shape
+from components.envs.engine.catalogue import num_players
 from components.envs.games.self_play import SelfPlay
-
-STONES = {0: "x", 1: "o", -1: "."}
-OTHELLO_PASS = 64
+from components.training.notation import Notation, notation_of
 
 
 class PlayError(ValueError):
     """A run that cannot be played (its environment is not a game)."""
-
-
-def board_cells(planes: np.ndarray, mover: int) -> np.ndarray:
-    """The board as int[rows, columns]: 0 or 1 (whose stone), -1 empty, from the planes of
-    one game (`[rows, columns, planes]`, plane 0 the stones of `mover`, plane 1 the other
-    player's)."""
-    cells = np.full(planes.shape[:2], -1, np.int64)
-    cells[planes[..., 0] > 0.5] = mover
-    cells[planes[..., 1] > 0.5] = 1 - mover
-    return cells
-
-
-def board_text(env_id: str, cells: np.ndarray) -> str:
-    """The board with its coordinates: column letters above and below, row numbers on both
-    sides (not at Connect Four, whose moves name columns only), Hex's rows shifted right one
-    space each as its cells are."""
-    rows, columns = cells.shape
-    letters = " ".join(chr(ord("a") + c) for c in range(columns))
-    numbered = env_id != "ConnectFour-v0"
-    width = len(str(rows)) if numbered else 0
-    lines = [" " * (width + 1) + letters]
-    for r in range(rows):
-        shift = " " * r if env_id == "Hex-v0" else ""
-        label = f"{r + 1:>{width}}" if numbered else ""
-        stones = " ".join(STONES[int(v)] for v in cells[r])
-        lines.append(f"{shift}{label} {stones} {label}".rstrip())
-    lines.append(" " * (width + 1 + (rows - 1 if env_id == "Hex-v0" else 0)) + letters)
-    return "\n".join(lines)
-
-
-def move_text(env_id: str, action: int) -> str:
-    """An action as a person types it (OpenSpiel's spelling)."""
-    if env_id == "ConnectFour-v0":
-        return chr(ord("a") + action)
-    if env_id == "Othello-v0" and action == OTHELLO_PASS:
-        return "pass"
-    columns = observation_shape(env_id)[1]
-    return f"{chr(ord('a') + action % columns)}{action // columns + 1}"
-
-
-def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
-    """The action a person typed; a ValueError saying why it is not a legal move here."""
-    text = text.strip().lower()
-    rows, columns, _ = observation_shape(env_id)
-    if env_id == "ConnectFour-v0":
-        if len(text) == 1 and "a" <= text <= chr(ord("a") + columns - 1):
-            action = ord(text) - ord("a")
-        elif text.isdigit() and 1 <= int(text) <= columns:
-            action = int(text) - 1
-        else:
-            raise ValueError(f"{text!r} is not a column: type a letter a-"
-                             f"{chr(ord('a') + columns - 1)} (or 1-{columns})")
-    elif env_id == "Othello-v0" and text == "pass":
-        action = OTHELLO_PASS
-    else:
-        column, row = text[:1], text[1:]
-        if not ("a" <= column <= chr(ord("a") + columns - 1) and row.isdigit()
-                and 1 <= int(row) <= rows):
-            raise ValueError(f"{text!r} is not a cell: type a column a-"
-                             f"{chr(ord('a') + columns - 1)} and a row 1-{rows}, e.g. d3")
-        action = (int(row) - 1) * columns + ord(column) - ord("a")
-    if not legal[action]:
-        raise ValueError(f"{move_text(env_id, action)} is not a legal move here")
-    return action
 
 
 class _LineReader:
@@ -163,40 +97,40 @@ def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = read_line
         raise PlayError(f"metagraph play: {agent.env_id} is not a game (its task declares no "
                         f"num_players())")
     player = agent.algorithm.game_player(agent, True)
-    games = SelfPlay(env_id, num_threads=1)
+    games, notation = SelfPlay(env_id, num_threads=1), notation_of(env_id)
     key = jax.random.PRNGKey(seed)
     state = games.init(key, 1)
-    write(f"{env_id}: you are {STONES[human]} (player {human}, moving "
-          f"{'first' if human == 0 else 'second'}); the agent is {STONES[1 - human]}.")
+    write(f"{env_id}: you are {notation.side(human)}, moving "
+          f"{'first' if human == 0 else 'second'}; the agent is {notation.side(1 - human)}.")
     while True:
         mover = int(state.current_player[0])
-        write(board_text(env_id, board_cells(np.asarray(state.observation[0]), mover)))
+        write(notation.board(np.asarray(state.observation[0]), mover))
         legal = np.asarray(state.legal_action_mask[0])
         if mover == human:
-            action = ask_move(env_id, legal, read, write)
+            action = ask_move(notation, legal, read, write)
         else:
             key, search = jax.random.split(key)
             action = int(np.asarray(player(state, search))[0])
-            write(f"the agent plays {move_text(env_id, action)}")
+            write(f"the agent plays {notation.move(action)}")
+        notation.played(action)
         state, final = games.step_with_final_observation(state, jnp.asarray([action],
                                                                             jnp.int32))
         if bool(state.terminated[0]):
-            write(board_text(env_id, board_cells(np.asarray(final[0]), 1 - mover)))
+            write(notation.board(np.asarray(final[0]), 1 - mover))
             result = float(np.asarray(state.rewards)[0, human])
             write({1.0: "You win.", -1.0: "The agent wins.", 0.0: "A draw."}[result])
             return result
 
 
-def ask_move(env_id: str, legal: np.ndarray, read: Callable[[str], str],
+def ask_move(notation: Notation, legal: np.ndarray, read: Callable[[str], str],
              write: Callable[[str], None]) -> int:
     """The person's move, asked until it is a legal one."""
-    moves = " ".join(move_text(env_id, int(a)) for a in np.flatnonzero(legal))
+    moves = " ".join(notation.move(int(a)) for a in np.flatnonzero(legal))
     while True:
         try:
-            return parse_move(env_id, read(f"your move ({moves}): "), legal)
+            return notation.parse(read(f"your move ({moves}): "), legal)
         except ValueError as error:
             write(str(error))
 
 
-__all__ = ["PlayError", "board_cells", "board_text", "move_text", "parse_move", "play_game",
-           "read_line"]
+__all__ = ["PlayError", "ask_move", "play_game", "read_line"]

@@ -19,12 +19,14 @@ from components.envs.engine.spec import EnvSpec, check_spec, frozen
 @dataclasses.dataclass(frozen=True)
 class Registration:
     """How to make one id: `make_spec(env_id, kwargs) -> EnvSpec`, and optionally its
-    pure-JAX twin `twin(spec) -> FunctionalEnv` (door "jax")."""
+    pure-JAX twin `twin(spec) -> FunctionalEnv` (door "jax") and, for a game, the name of the
+    same game in OpenSpiel (`openspiel`, what `pyspiel.load_game` takes)."""
 
     env_id: str
     make_spec: Callable[[str, dict[str, Any]], EnvSpec]
     twin: Callable[[EnvSpec], Any] | None = None
     max_episode_steps: int | None = None
+    openspiel: str | None = None
 
 
 _registry: dict[str, Registration] = {}
@@ -35,12 +37,17 @@ _lock = threading.RLock()
 
 def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *,
              twin: Callable[[EnvSpec], Any] | None = None,
-             max_episode_steps: int | None = None, aliases: tuple[str, ...] = ()) -> None:
+             max_episode_steps: int | None = None, aliases: tuple[str, ...] = (),
+             openspiel: str | None = None) -> None:
     """Make `env_id` known to `make`, `make_functional`, `Environment` and Gymnasium
     (`gymnasium.make("metagraph/<env_id>")`, `gymnasium.make_vec`). Registering an id again
     replaces it (a rebuilt extension). Each spec `make_spec` makes is checked against its task
     (`spec.check_spec`) before anything uses it. `aliases`: other names of the same
-    environment (OpenSpiel's `connect_four`), taken wherever an id is and made as `env_id`."""
+    environment (OpenSpiel's `connect_four`), taken wherever an id is and made as `env_id`.
+    `openspiel`: for a game, the same game in OpenSpiel as `pyspiel.load_game` takes it
+    ("breakthrough(rows=6,columns=6)"): `evaluate --opponent mcts:N` then plays OpenSpiel's
+    search against the agent, checking every move against OpenSpiel's rules, and `play`
+    writes the board and the moves as OpenSpiel does (`openspiel_name`)."""
     if not isinstance(env_id, str) or not env_id or "/" in env_id:
         raise ValueError(f"register: env_id must be a non-empty str without '/', got {env_id!r}")
     if not callable(make_spec):
@@ -50,8 +57,11 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
         if not isinstance(alias, str) or not alias or "/" in alias or alias == env_id:
             raise ValueError(f"register({env_id!r}): an alias must be another non-empty str "
                              f"without '/', got {alias!r}")
+    if openspiel is not None and (not isinstance(openspiel, str) or not openspiel):
+        raise ValueError(f"register({env_id!r}): openspiel must be the name of a game as "
+                         f"pyspiel.load_game takes it, got {openspiel!r}")
     with _lock:
-        _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps)
+        _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps, openspiel)
         _aliases.update(dict.fromkeys(aliases, env_id))
         for key in [k for k in _specs if k[0] == env_id]:
             del _specs[key]
@@ -120,6 +130,15 @@ def num_players(env_id: Any) -> int:
     if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
         return 1
     return spec(env_id).num_players
+
+
+def openspiel_name(env_id: Any) -> str | None:
+    """The name of `env_id`'s game in OpenSpiel as its registration gives it (`register(...,
+    openspiel=...)`: "connect_four" for ConnectFour-v0), or None: no OpenSpiel twin, or a
+    name that is no registered environment."""
+    if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
+        return None
+    return _registry[resolved_id(env_id)].openspiel
 
 
 def observation_shape(env_id: str) -> tuple[int, int, int]:

@@ -67,6 +67,6 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
 
 for _env_id, _cls in GAMES.items():
     register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps),
-             aliases=(OPENSPIEL_NAMES[_env_id],))
+             aliases=(OPENSPIEL_NAMES[_env_id],), openspiel=OPENSPIEL_NAMES[_env_id])
 
 __all__ = ["EXTRAS", "GAMES", "GAME_IDS", "OPENSPIEL_NAMES", "make_spec", "observation_shape"]

@@ -1,0 +1,182 @@
+"""A complete two-player game from outside the package (issue 33, part 6):
+examples/games/breakthrough (Breakthrough 6x6 in one header and a short Python file) follows
+OpenSpiel's `breakthrough(rows=6,columns=6)` move by move, passes the engine's conformance
+check, and docs/your-own-game.md runs as written: its commands train the game with AlphaZero
+and path reweighting, evaluate the runs against OpenSpiel's MCTS on OpenSpiel's game (which
+checks every move), and `play` shows OpenSpiel's board and move names."""
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+import components.envs as envs
+from components.envs.games.self_play import SelfPlay
+
+pyspiel = pytest.importorskip("pyspiel")
+pytest.importorskip("mctx")
+
+ROOT = Path(__file__).resolve().parents[4]
+GAME = ROOT / "examples" / "games" / "breakthrough"
+PAGE = ROOT / "docs" / "your-own-game.md"
+ENV_ID = "Breakthrough6x6-v0"
+
+
+@pytest.fixture(scope="module")
+def game():
+    sys.path.insert(0, str(GAME))
+    try:
+        import breakthrough_env  # noqa: F401  (builds and registers Breakthrough6x6-v0)
+    finally:
+        sys.path.remove(str(GAME))
+    return ENV_ID
+
+
+def test_self_play_follows_openspiels_breakthrough_move_by_move(game):
+    assert envs.num_players(game) == 2
+    assert envs.openspiel_name(game) == "breakthrough(rows=6,columns=6)"
+    games, n = SelfPlay(game, num_threads=1), 16
+    step = jax.jit(games.step)
+    state = games.init(jax.random.PRNGKey(0), n)
+    reference = pyspiel.load_game(envs.openspiel_name(game))
+    theirs = [reference.new_initial_state() for _ in range(n)]
+    rng = np.random.default_rng(0)
+    ended, captures = 0, 0
+    for _ in range(200):
+        mask = np.asarray(state.legal_action_mask)
+        observation = np.asarray(state.observation)
+        for i, s in enumerate(theirs):
+            assert np.flatnonzero(mask[i]).tolist() == s.legal_actions()
+            player = s.current_player()
+            assert int(state.current_player[i]) == player
+            planes = np.asarray(s.observation_tensor(player)).reshape(3, 6, 6)  # b, w, empty
+            np.testing.assert_array_equal(observation[i, ..., 0], planes[player])
+            np.testing.assert_array_equal(observation[i, ..., 1], planes[1 - player])
+            assert (observation[i, ..., 2] == player).all()
+        actions = np.array([rng.choice(s.legal_actions()) for s in theirs], np.int32)
+        captures += int((actions % 2).sum())
+        state = step(state, actions)
+        for i, s in enumerate(theirs):
+            s.apply_action(int(actions[i]))
+            assert bool(state.terminated[i]) == s.is_terminal()
+            np.testing.assert_array_equal(np.asarray(state.rewards[i]),
+                                          s.returns() if s.is_terminal() else [0.0, 0.0])
+            if s.is_terminal():  # the engine started the next game in the same step
+                ended += 1
+                theirs[i] = reference.new_initial_state()
+    assert ended > 2 * n and captures > 100
+
+
+def test_breakthrough_passes_the_engines_conformance_check(game):
+    envs.check(game)
+
+
+def test_a_forged_position_is_refused_saying_why(game):
+    """A position no game reaches has no legal move, and the step refuses it in the task's
+    words (`invalid_reason`); nothing moves."""
+    pool = envs.make(game, 1, seed=0)
+    pool.reset()
+    start = pool.physical_state()
+    for change, words in [({0: -1, 30: 0}, "has a piece on its far row"),
+                          ({30: 0}, "gives player 0 13 pieces"),
+                          ({36: 2}, "has a player to move that is not 0 or 1"),
+                          ({5: 0.5}, "has a cell that is not -1, 0 or 1")]:
+        forged = start.copy()
+        for index, value in change.items():
+            forged[0, index] = value
+        pool.reset(options={"state": forged})
+        assert not pool.legal_mask().any()
+        with pytest.raises(ValueError, match=f"environment 0 {words}"):
+            pool.step(np.array([74]))
+        np.testing.assert_array_equal(pool.physical_state(), forged)
+
+
+@pytest.mark.parametrize("name", ["", 5, b"breakthrough"])
+def test_an_openspiel_name_that_is_no_name_is_refused(game, name):
+    with pytest.raises(ValueError, match="register\\('Mine-v0'\\): openspiel must be the name "
+                                         "of a game as pyspiel.load_game takes it"):
+        envs.register("Mine-v0", lambda env_id, kwargs: None, openspiel=name)
+    assert "Mine-v0" not in envs.env_ids()
+
+
+def walked(page: str, capsys) -> list[str]:
+    """Run the page as written in `workdir`: its Python blocks in this process, the
+    `metagraph ...` lines of its bash blocks through the command line's `main`; the outputs
+    of the commands, in order."""
+    from components.training.cli import main
+
+    outputs = []
+    for kind, block in re.findall(r"```(python|bash)\n(.*?)```", page, re.S):
+        if kind == "python":
+            exec(compile(block, str(PAGE), "exec"), {"__name__": "your_own_game"})
+            continue
+        for line in block.replace("\\\n", " ").splitlines():
+            words = shlex.split(line)
+            if words and words[0] == "metagraph":
+                capsys.readouterr()
+                main(words[1:])
+                outputs.append(capsys.readouterr().out)
+    return outputs
+
+
+def test_your_own_game_page_runs_as_written(game, tmp_path, monkeypatch, capsys):
+    """The page's short runs of both algorithms, their evaluations against OpenSpiel's MCTS
+    (every move checked against OpenSpiel's rules) and a game played through `play`'s
+    notation, which is OpenSpiel's."""
+    from components.training import load
+    from components.training.notation import notation_of
+    from components.training.play import play_game
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(GAME))
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    outputs = walked(PAGE.read_text(), capsys)
+    results = [json.loads(out.strip().splitlines()[-1]) for out in outputs
+               if out.lstrip().startswith("{")]
+    assert [r["opponent"] for r in results] == ["mcts:100", "mcts:100"]
+    for result in results:
+        assert result["games"] == 4 and result["wins"] + result["losses"] == 4  # no draws
+    for algo in ("alphazero", "reweight"):
+        run = tmp_path / "runs" / f"breakthrough-{algo}"
+        assert json.loads((run / "config.json").read_text())["env_id"] == ENV_ID
+        assert (run / "checkpoint.npz").is_file()
+
+    # a person plays the reweight run: the board and the moves are OpenSpiel's
+    agent = load(tmp_path / "runs" / "breakthrough-reweight", trust_code=True)
+    reference = pyspiel.load_game("breakthrough(rows=6,columns=6)").new_initial_state()
+    shown: list[str] = []
+
+    def read(prompt: str) -> str:
+        listed = re.fullmatch(r"your move \((.*)\): ", prompt).group(1).split()
+        assert listed == [reference.action_to_string(a) for a in reference.legal_actions()]
+        return listed[-1].rstrip("*")  # a capture may be typed without its *
+
+    def write(text: str) -> None:
+        shown.append(text)
+        if text.startswith("the agent plays "):
+            move = text.removeprefix("the agent plays ")
+            reference.apply_action(reference.string_to_action(move))
+        elif "\n" in text:
+            assert text == str(reference).rstrip("\n")
+
+    notation = notation_of(ENV_ID)
+    with pytest.raises(ValueError, match="'a1a2' is not a legal move here: type one"):
+        notation.parse("a1a2", np.zeros(432, bool))
+
+    original_parse = type(notation).parse
+
+    def parse_and_follow(self, text, legal):
+        action = original_parse(self, text, legal)
+        reference.apply_action(action)
+        return action
+
+    monkeypatch.setattr(type(notation), "parse", parse_and_follow)
+    result = play_game(agent, human=0, read=read, write=write)
+    assert result in (1.0, -1.0) and reference.is_terminal()
+    assert reference.returns()[0] == result
+    assert shown[0].startswith(f"{ENV_ID}: you are player 0, moving first")
