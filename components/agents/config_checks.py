@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from components.envs.engine.catalogue import canonical_id
+from components.envs.engine.catalogue import canonical_id, num_players
 from components.envs.environment import DOORS
 
 Rule = tuple[Callable[[Any], bool], str]
@@ -158,7 +158,9 @@ class AgentConfig:
         """The shipped defaults of `env_id` (with or without the `metagraph/` prefix, or an
         alias) from `defaults_file`: its `[defaults."<id>"]` table over its group's table
         (`[groups.<name>]`, named by the id's `group` key), or {} for an environment without
-        one (or a class without a `defaults_file`): the dataclass's own defaults then hold."""
+        one (or a class without a `defaults_file`): the dataclass's own defaults then hold. A
+        game without a table of its own (a user's: its task declares `num_players()`) takes
+        the `[groups.games]` table where the file has one, as the built-in games do."""
         if cls.defaults_file is None:
             return {}
         tables = tomllib.loads(cls.defaults_file.read_text())
@@ -167,6 +169,9 @@ class AgentConfig:
         except ValueError:  # not registered (yet): its own name
             key = env_id.removeprefix("metagraph/")
         own = dict(tables.get("defaults", {}).get(key, {}))
+        if key not in tables.get("defaults", {}) and "games" in tables.get("groups", {}) \
+                and num_players(key) >= 2:
+            own = {"group": "games"}
         group = own.pop("group", None)
         if group is not None and group not in tables.get("groups", {}):
             raise ValueError(f"{cls.defaults_file}: {env_id} names an unknown group {group!r}")

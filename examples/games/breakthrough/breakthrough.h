@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "engine/rng.h"
 #include "engine/task.h"
 
 namespace breakthrough {
@@ -76,21 +77,18 @@ class Breakthrough {
     if (direction % 3 == 1) return s[target] == -1 && !capture;  // straight: never a capture
     return capture ? s[target] == 1 - mover : s[target] == -1;
   }
-  // Every action's legality in one pass over the mover's pieces.
+  // Every action's legality in one pass over the mover's moves.
   void legal_mask(const double* s, bool* mask) const {
     for (int k = 0; k < kNumActions; ++k) mask[k] = false;
-    if (s[kOutcome] != 0) return;
-    const int mover = static_cast<int>(s[kToMove]);
-    for (int cell = 0; cell < kCells; ++cell) {
-      if (s[cell] != mover) continue;
-      for (int direction = 3 * mover; direction < 3 * mover + 3; ++direction) {
-        const int target = target_of(cell, direction);
-        if (target < 0) continue;
-        const int action = (cell * kDirections + direction) * 2;
-        if (s[target] == -1) mask[action] = true;
-        else if (direction % 3 != 1 && s[target] == 1 - mover) mask[action + 1] = true;
-      }
-    }
+    if (s[kOutcome] == 0) for_each_move(s, [&](int32_t action) { mask[action] = true; });
+  }
+  // A legal action drawn uniformly, for random playouts (a search's rollouts): the mover's
+  // moves listed (at most 12 pieces x 3) instead of the 432-wide mask.
+  int32_t random_legal(const double* s, uint64_t& rng) const {
+    int32_t moves[2 * kColumns * 3];
+    uint32_t count = 0;
+    for_each_move(s, [&](int32_t action) { moves[count++] = action; });
+    return count == 0 ? -1 : moves[engine::below(rng, count)];
   }
 
   void step(double* s, const Action* action, engine::Step& out) const {
@@ -153,6 +151,21 @@ class Breakthrough {
   }
 
  private:
+  // Calls f(action) for every legal move of the player to move (of a game going on).
+  template <class F>
+  static void for_each_move(const double* s, F&& f) {
+    const int mover = static_cast<int>(s[kToMove]);
+    for (int cell = 0; cell < kCells; ++cell) {
+      if (s[cell] != mover) continue;
+      for (int direction = 3 * mover; direction < 3 * mover + 3; ++direction) {
+        const int target = target_of(cell, direction);
+        if (target < 0) continue;
+        const int32_t action = (cell * kDirections + direction) * 2;
+        if (s[target] == -1) f(action);
+        else if (direction % 3 != 1 && s[target] == 1 - mover) f(action + 1);
+      }
+    }
+  }
   // The cell a direction leads to from `cell`, or -1 off the board.
   static int target_of(int cell, int direction) {
     static constexpr int kRowStep[kDirections] = {1, 1, 1, -1, -1, -1};

@@ -93,11 +93,12 @@ def test_playouts_follow_the_exact_outcome_distribution(game):
                 f"{env_id} position {k}, outcome {outcome}: {f:.4f} against exactly {p:.4f}"
 
 
-def test_playouts_from_the_first_position_are_openspiels_random_games(game):
-    env_id, games, playout = game
-    state = games.init(jax.random.PRNGKey(0), 4096)
-    returns, length = (np.asarray(x) for x in playout(state, jax.random.PRNGKey(1)))
-    spiel = pyspiel.load_game(OPENSPIEL_NAMES[env_id])
+def assert_like_openspiels_random_games(spiel_name: str, returns: np.ndarray,
+                                        length: np.ndarray) -> None:
+    """Native random playouts from the first position (`returns` [n, 2], `length` [n]) have
+    the mean length and player 0's win rate of 400 of OpenSpiel's random games of
+    `spiel_name`, within five standard errors."""
+    spiel = pyspiel.load_game(spiel_name)
     rng, lengths, wins = np.random.default_rng(1), [], []
     for _ in range(400):
         s = spiel.new_initial_state()
@@ -108,7 +109,15 @@ def test_playouts_from_the_first_position_are_openspiels_random_games(game):
         wins.append(s.returns()[0] > 0)
     for ours, theirs in ((length, np.array(lengths)), (returns[:, 0] > 0, np.array(wins))):
         error = np.sqrt(ours.var() / ours.size + theirs.var() / theirs.size)
-        assert abs(ours.mean() - theirs.mean()) <= 5 * error, (env_id, ours.mean(), theirs.mean())
+        assert abs(ours.mean() - theirs.mean()) <= 5 * error, \
+            (spiel_name, ours.mean(), theirs.mean())
+
+
+def test_playouts_from_the_first_position_are_openspiels_random_games(game):
+    env_id, games, playout = game
+    state = games.init(jax.random.PRNGKey(0), 4096)
+    returns, length = (np.asarray(x) for x in playout(state, jax.random.PRNGKey(1)))
+    assert_like_openspiels_random_games(OPENSPIEL_NAMES[env_id], returns, length)
 
 
 def test_the_state_stays_and_a_key_gives_the_same_playouts(game):

@@ -5,6 +5,7 @@ check, and docs/your-own-game.md runs as written: its commands train the game wi
 and path reweighting, evaluate the runs against OpenSpiel's MCTS on OpenSpiel's game (which
 checks every move), and `play` shows OpenSpiel's board and move names."""
 
+import dataclasses
 import json
 import re
 import shlex
@@ -20,6 +21,8 @@ from components.envs.games.self_play import SelfPlay
 
 pyspiel = pytest.importorskip("pyspiel")
 pytest.importorskip("mctx")
+
+from test_games_playout import assert_like_openspiels_random_games  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[4]
 GAME = ROOT / "examples" / "games" / "breakthrough"
@@ -72,6 +75,17 @@ def test_self_play_follows_openspiels_breakthrough_move_by_move(game):
     assert ended > 2 * n and captures > 100
 
 
+def test_random_playouts_are_openspiels_random_games(game):
+    """The header's own `random_legal` (a search's playouts): from the first position, the
+    mean length of native random games and player 0's win rate agree with OpenSpiel's."""
+    games = SelfPlay(game, num_threads=1)
+    returns, length = (np.asarray(x) for x in jax.jit(games.playout)(
+        games.init(jax.random.PRNGKey(0), 4096), jax.random.PRNGKey(1)))
+    np.testing.assert_array_equal(returns[:, 0], -returns[:, 1])  # no draws: one side wins
+    assert set(np.unique(returns[:, 0])) == {-1.0, 1.0}
+    assert_like_openspiels_random_games(envs.openspiel_name(game), returns, length)
+
+
 def test_breakthrough_passes_the_engines_conformance_check(game):
     envs.check(game)
 
@@ -94,6 +108,20 @@ def test_a_forged_position_is_refused_saying_why(game):
         with pytest.raises(ValueError, match=f"environment 0 {words}"):
             pool.step(np.array([74]))
         np.testing.assert_array_equal(pool.physical_state(), forged)
+
+
+def test_a_users_game_takes_the_games_shipped_defaults(game):
+    """The agents' shipped defaults for games (`[groups.games]` of their TOML) reach a game
+    the library does not know, as they reach Connect Four: its task declares the game."""
+    from components.agents.ppo_config import PPOConfig
+    from components.agents.reweight_config import ReweightConfig
+
+    for config in (ReweightConfig, PPOConfig):
+        ours, theirs = config.for_env(game), config.for_env("ConnectFour-v0")
+        assert ours == dataclasses.replace(theirs, env_kwargs={}), config.__name__
+        assert ours != config.for_env("CartPole-v1")
+    assert ReweightConfig.for_env(game).num_paths == 256
+    assert ReweightConfig.for_env(game, {"num_paths": 512}).num_paths == 512  # the user's first
 
 
 @pytest.mark.parametrize("name", ["", 5, b"breakthrough"])
