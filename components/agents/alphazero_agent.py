@@ -33,10 +33,9 @@ import optax
 import metagraph as mg
 from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.parts import LossPart, make_env, make_loss, make_optimizer
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
-from components.envs import Environment
 from components.envs.engine.catalogue import resolved_id
 from components.envs.games.self_play import SelfPlay
 from components.losses import AlphaZeroLoss, game_outcomes
@@ -55,6 +54,10 @@ class AlphaZeroAgent(mg.Component):
         config: the hyperparameters (`AlphaZeroConfig`).
         total_steps: the training's length (unused: the learning rate is constant).
         name: the scope name (default "alpha_zero_agent").
+        env: the environments (default `Environment(env_id, config.num_games, door=config.door,
+            **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
+            and spaces (`components.agents.parts.make_env`), and `env_state()`: the games'
+            in-graph state, which the search starts from.
         network: a component with `forward(planes) -> (logits, value)` and, for the search,
             `current_params(planes)` and `forward_with(params, planes)` (every `HaikuNetwork`
             has them). Default: `PolicyValueNetwork` from the config's torso and sizes.
@@ -70,6 +73,7 @@ class AlphaZeroAgent(mg.Component):
 
     def __init__(self, env_id: str, config: AlphaZeroConfig = AlphaZeroConfig(),
                  total_steps: int = 1_000_000, name: str | None = None, *,
+                 env: mg.Component | None = None,
                  network: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
@@ -79,7 +83,13 @@ class AlphaZeroAgent(mg.Component):
                              f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
                              f"Hex-v0 or your own)")
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_games))
+        env = make_env("AlphaZeroAgent", env, env_id, ("num_games", config.num_games),
+                       config.door, config.env_kwargs)
+        if not callable(getattr(env, "env_state", None)):
+            raise TypeError(f"AlphaZeroAgent: env {type(env).__name__} has no env_state(): the "
+                            f"search starts from the games' in-graph state (Environment's, on "
+                            f"the native door)")
+        self.rollout = Rollout(env)
         self.games = games = SelfPlay(env_id)  # the game's rules, for the search
         self.num_actions = games.num_actions
         self.planes_shape = games.observation_shape

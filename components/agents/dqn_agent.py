@@ -18,10 +18,9 @@ import optax
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_loss, make_optimizer
+from components.agents.parts import LossPart, make_env, make_loss, make_optimizer
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
-from components.envs import Environment
 from components.losses import DQNLoss, n_step_terms
 from components.networks import MLP
 from components.replay import PrioritizedReplay
@@ -37,6 +36,9 @@ class DQNAgent(mg.Component):
         config: the hyperparameters (`DQNConfig`).
         total_steps: the training's length, over whose `epsilon_fraction` ε decays.
         name: the scope name (default "dqn_agent").
+        env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
+            **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
+            and spaces (`components.agents.parts.make_env`).
         q_network: the online Q-network, a component with `forward(obs) -> q [B, actions]`
             and, for the target network, `current_params(obs)` and `forward_with(params, obs)`
             (every `HaikuNetwork` has them). Default `MLP([*config.hidden, actions], relu)`.
@@ -53,13 +55,14 @@ class DQNAgent(mg.Component):
 
     def __init__(self, env_id: str, config: DQNConfig = DQNConfig(),
                  total_steps: int = 500_000, name: str | None = None, *,
+                 env: mg.Component | None = None,
                  q_network: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door,
-                                           **config.env_kwargs))
+        self.rollout = Rollout(make_env("DQNAgent", env, env_id, ("num_envs", config.num_envs),
+                                        config.door, config.env_kwargs))
         self.preprocessor = check_preprocessor("DQNAgent", preprocessor)
         actions = self.rollout.env.action_space
         if not isinstance(actions, Discrete):

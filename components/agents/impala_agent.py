@@ -19,11 +19,10 @@ import optax
 
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
-from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
+from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
 from components.agents.ppo_agent import bootstrap_truncated, truncated_values
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
-from components.envs import Environment
 from components.losses import VTraceLoss
 from metagraph.spaces import Bool, Box, Discrete
 
@@ -39,6 +38,9 @@ class ImpalaAgent(mg.Component):
             annealing of the default optimizer (`config.anneal_lr`): one update per batch of
             `num_envs x num_steps` steps.
         name: the scope name (default "impala_agent").
+        env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
+            **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
+            and spaces (`components.agents.parts.make_env`).
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value="separate", squash=False)`; a `Policy` given here takes those settings for
             the ones its constructor was not given). It needs `sample_action(obs, key)`,
@@ -58,13 +60,15 @@ class ImpalaAgent(mg.Component):
 
     def __init__(self, env_id: str, config: ImpalaConfig = ImpalaConfig(),
                  total_steps: int = 1_000_000, name: str | None = None, *,
+                 env: mg.Component | None = None,
                  policy: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door,
-                                           **config.env_kwargs))
+        self.rollout = Rollout(make_env("ImpalaAgent", env, env_id,
+                                        ("num_envs", config.num_envs), config.door,
+                                        config.env_kwargs))
         self.preprocessor = check_preprocessor("ImpalaAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, "separate",
                                   hidden=config.hidden, squash=False)

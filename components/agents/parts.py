@@ -1,5 +1,13 @@
-"""The swappable parts of a built-in agent: its policy, its loss and its optimizer, given by
-the user or made from the agent's defaults.
+"""The swappable parts of a built-in agent: its environments, its policy, its loss and its
+optimizer, given by the user or made from the agent's defaults.
+
+- `env`: the environments the agent steps, a component with `reset(key)` and `step(action)`
+  APIs as `Environment` has them (a `StepResult`), and its `num_envs`, `observation_space`
+  and `action_space`: an `Environment` made otherwise (its threads, its door), or a user's
+  component around one (reward shaping, a curriculum). It must step the agent's environment
+  (its `env_spec`, where it has one, names the agent's id) and as many copies as the config
+  asks for (`num_envs`, `num_paths`, `num_games`). A game's `num_players`, its mask by name
+  and the agents' self-play follow from the id, whichever component steps it.
 
 - `policy`: any component with the APIs the agent calls. A `Policy` given by the user keeps
   its constructor's settings and takes the agent's (its config's) for the others
@@ -21,12 +29,46 @@ from typing import Any
 import optax
 
 import metagraph as mg
+from components.envs.engine.catalogue import resolved_id
+from components.envs.environment import Environment
 from components.optimizer import Optimizer
 from components.policy import Policy
 from metagraph.api import api_specs
 from metagraph.spaces import Space
 
 LossPart = mg.Component | Callable[[mg.Component], mg.Component] | None
+
+
+def make_env(agent: str, env: mg.Component | None, env_id: str, count: tuple[str, int],
+             door: str, env_kwargs: dict[str, Any]) -> mg.Component:
+    """The agent's environments: `Environment(env_id, n, door=door, **env_kwargs)` by default,
+    n the config's `count` (its field's name and value); a user's component is checked to
+    have what the agents call and to step `env_id` n times over.
+
+    Raises:
+        TypeError: `env` is no component, or lacks an API or attribute the agents use.
+        ValueError: `env` steps another environment or another number of copies.
+    """
+    field, n = count
+    if env is None:
+        return Environment(env_id, n, door=door, **env_kwargs)
+    if not isinstance(env, mg.Component):
+        raise TypeError(f"{agent}: env must be a Component with reset(key) and step(action) "
+                        f"APIs (an Environment, or yours around one), got "
+                        f"{type(env).__name__}")
+    missing = [f"API {name}" for name in ("reset", "step") if name not in api_specs(type(env))]
+    missing += [name for name in ("num_envs", "observation_space", "action_space")
+                if not hasattr(env, name)]
+    if missing:
+        raise TypeError(f"{agent}: env {type(env).__name__} has no {', '.join(missing)}; an "
+                        f"agent's environments have what Environment has")
+    if env.num_envs != n:
+        raise ValueError(f"{agent}: env steps {env.num_envs} environments; the config's "
+                         f"{field} is {n}")
+    spec = getattr(env, "env_spec", None)
+    if spec is not None and resolved_id(spec.env_id) != resolved_id(env_id):
+        raise ValueError(f"{agent}: env steps {spec.env_id}; the agent is for {env_id}")
+    return env
 
 
 def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,

@@ -40,7 +40,7 @@ import optax
 
 import metagraph as mg
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
+from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
@@ -83,6 +83,9 @@ class PPOAgent(mg.Component):
         total_steps: the training's length, for the learning-rate annealing of the default
             optimizer.
         name: the scope name (default "ppo_agent").
+        env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
+            **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
+            and spaces (`components.agents.parts.make_env`).
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value=config.value, squash=False)` with the config's `activation`, `log_std`,
             `log_std_init` and `orthogonal_init`, its torso a `CNN` over the observation's
@@ -109,6 +112,7 @@ class PPOAgent(mg.Component):
 
     def __init__(self, env_id: str, config: PPOConfig = PPOConfig(),
                  total_steps: int = 500_000, name: str | None = None, *,
+                 env: mg.Component | None = None,
                  policy: mg.Component | None = None, preprocessor: mg.Component | None = None,
                  loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
@@ -123,7 +127,8 @@ class PPOAgent(mg.Component):
         if self.self_play and config.cnn_channels:
             raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
                              f"a game (its observations carry the legal moves)")
-        env = Environment(env_id, config.num_envs, door=config.door, **config.env_kwargs)
+        env = make_env("PPOAgent", env, env_id, ("num_envs", config.num_envs), config.door,
+                       config.env_kwargs)
         if self.self_play and policy is None:  # one policy for both sides, masked by "legal"
             policy = MaskedPolicy(env.action_space, value="separate")
         self.rollout = Rollout(env)

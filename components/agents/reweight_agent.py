@@ -34,12 +34,12 @@ import jax.numpy as jnp
 import optax
 
 import metagraph as mg
-from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
+from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
-from components.envs import Environment, observation_shape
+from components.envs import observation_shape
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
 from components.policy.masked_policy import ILLEGAL_LOGIT
@@ -55,6 +55,9 @@ class ReweightAgent(mg.Component):
         env_id: the environment (`config.door` says which door steps it).
         config: the hyperparameters (`ReweightConfig`).
         name: the scope name (default "reweight_agent").
+        env: the environments (default `Environment(env_id, config.num_paths, door=config.door,
+            **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
+            and spaces (`components.agents.parts.make_env`).
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value=None)`; a `Policy` given here takes the config's `hidden` unless its
             constructor was given one). It needs `sample_action(obs, key)`,
@@ -71,7 +74,8 @@ class ReweightAgent(mg.Component):
     """
 
     def __init__(self, env_id: str, config: ReweightConfig = ReweightConfig(),
-                 name: str | None = None, *, policy: mg.Component | None = None,
+                 name: str | None = None, *, env: mg.Component | None = None,
+                 policy: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
@@ -81,7 +85,8 @@ class ReweightAgent(mg.Component):
         if config.quality in (other if self.self_play else games_only):
             raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
                              f"{env_id} ({'a game' if self.self_play else 'not a game'})")
-        env = Environment(env_id, config.num_paths, door=config.door, **config.env_kwargs)
+        env = make_env("ReweightAgent", env, env_id, ("num_paths", config.num_paths),
+                       config.door, config.env_kwargs)
         if self.self_play:  # one policy for both sides (masked by "legal"); earlier ones kept
             if policy is None:
                 policy = MaskedPolicy(env.action_space, value=None)

@@ -27,11 +27,10 @@ import optax
 
 import metagraph as mg
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_loss, make_optimizer, make_policy
+from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.sac_config import SACConfig
-from components.envs import Environment
 from components.losses.sac_loss import SACLoss, polyak_average
 from components.networks import QEnsemble
 from components.replay import ReplayBuffer
@@ -75,6 +74,9 @@ class SACAgent(mg.Component):
         total_steps: the training's length (unused by the defaults: SAC's learning rate is
             constant; kept for the agents' common signature).
         name: the scope name (default "sac_agent").
+        env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
+            **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
+            and spaces (`components.agents.parts.make_env`).
         actor: the policy (default `Policy(action_space, hidden=config.hidden, value=None,
             squash=True, activation=relu)`: a tanh-squashed Gaussian whose mean and log std
             come from one network; a `Policy` given here takes those settings for the ones
@@ -99,13 +101,14 @@ class SACAgent(mg.Component):
 
     def __init__(self, env_id: str, config: SACConfig = SACConfig(),
                  total_steps: int = 1_000_000, name: str | None = None, *,
+                 env: mg.Component | None = None,
                  actor: mg.Component | None = None, critic: mg.Component | None = None,
                  preprocessor: mg.Component | None = None, loss: LossPart = None,
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(Environment(env_id, config.num_envs, door=config.door,
-                                           **config.env_kwargs))
+        self.rollout = Rollout(make_env("SACAgent", env, env_id, ("num_envs", config.num_envs),
+                                        config.door, config.env_kwargs))
         self.preprocessor = check_preprocessor("SACAgent", preprocessor)
         space = self.rollout.env.action_space
         if not (isinstance(space, Box) and len(space.shape) == 1

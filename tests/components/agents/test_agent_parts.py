@@ -1,8 +1,9 @@
 """A user swaps an agent's parts without subclassing: components written here, outside the
 package, as a user writes them. A stateful running-mean normaliser in front of PPO's policy
 builds, shows in the graph, and trains with its statistics changing (checked against NumPy);
-DQN takes a network of the user's; IMPALA takes the user's optax transformation; the
-documented errors name what was expected."""
+PPO and path reweighting step the user's environments (a reward-shaping component around
+`Environment`); DQN takes a network of the user's; IMPALA takes the user's optax
+transformation; the documented errors name what was expected."""
 
 import jax
 import jax.numpy as jnp
@@ -13,11 +14,14 @@ from jax.flatten_util import ravel_pytree
 
 import metagraph as mg
 from backends import xla
-from components.agents import DQNAgent, PPOAgent
+from components.agents import DQNAgent, PPOAgent, ReweightAgent
+from components.agents.alphazero_agent import AlphaZeroAgent
 from components.agents.dqn_config import DQNConfig
 from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
 from components.agents.ppo_config import PPOConfig
+from components.agents.reweight_config import ReweightConfig
+from components.envs import Environment
 from components.losses import PPOLoss
 from components.networks import HaikuNetwork
 from metagraph.spaces import Box, Discrete, PRNGKey
@@ -77,6 +81,63 @@ def test_a_running_mean_normaliser_in_front_of_ppo_trains_and_updates():
     # greedy reads the statistics without changing them
     exe.greedy(np.repeat(first[:1], 3, 0))
     assert exe.get_state("ppo_agent/preprocessor")["count"] == state["count"]
+
+
+class ScaledRewards(mg.Component):
+    """The user's environments: an `Environment`'s, every reward times `scale` (shaping)."""
+
+    def __init__(self, env: Environment, scale: float):
+        super().__init__()
+        self.env, self.scale = env, scale
+        self.num_envs, self.env_spec = env.num_envs, env.env_spec
+        self.observation_space, self.action_space = env.observation_space, env.action_space
+
+    @mg.api
+    def reset(self, key):
+        return self.env.reset(key)
+
+    @mg.api
+    def step(self, action):
+        out = self.env.step(action)
+        return out._replace(reward=out.reward * self.scale)
+
+
+def test_agents_step_a_users_environments():
+    """`env=`: PPO's episodes are the user's (CartPole's returns, at least 8 a episode,
+    scaled by 0.01), and the user's component is a node between the rollout and the
+    environments; path reweighting takes one too."""
+    env = ScaledRewards(Environment("CartPole-v1", 4), 0.01)
+    agent = PPOAgent("CartPole-v1", PPO_SMALL, 1000, env=env)
+    assert agent.rollout.env is env
+    graph = mg.build(agent, PPO_SPACES)
+    assert graph.nx.nodes["ppo_agent/rollout/env"]["cls"] == "ScaledRewards"
+    assert ("ppo_agent/rollout/env.step", "ppo_agent/rollout/env/env.step") in graph.nx.edges
+    exe = xla.lower(graph)
+    exe.start(np.asarray(jax.random.PRNGKey(0)))
+    stats = exe.train(np.asarray(jax.random.PRNGKey(1)), np.int32(2))
+    episodes = stats["episodes"].sum()
+    assert episodes > 0
+    assert 0.08 <= stats["episode_return_sum"].sum() / episodes <= 5.0
+    config = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,))
+    reweight = ReweightAgent("CartPole-v1", config, env=ScaledRewards(
+        Environment("CartPole-v1", 4), 0.5))
+    assert reweight.rollout.env.scale == 0.5
+
+
+def test_an_environment_that_is_not_the_agents_is_refused_saying_why():
+    with pytest.raises(ValueError, match="PPOAgent: env steps 3 environments; the config's "
+                                         "num_envs is 4"):
+        PPOAgent("CartPole-v1", PPO_SMALL, env=Environment("CartPole-v1", 3))
+    with pytest.raises(ValueError, match="ReweightAgent: env steps Acrobot-v1; the agent is "
+                                         "for CartPole-v1"):
+        ReweightAgent("CartPole-v1", ReweightConfig(num_paths=4, fit_paths=2),
+                      env=Environment("Acrobot-v1", 4))
+    with pytest.raises(TypeError, match="DQNAgent: env must be a Component"):
+        DQNAgent("CartPole-v1", DQNConfig(num_envs=2), env="CartPole-v1")
+    with pytest.raises(TypeError, match="AlphaZeroAgent: env ScaledRewards has no "
+                                        "env_state\\(\\)"):
+        AlphaZeroAgent("ConnectFour-v0", env=ScaledRewards(Environment("ConnectFour-v0", 64),
+                                                           1.0))
 
 
 def test_the_normaliser_matches_numpy():
