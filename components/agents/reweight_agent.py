@@ -8,7 +8,8 @@ the paths with their weights and statistics; `fit(obs, action, mask, weight)` is
 gradient step, called `fit_steps` times per iteration.
 
 Its parts can be swapped without subclassing (keyword arguments, see `ReweightAgent`): the
-policy, an observation preprocessor, the loss and the optimizer.
+environments, the policy, an observation preprocessor, the quality q(p) (a function of the
+paths), the loss and the optimizer.
 
 On a two-player game (`components.envs.games`) the agent plays itself (path reweighting in
 self-play): each of the N paths is one whole game of the current policy, as player 0 in half of
@@ -28,6 +29,9 @@ policy a `MaskedPolicy`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -67,6 +71,13 @@ class ReweightAgent(mg.Component):
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
             `components.agents.preprocessing`). Qualities see the environments' own
             observations; the fit sees them preprocessed. Default: none.
+        quality: q(p) as a function of the N paths, `quality(paths) -> float[N]`, `paths` a
+            dict of [N, T, ...] arrays: "obs" (the environments' own, a game's {"obs",
+            "legal"}), "action", "reward" and "mask" (1 on the path's steps; in a game, on the
+            learner's moves); a game's also "plies" [N, T] (1 on every move of the game),
+            "outcome" [N] (the learner's +1, 0, -1) and "side" [N] (the learner's player).
+            Functions of `components.reweighting.quality` build such scores. Default: the
+            config's `quality`, by name.
         loss: a component with `loss(obs, action, mask, weight) -> (total, stats)`, or a
             function of the policy returning one (default `WeightedNLLLoss(policy)`).
         optimizer: an optax `GradientTransformation` (default Adam at
@@ -76,10 +87,15 @@ class ReweightAgent(mg.Component):
     def __init__(self, env_id: str, config: ReweightConfig = ReweightConfig(),
                  name: str | None = None, *, env: mg.Component | None = None,
                  policy: mg.Component | None = None,
-                 preprocessor: mg.Component | None = None, loss: LossPart = None,
-                 optimizer: optax.GradientTransformation | None = None):
+                 preprocessor: mg.Component | None = None,
+                 quality: Callable[[dict[str, Any]], jax.Array] | None = None,
+                 loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
+        if quality is not None and not callable(quality):
+            raise TypeError(f"ReweightAgent: quality must be a function of the paths giving "
+                            f"float[num_paths], got {type(quality).__name__}")
+        self.path_quality = quality
         self.self_play = plays_itself("ReweightAgent", env_id)
         games_only, other = {"quick_outcome", "margin"}, {"max_height", "return_and_height"}
         if config.quality in (other if self.self_play else games_only):
@@ -108,6 +124,19 @@ class ReweightAgent(mg.Component):
         """Steps of one path: the environment's episode limit."""
         return self.rollout.env.env_spec.max_episode_steps
 
+    def _scored(self, paths: dict[str, Any], default: Callable[[], jax.Array]) -> jax.Array:
+        """q(p) of the N paths: the user's `quality(paths)` where given (checked to be one
+        number per path), else `default()` (the config's quality)."""
+        if self.path_quality is None:
+            return default()
+        q = jnp.asarray(self.path_quality(dict(paths)))
+        n = self.config.num_paths
+        if q.shape != (n,) or not (jnp.issubdtype(q.dtype, jnp.floating)
+                                   or jnp.issubdtype(q.dtype, jnp.integer)):
+            raise ValueError(f"ReweightAgent: quality(paths) must give one number per path, "
+                             f"float[{n}], got {q.dtype}{list(q.shape)}")
+        return q.astype(jnp.float32)
+
     def _quality(self, reward, obs, mask):
         ret = quality.path_return(reward, mask)
         if self.config.quality == "return":
@@ -135,7 +164,8 @@ class ReweightAgent(mg.Component):
         paths = {"obs": trajectory.observations.swapaxes(0, 1),
                  "action": trajectory.actions.swapaxes(0, 1),
                  "reward": trajectory.rewards.swapaxes(0, 1), "mask": mask.swapaxes(0, 1)}
-        return paths, self._quality(paths["reward"], paths["obs"], paths["mask"])
+        return paths, self._scored(paths, lambda: self._quality(
+            paths["reward"], paths["obs"], paths["mask"]))
 
     def _game_paths(self, reset_key, key):
         """One game in each of the N environments (see the module docstring): the paths
@@ -187,12 +217,18 @@ class ReweightAgent(mg.Component):
                  "mask": (in_game * learner).swapaxes(0, 1),
                  "plies": in_game.swapaxes(0, 1)}  # both sides' moves: the steps taken
         outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side)
-        q = outcome
-        if self.config.quality == "quick_outcome":
-            q = quality.quick_outcome(outcome, in_game.sum(0), horizon)
-        elif self.config.quality == "margin":
-            margin = quality.game_outcome(margins.swapaxes(0, 1), in_game.swapaxes(0, 1), side)
-            q = quality.margin_outcome(outcome, margin, rows * columns)
+        paths.update(outcome=outcome, side=side)
+
+        def by_name():
+            if self.config.quality == "quick_outcome":
+                return quality.quick_outcome(outcome, in_game.sum(0), horizon)
+            if self.config.quality == "margin":
+                margin = quality.game_outcome(margins.swapaxes(0, 1), in_game.swapaxes(0, 1),
+                                              side)
+                return quality.margin_outcome(outcome, margin, rows * columns)
+            return outcome
+
+        q = self._scored(paths, by_name)
         self._snapshot(iteration)
         # the path's return is the outcome, at the learner's first fitted move (in its mask)
         first = jnp.argmax(paths["mask"] > 0, axis=1)

@@ -5,6 +5,8 @@ PPO and path reweighting step the user's environments (a reward-shaping componen
 `Environment`); DQN takes a network of the user's; IMPALA takes the user's optax
 transformation; the documented errors name what was expected."""
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -24,6 +26,7 @@ from components.agents.reweight_config import ReweightConfig
 from components.envs import Environment
 from components.losses import PPOLoss
 from components.networks import HaikuNetwork
+from components.reweighting import quality
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 
@@ -138,6 +141,39 @@ def test_an_environment_that_is_not_the_agents_is_refused_saying_why():
                                         "env_state\\(\\)"):
         AlphaZeroAgent("ConnectFour-v0", env=ScaledRewards(Environment("ConnectFour-v0", 64),
                                                            1.0))
+
+
+def sampled_paths(agent: ReweightAgent, seed: int = 0) -> dict:
+    """One call of the agent's `sample_paths` (N paths, their qualities and returns)."""
+    exe = xla.lower(mg.build(agent, {"key": PRNGKey()}, apis=["sample_paths"]))
+    return exe.sample_paths(np.asarray(jax.random.PRNGKey(seed)))
+
+
+def test_path_reweighting_takes_a_users_quality():
+    """`quality=`: MountainCar's highest position as the user writes it scores every path as
+    the config's `max_height` does by name; in a game the function sees each path's outcome
+    for the learner and the learner's side; a function that does not give one number per
+    path is refused saying so."""
+    config = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,), quality="max_height")
+    by_name = sampled_paths(ReweightAgent("MountainCar-v0", config))
+    mine = sampled_paths(ReweightAgent(
+        "MountainCar-v0", dataclasses.replace(config, quality="return"),
+        quality=lambda paths: quality.max_over_path(paths["obs"][..., 0], paths["mask"])))
+    np.testing.assert_array_equal(mine["quality"], by_name["quality"])
+    assert len(set(np.asarray(mine["quality"]).tolist())) > 1
+
+    games = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,), explore=1.0)
+    out = sampled_paths(ReweightAgent("ConnectFour-v0", games,
+                                      quality=lambda paths: paths["outcome"] + 10 * paths["side"]))
+    side = np.arange(4) % 2
+    np.testing.assert_array_equal(np.asarray(out["quality"]) - 10 * side, out["return"])
+
+    with pytest.raises(ValueError, match=r"ReweightAgent: quality\(paths\) must give one number "
+                                         r"per path, float\[4\], got float32\[4, 200\]"):
+        sampled_paths(ReweightAgent("MountainCar-v0", dataclasses.replace(config, quality="return"),
+                                    quality=lambda paths: paths["reward"]))
+    with pytest.raises(TypeError, match="ReweightAgent: quality must be a function"):
+        ReweightAgent("MountainCar-v0", config, quality="max_height")
 
 
 def test_the_normaliser_matches_numpy():
