@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 
 from metagraph import context
 from metagraph.component import Component
@@ -103,3 +104,40 @@ def assign(tree: Tree) -> None:
                                  argument=name)
             if frame.mode == context.APPLY:
                 frame.state[scope][name] = value
+
+
+def copy_parameters(source: Component, target: Component, where: Any = True) -> None:
+    """Inside an API: `target`'s trainable variables become `source`'s, scope for scope below
+    each (a policy's snapshot into an opponent pool, a target network), where `where` (a bool,
+    traced or not) holds; otherwise `target` keeps its own. The two must hold the same
+    parameters: the same scopes below each, names, shapes and dtypes.
+
+    Raises:
+        MetaGraphError: outside an API, or the two components hold different parameters
+            (the message names the first difference).
+        SpaceError: a parameter of another shape or dtype.
+    """
+    frame = _frame(source)
+    mine = {scope[len(source.scope):]: variables
+            for scope, variables in parameters(source).items()}
+    theirs = {scope[len(target.scope):]: variables
+              for scope, variables in parameters(target).items()}
+    for below in sorted(set(mine) | set(theirs)):
+        names = (set(mine.get(below, {})), set(theirs.get(below, {})))
+        if names[0] != names[1]:
+            raise MetaGraphError(f"copy_parameters: {source.scope}{below} holds parameters "
+                                 f"{sorted(names[0])}, {target.scope}{below} "
+                                 f"{sorted(names[1])}: not the same parameters")
+        for name in names[0]:
+            new, old = mine[below][name], theirs[below][name]
+            if not same_signature(abstract_of(new), abstract_of(old)):
+                raise SpaceError(f"copy_parameters: {source.scope}{below}'s {name!r} is "
+                                 f"{space_of(new)}, {target.scope}{below}'s {space_of(old)}: "
+                                 f"not the same parameters", component=target.scope + below,
+                                 api="copy_parameters", argument=name)
+    if frame.mode == context.INIT:
+        return
+    assign({target.scope + below: {
+        name: value if where is True else jax.tree.map(
+            lambda new, old: jnp.where(where, new, old), value, theirs[below][name])
+        for name, value in variables.items()} for below, variables in mine.items()})

@@ -48,7 +48,7 @@ from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
 from components.policy.masked_policy import ILLEGAL_LOGIT
 from components.reweighting import PathReweighting, quality
-from metagraph.differentiate import assign, parameters
+from metagraph.differentiate import copy_parameters
 
 
 class ReweightAgent(mg.Component):
@@ -244,15 +244,8 @@ class ReweightAgent(mg.Component):
         # pool_0 keeps the first (the untrained policy); the others take turns
         slot = jnp.where(taken == 0, 0, 1 + (taken - 1) % max(size - 1, 1)) if size > 1 else 0
         due = iteration % every == 0
-        current = parameters(self.policy)
-        root = self.policy.scope
         for k, member in enumerate(self.pool):
-            theirs = parameters(member)
-            copy = {member.scope + scope[len(root):]: values
-                    for scope, values in current.items()}
-            take = due & (slot == k)
-            assign(jax.tree.map(lambda new, old, take=take: jnp.where(take, new, old),
-                                {scope: copy[scope] for scope in theirs}, theirs))
+            copy_parameters(self.policy, member, where=due & (slot == k))
         self.set_state("iteration", iteration + 1)
 
     def _select(self, q, key):
