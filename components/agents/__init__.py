@@ -1,7 +1,8 @@
 """Agents composed from the component library, each with a typed config: `ReweightAgent`
 (path reweighting), `PPOAgent`, `DQNAgent`, `SACAgent` and `ImpalaAgent`; `AgentConfig` is the
 base of their configs (from a dict with unknown keys refused, and back). Every agent that steps
-environments does so through a `Rollout` part, which returns a `Trajectory`.
+environments does so through a `Rollout` part, which returns a `Trajectory` (in games against
+other players, a `SelfPlayRollout`, whose trajectory marks the learner's moves).
 `components.training` runs them (and a user's own) into run directories."""
 
 from components.agents.config_checks import AgentConfig
@@ -16,7 +17,8 @@ from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout, Trajectory
 from components.agents.sac_agent import SACAgent
 from components.agents.sac_config import SACConfig
+from components.agents.self_play_rollout import SelfPlayRollout
 
 __all__ = ["AgentConfig", "DQNAgent", "DQNConfig", "ImpalaAgent", "ImpalaConfig", "PPOAgent",
            "PPOConfig", "ReweightAgent", "ReweightConfig", "Rollout", "SACAgent", "SACConfig",
-           "Trajectory"]
+           "SelfPlayRollout", "Trajectory"]

@@ -43,6 +43,7 @@ from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
+from components.agents.self_play_rollout import SelfPlayRollout
 from components.envs import observation_shape
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
@@ -108,7 +109,7 @@ class ReweightAgent(mg.Component):
                 policy = MaskedPolicy(env.action_space, value=None)
             self.pool = [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
                          for _ in range(config.pool_size)]
-        self.rollout = Rollout(env)
+        self.rollout = SelfPlayRollout(env) if self.self_play else Rollout(env)
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, None,
                                   hidden=config.hidden)
@@ -181,13 +182,11 @@ class ReweightAgent(mg.Component):
         earlier = 1 + jax.random.randint(opponent_key, (n,), 0, jnp.maximum(filled, 1))
         opponent = jnp.where((jnp.arange(n) // 2) % 2 == 0, 0,
                              jnp.where(filled > 0, earlier, 0))
-        obs = self.rollout.reset(reset_key)
+        self.rollout.reset(reset_key)
 
-        def ply(obs, step):
-            t, step_key = step
+        def ply(obs, step_key, learner_moves):
             logits = jnp.stack([self.policy.distribution_params(obs)]
                                + [p.distribution_params(obs) for p in self.pool])
-            learner_moves = (t % 2) == side
             chosen = jnp.where(learner_moves[:, None], logits[0],
                                jnp.take_along_axis(logits, opponent[None, :, None], 0)[0])
             explore_key, step_key = jax.random.split(step_key)
@@ -195,20 +194,21 @@ class ReweightAgent(mg.Component):
             explore = jax.random.uniform(explore_key, (n, 1)) < self.config.explore
             chosen = jnp.where(explore, jnp.where(legal, 0.0, ILLEGAL_LOGIT), chosen)
             action = self.policy.distribution.sample(chosen, step_key)
-            out = self.rollout.env.step(action)
             fitted = learner_moves if self.config.fit_explored else learner_moves & ~explore[:, 0]
-            # the mover's stone margin where its move ended the game (the final position is
-            # seen by the player who would move next: plane 0 theirs, plane 1 the mover's)
-            margin = jnp.zeros((n,))
-            if self.config.quality == "margin":  # (only then: the other qualities skip it)
-                final = out.final_obs["obs"].reshape(n, rows * columns, planes)
-                margin = jnp.where(out.terminated,
-                                   final[..., 1].sum(-1) - final[..., 0].sum(-1), 0.0)
-            return out.obs, (obs, action, out.reward, out.terminated | out.truncated,
-                                fitted, margin)
+            return action, fitted
 
-        _, (observations, actions, rewards, done, learner, margins) = mg.scan(
-            ply, obs, (jnp.arange(horizon), jax.random.split(key, horizon)))
+        trajectory = self.rollout.play(ply, key, horizon, side)
+        observations, actions, rewards = (trajectory.observations, trajectory.actions,
+                                          trajectory.rewards)
+        done, learner = trajectory.done, trajectory.extras  # the learner's moves to fit
+        # the mover's stone margin where its move ended the game (the final position is seen
+        # by the player who would move next: plane 0 theirs, plane 1 the mover's)
+        margins = jnp.zeros((horizon, n))
+        if self.config.quality == "margin":  # (only then: the other qualities skip it)
+            final = trajectory.final_observations["obs"].reshape(horizon, n, rows * columns,
+                                                                 planes)
+            margins = jnp.where(trajectory.terminated,
+                                final[..., 1].sum(-1) - final[..., 0].sum(-1), 0.0)
         ended = jnp.cumsum(done, axis=0) > 0
         in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
             jnp.float32)

@@ -44,6 +44,8 @@ class Trajectory(NamedTuple):
             (read it with `done`, never by comparing with 0).
         last_observations: [N, ...] the observations after the last step (the next call's
             first).
+        learner: [steps, N] bool, the learner's moves in games against other players
+            (`SelfPlayRollout.play`: true where the learner moved); None from `Rollout.run`.
     """
 
     observations: jax.Array
@@ -55,6 +57,7 @@ class Trajectory(NamedTuple):
     extras: Any
     episode_returns: jax.Array
     last_observations: jax.Array
+    learner: jax.Array | None = None
 
     @property
     def done(self) -> jax.Array:
@@ -125,11 +128,18 @@ class Rollout(mg.Component):
         `act(observations, key) -> (actions, extras)` (one key per step, split from `key`).
         A method, not an API (it takes a function); the `env.step` calls it makes are
         recorded in the graph under the caller's API."""
+        return self.run_counted(lambda obs, step_key, _: act(obs, step_key), key, steps)
+
+    def run_counted(self, act: Callable[[Any, jax.Array, jax.Array], tuple[jax.Array, Any]],
+                    key: jax.Array, steps: int) -> Trajectory:
+        """`run` with `act(observations, key, t)` also given the step's index t (int32, 0
+        the first of this call): a schedule of who acts (`SelfPlayRollout`)."""
         obs, episode_return = self._running()
 
-        def step(carry, step_key):
+        def step(carry, xs):
             obs, episode_return = carry
-            action, extras = act(obs, step_key)
+            t, step_key = xs
+            action, extras = act(obs, step_key, t)
             out = self.env.step(action)
             done = out.terminated | out.truncated
             episode_return = episode_return + out.reward
@@ -137,8 +147,9 @@ class Rollout(mg.Component):
                       out.final_obs, extras, jnp.where(done, episode_return, 0.0))
             return (out.obs, jnp.where(done, 0.0, episode_return)), record
 
-        (last, episode_return), record = mg.scan(step, (obs, episode_return),
-                                                 jax.random.split(key, steps))
+        (last, episode_return), record = mg.scan(
+            step, (obs, episode_return),
+            (jnp.arange(steps, dtype=jnp.int32), jax.random.split(key, steps)))
         self.set_state("obs", last)
         self.set_state("episode_return", episode_return)
         return Trajectory(*record, last_observations=last)

@@ -125,3 +125,50 @@ def test_the_environment_is_a_node_under_the_rollout():
     graph = mg.build(Stepper(steps=2), {"key": PRNGKey()})
     assert ("stepper.collect", "stepper/rollout/env.step") in graph.nx.edges
     assert ("stepper.start", "stepper/rollout.reset") in graph.nx.edges
+
+
+class SchedulePlayer(mg.Component):
+    """`SelfPlayRollout` over 4 Connect Four games, the learner player
+    0 in the even games and 1 in the odd ones, every move the first legal column."""
+
+    def __init__(self):
+        super().__init__()
+        from components.agents.self_play_rollout import SelfPlayRollout
+        from components.envs import Environment
+
+        self.rollout = SelfPlayRollout(Environment("ConnectFour-v0", 4))
+
+    @mg.api
+    def play(self, key):
+        self.rollout.reset(key)
+
+        def act(obs, step_key, learner_moves):
+            first_legal = jnp.argmax(obs["legal"], axis=-1).astype(jnp.int32)
+            return first_legal, learner_moves.astype(jnp.int32) * 10
+
+        trajectory = self.rollout.play(act, key, 9, jnp.arange(4) % 2)
+        return {"learner": trajectory.learner, "extras": trajectory.extras,
+                "actions": trajectory.actions}
+
+
+def test_self_play_rollout_follows_the_player_schedule():
+    """Step t is player t % 2's move from the games' start: `learner` is true at the learner's
+    moves (even steps in games where it is player 0, odd ones where player 1), `act` sees the
+    same mask, and its own extras come back as the trajectory's."""
+    from components.agents.self_play_rollout import SelfPlayRollout
+    from components.envs import Environment
+
+    out = ComponentTest(SchedulePlayer(), {"key": PRNGKey()}).play(
+        np.asarray(jax.random.PRNGKey(0)))
+    t = np.arange(9)[:, None]
+    expected = (t % 2) == (np.arange(4) % 2)[None, :]
+    np.testing.assert_array_equal(out["learner"], expected)
+    np.testing.assert_array_equal(out["extras"], expected * 10)
+    np.testing.assert_array_equal(out["actions"][:6], 0)  # the first column fills up first
+    try:
+        SelfPlayRollout(Environment("CartPole-v1", 2))
+    except ValueError as error:
+        assert str(error) == ("SelfPlayRollout: CartPole-v1 is no game (its task declares no "
+                              "num_players())")
+    else:
+        raise AssertionError("a task that is no game was taken")
