@@ -30,7 +30,7 @@ def _under(scope: str, root: str) -> bool:
 
 def parameters(component: Component) -> Tree:
     """The current trainable variables at or below `component`'s scope."""
-    frame = _frame(component)
+    frame = _frame(component, "parameters")
     root = component.scope
     return {scope: {name: value for name, value in variables.items()
                     if frame.trainable.get((scope, name), False)}
@@ -81,11 +81,11 @@ def value_and_grad(component: Component, api: str, *args: Any, has_aux: bool = F
     return loss, aux, grads, params
 
 
-def _frame(component: Component) -> context.Frame:
+def _frame(component: Component, caller: str = "value_and_grad") -> context.Frame:
     frame = context.current()
     if frame is None:
-        raise MetaGraphError(f"value_and_grad({type(component).__name__}) called outside a "
-                             f"graph: use it inside an API")
+        raise MetaGraphError(f"{caller}({type(component).__name__}) called outside a graph: "
+                             f"use it inside an API")
     return frame
 
 
@@ -117,7 +117,7 @@ def copy_parameters(source: Component, target: Component, where: Any = True) -> 
             (the message names the first difference).
         SpaceError: a parameter of another shape or dtype.
     """
-    frame = _frame(source)
+    frame = _frame(source, "copy_parameters")
     mine = {scope[len(source.scope):]: variables
             for scope, variables in parameters(source).items()}
     theirs = {scope[len(target.scope):]: variables

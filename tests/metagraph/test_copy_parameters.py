@@ -52,3 +52,9 @@ def test_components_of_other_parameters_are_refused():
     with pytest.raises(mg.SpaceError, match="copy_parameters: snapshots/live") as error:
         ComponentTest(Snapshots(copy_widths=(8, 2, 2)), SPACES)
     assert "not the same parameters" in str(error.value)
+
+
+def test_outside_an_api_it_says_so():
+    with pytest.raises(mg.MetaGraphError, match=r"^copy_parameters\(MLP\) called outside a "
+                                                r"graph: use it inside an API"):
+        copy_parameters(MLP([2]), MLP([2]))

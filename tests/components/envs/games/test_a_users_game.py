@@ -23,6 +23,8 @@ from components.envs.games.self_play import SelfPlay
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from test_games_vs_openspiel import play_beside_openspiel  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def game():
@@ -43,33 +45,13 @@ def test_the_task_declares_a_game_and_every_name_of_it_is_one(game):
 
 
 def test_self_play_follows_openspiels_tic_tac_toe_move_by_move(game):
-    games, n = SelfPlay("tic_tac_toe", num_threads=1), 16
-    step = jax.jit(games.step)
-    state = games.init(jax.random.PRNGKey(0), n)
-    reference = pyspiel.load_game("tic_tac_toe")
-    theirs = [reference.new_initial_state() for _ in range(n)]
-    rng = np.random.default_rng(0)
-    ended = 0
-    for _ in range(60):
-        mask = np.asarray(state.legal_action_mask)
-        for i, s in enumerate(theirs):
-            assert np.flatnonzero(mask[i]).tolist() == s.legal_actions()
-            player = s.current_player()
-            assert int(state.current_player[i]) == player
-            planes = np.asarray(s.observation_tensor(player)).reshape(3, 3, 3)
-            np.testing.assert_array_equal(np.asarray(state.observation[i]),
-                                          np.stack([planes[2 - player], planes[1 + player]], -1))
-        actions = np.array([rng.choice(s.legal_actions()) for s in theirs], np.int32)
-        state = step(state, actions)
-        for i, s in enumerate(theirs):
-            s.apply_action(int(actions[i]))
-            assert bool(state.terminated[i]) == s.is_terminal()
-            np.testing.assert_array_equal(np.asarray(state.rewards[i]),
-                                          s.returns() if s.is_terminal() else [0.0, 0.0])
-            if s.is_terminal():  # the engine started the next game in the same step
-                ended += 1
-                theirs[i] = reference.new_initial_state()
-    assert ended > 2 * n
+    def same_planes(ours, state, player):
+        planes = np.asarray(state.observation_tensor(player)).reshape(3, 3, 3)
+        np.testing.assert_array_equal(ours, np.stack([planes[2 - player], planes[1 + player]],
+                                                     -1))
+
+    ended, _ = play_beside_openspiel("tic_tac_toe", "tic_tac_toe", 16, 60, same_planes)
+    assert ended > 2 * 16
 
 
 def test_the_users_game_passes_the_engines_conformance_check(game):

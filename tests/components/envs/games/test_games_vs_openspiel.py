@@ -22,6 +22,40 @@ from components.envs.games.self_play import SelfPlay
 pyspiel = pytest.importorskip("pyspiel")
 
 
+def play_beside_openspiel(env_id: str, spiel_name: str, n: int, moves: int,
+                          check_observation) -> tuple[int, np.ndarray]:
+    """`moves` random legal moves (NumPy's, seed 0) in `n` native games of `env_id` (`SelfPlay`,
+    the in-graph door) and in `n` of OpenSpiel's `spiel_name`, the same moves in both: before
+    each move the same legal moves, player to move and observation
+    (`check_observation(ours [...], openspiel_state, player)`), after it the same end and
+    returns (the engine starts the next game in the same step). Returns the number of games
+    ended and the moves played [moves, n]."""
+    games = SelfPlay(env_id, num_threads=1)
+    step = jax.jit(games.step)
+    state = games.init(jax.random.PRNGKey(0), n)
+    reference = pyspiel.load_game(spiel_name)
+    theirs = [reference.new_initial_state() for _ in range(n)]
+    rng, ended, played = np.random.default_rng(0), 0, []
+    for _ in range(moves):
+        mask, observation = np.asarray(state.legal_action_mask), np.asarray(state.observation)
+        for i, s in enumerate(theirs):
+            assert np.flatnonzero(mask[i]).tolist() == s.legal_actions()
+            assert int(state.current_player[i]) == s.current_player()
+            check_observation(observation[i], s, s.current_player())
+        actions = np.array([rng.choice(s.legal_actions()) for s in theirs], np.int32)
+        played.append(actions)
+        state = step(state, actions)
+        for i, s in enumerate(theirs):
+            s.apply_action(int(actions[i]))
+            assert bool(state.terminated[i]) == s.is_terminal()
+            np.testing.assert_array_equal(np.asarray(state.rewards[i]),
+                                          s.returns() if s.is_terminal() else [0.0, 0.0])
+            if s.is_terminal():
+                ended += 1
+                theirs[i] = reference.new_initial_state()
+    return ended, np.stack(played)
+
+
 def openspiel_board(state, env_id: str) -> np.ndarray:
     """OpenSpiel's board as the physical state's cells: row-major from the top row, 0 or 1 for
     whose stone, -1 for an empty cell."""

@@ -23,6 +23,7 @@ pyspiel = pytest.importorskip("pyspiel")
 pytest.importorskip("mctx")
 
 from test_games_playout import assert_like_openspiels_random_games  # noqa: E402
+from test_games_vs_openspiel import play_beside_openspiel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[4]
 GAME = ROOT / "examples" / "games" / "breakthrough"
@@ -43,36 +44,15 @@ def game():
 def test_self_play_follows_openspiels_breakthrough_move_by_move(game):
     assert envs.num_players(game) == 2
     assert envs.openspiel_name(game) == "breakthrough(rows=6,columns=6)"
-    games, n = SelfPlay(game, num_threads=1), 16
-    step = jax.jit(games.step)
-    state = games.init(jax.random.PRNGKey(0), n)
-    reference = pyspiel.load_game(envs.openspiel_name(game))
-    theirs = [reference.new_initial_state() for _ in range(n)]
-    rng = np.random.default_rng(0)
-    ended, captures = 0, 0
-    for _ in range(200):
-        mask = np.asarray(state.legal_action_mask)
-        observation = np.asarray(state.observation)
-        for i, s in enumerate(theirs):
-            assert np.flatnonzero(mask[i]).tolist() == s.legal_actions()
-            player = s.current_player()
-            assert int(state.current_player[i]) == player
-            planes = np.asarray(s.observation_tensor(player)).reshape(3, 6, 6)  # b, w, empty
-            np.testing.assert_array_equal(observation[i, ..., 0], planes[player])
-            np.testing.assert_array_equal(observation[i, ..., 1], planes[1 - player])
-            assert (observation[i, ..., 2] == player).all()
-        actions = np.array([rng.choice(s.legal_actions()) for s in theirs], np.int32)
-        captures += int((actions % 2).sum())
-        state = step(state, actions)
-        for i, s in enumerate(theirs):
-            s.apply_action(int(actions[i]))
-            assert bool(state.terminated[i]) == s.is_terminal()
-            np.testing.assert_array_equal(np.asarray(state.rewards[i]),
-                                          s.returns() if s.is_terminal() else [0.0, 0.0])
-            if s.is_terminal():  # the engine started the next game in the same step
-                ended += 1
-                theirs[i] = reference.new_initial_state()
-    assert ended > 2 * n and captures > 100
+
+    def same_planes(ours, state, player):
+        planes = np.asarray(state.observation_tensor(player)).reshape(3, 6, 6)  # b, w, empty
+        np.testing.assert_array_equal(ours[..., 0], planes[player])
+        np.testing.assert_array_equal(ours[..., 1], planes[1 - player])
+        assert (ours[..., 2] == player).all()
+
+    ended, moves = play_beside_openspiel(game, envs.openspiel_name(game), 16, 200, same_planes)
+    assert ended > 2 * 16 and (moves % 2).sum() > 100  # captures among the moves
 
 
 def test_random_playouts_are_openspiels_random_games(game):
