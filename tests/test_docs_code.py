@@ -85,6 +85,13 @@ def test_writing_an_algorithm_commands_run(tmp_path):
     assert saved["algo"].endswith("my_a2c.py:ReluA2C") and saved["config"]["hidden"] == [64, 64]
 
 
+def test_training_from_python_runs_as_written():
+    """docs/training.md's Python: a RunSpec trained with a callback, read back, resumed."""
+    block = python_blocks("training.md")[0]
+    assert "RunSpec.make" in block and "resume(out" in block
+    exec(block, {"__name__": "training_page"})
+
+
 def after_training_section() -> str:
     text = (DOCS / "training.md").read_text()
     return text[text.index("## After training"):]

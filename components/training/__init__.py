@@ -6,9 +6,11 @@
   `env_kwargs_of(config)`: the environment's keyword arguments a config holds.
 - `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
 - `Row` (`metrics.py`): one iteration's metrics, checked at the door (`check_rows`).
-- `train` (`trainer.py`, the loop of calls in `loop.py`), `evaluate` (`evaluation.py`): run
-  directories (`RunDir`) with metrics, TensorBoard events, the learning curve, the graph's
-  drawing and checkpoints.
+- `RunSpec` (`run_spec.py`): one run worked out once (canonical id, algorithm, config, seeds,
+  steps, runner, evaluation, tracking, executor), recorded as the run's `config.json`.
+- `train(spec, out)`, `resume(out)` (`trainer.py`, the loop of calls in `loop.py`, its
+  `Callback`s in `callbacks.py`), `evaluate` (`evaluation.py`): run directories (`RunDir`)
+  with metrics, TensorBoard events, the learning curve, the graph's drawing and checkpoints.
 - `load` (`loading.py`): a run's trained agent (`TrainedAgent`: `predict`, `export`); a
   run's user code only when named again or trusted (`trusted_code.py`).
 - `distributed/`: samplers and a learner, in one process or on Ray.
@@ -19,6 +21,7 @@ Nothing below this package (metagraph/, backends/, the rest of components/) impo
 
 from components.training.algorithm import Algorithm, AlgorithmConfig, Distributed, env_kwargs_of
 from components.training.algorithms import DQN, PPO, Impala, Reweight
+from components.training.callbacks import Callback, CallbackList
 from components.training.evaluation import evaluate
 from components.training.inputs import inputs_for
 from components.training.keys import keys_for
@@ -26,10 +29,11 @@ from components.training.loading import TrainedAgent, load
 from components.training.metrics import MetricsError, Row
 from components.training.registry import AlgorithmError, resolve
 from components.training.run_dir import RunDir, RunDirLocked
-from components.training.trainer import train
+from components.training.run_spec import RunSpec
+from components.training.trainer import resume, train
 from components.training.trusted_code import UntrustedCodeError
 
-__all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Distributed",
-           "Impala", "MetricsError", "Reweight", "Row", "RunDir", "RunDirLocked", "TrainedAgent",
-           "UntrustedCodeError", "env_kwargs_of", "evaluate", "inputs_for", "keys_for", "load",
-           "resolve", "train"]
+__all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Callback",
+           "CallbackList", "Distributed", "Impala", "MetricsError", "Reweight", "Row", "RunDir",
+           "RunDirLocked", "RunSpec", "TrainedAgent", "UntrustedCodeError", "env_kwargs_of",
+           "evaluate", "inputs_for", "keys_for", "load", "resolve", "resume", "train"]

@@ -119,7 +119,7 @@ def set_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def evaluation_settings(args: argparse.Namespace) -> Any:
     """`--eval-every N --eval-episodes K --save-best` as `EvaluationSettings`, or None."""
-    from components.training.periodic_evaluation import EvaluationSettings
+    from components.training.evaluation_settings import EvaluationSettings
 
     if args.eval_every is None and args.save_best:
         raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
@@ -131,39 +131,35 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
 
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
-    from components.envs.engine.catalogue import resolved_id
-    from components.training.registry import resolve
-    from components.training.trainer import train
+    from components.training.run_spec import RunSpec
+    from components.training.trainer import resume, train
 
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
-    if args.env_module is not None and not args.resume:  # registers the user's environment
-        from components.training.env_module import import_env_module
-
-        import_env_module(args.env_module)
-    args.env_id = resolved_id(args.env_id)  # OpenSpiel's names of the games too
+    process = dict(progress=True, device=args.device, actor_device=args.actor_device,
+                   address=args.address)
     if args.resume:
         if args.env_kwargs:
             raise UsageError("--env-kwargs: a resumed run makes its environments with the "
                              "keyword arguments it recorded (config.json); train a new run "
                              "to change them")
-        config = None  # the run directory's own
     else:
-        args.algo = args.algo or "reweight"
         try:
-            config = resolve(args.algo).config(args.env_id, config_values(args))
+            spec = RunSpec.make(
+                args.env_id, args.algo or "reweight", config_values(args), steps=args.steps,
+                seed=args.seed, seeds=args.seeds if args.seeds > 1 else None,
+                runner=args.runner, num_samplers=args.num_samplers,
+                batches_per_request=args.batches_per_request,
+                evaluation=evaluation_settings(args),
+                track=args.wandb_project if args.track else None, executor=args.executor,
+                env_module=args.env_module)
         except TypeError as error:
             raise UsageError(str(error)) from None
     try:
-        metrics = train(args.env_id, args.out, args.algo, config, seed=args.seed,
-                        steps=args.steps, resume=args.resume,
-                        seeds=args.seeds if args.seeds > 1 else None, runner=args.runner,
-                        num_samplers=args.num_samplers, address=args.address,
-                        batches_per_request=args.batches_per_request,
-                        trust_code=args.trust_code, evaluation=evaluation_settings(args),
-                        track=args.wandb_project if args.track else None,
-                        executor=args.executor, device=args.device,
-                        actor_device=args.actor_device, env_module=args.env_module)
+        metrics = (resume(args.out, steps=args.steps, algo=args.algo,
+                          trust_code=args.trust_code, env_module=args.env_module,
+                          evaluation=evaluation_settings(args), **process)
+                   if args.resume else train(spec, args.out, **process))
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \

@@ -32,11 +32,10 @@ from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.envs import observation_shape
 from components.training.algorithm import Algorithm
-from components.training.env_module import env_module_of_run
 from components.training.executors import lower
 from components.training.memory import check_state_fits
 from components.training.run_dir import RunDir
-from components.training.trusted_code import algorithm_of_run, check_environment_code
+from components.training.run_spec import RunSpec
 from metagraph import checkpoint as checkpoints
 from metagraph.errors import LoadError
 from metagraph.graph import MetaGraph, State
@@ -63,13 +62,14 @@ def acting_api(graph: MetaGraph, deterministic: bool = True, greedy: str = GREED
 class TrainedAgent:
     """One trained policy of a run directory (see the module docstring)."""
 
-    def __init__(self, run: RunDir, algorithm: Algorithm, config: Any, graph: MetaGraph,
-                 state: State, saved: dict[str, Any], seed: int, per_seed: list | None = None,
-                 programs: dict[str, Any] | None = None, executor: str = "xla"):
-        self.run, self.algorithm, self.config, self.graph = run, algorithm, config, graph
+    def __init__(self, run: RunDir, spec: RunSpec, graph: MetaGraph, state: State, seed: int,
+                 per_seed: list | None = None, programs: dict[str, Any] | None = None,
+                 executor: str = "xla"):
+        self.run, self.spec, self.graph = run, spec, graph
+        self.algorithm, self.config = spec.algorithm, spec.config
         self.executor_name = executor
-        self.state, self.saved, self.seed = state, saved, seed
-        self.env_id: str = saved["env_id"]
+        self.state, self.seed = state, seed
+        self.env_id: str = spec.env_id
         self.per_seed: list[TrainedAgent] = per_seed if per_seed is not None else [self]
         self._executor: Any = None
         self._programs: dict[str, Any] = {} if programs is None else programs  # seeds share
@@ -210,7 +210,7 @@ class TrainedAgent:
         if format == "onnx":
             data = export_onnx(self.graph, api, self.state, inputs)
         else:
-            extra = {"env_id": self.env_id, "algo": self.saved["algo"], "seed": self.seed,
+            extra = {"env_id": self.env_id, "algo": self.spec.algo, "seed": self.seed,
                      "observation_shape": (list(shape) if not isinstance(shape, dict) else
                                            {k: list(v) for k, v in shape.items()})}
             data = export_api(self.graph, api, self.state, platforms, inputs, extra)
@@ -219,7 +219,7 @@ class TrainedAgent:
         return data
 
     def __repr__(self) -> str:
-        return (f"TrainedAgent({self.saved['algo']} on {self.env_id}, seed {self.seed}, "
+        return (f"TrainedAgent({self.spec.algo} on {self.env_id}, seed {self.seed}, "
                 f"{self.run.path})")
 
 
@@ -248,42 +248,38 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
             or its environment id names a module (`module:Env-v0`) and not `trust_code`.
     """
     run = RunDir(out, create=False)
-    saved = run.read_config()
-    check_environment_code(run, saved, trust_code)
-    env_module_of_run(run, saved, env_module, trust_code)
-    alg = algorithm_of_run(run, saved, algo, trust_code)
+    spec = RunSpec.read(run, algo, trust_code, env_module)
+    alg = spec.algorithm
     ignored = sorted(set(overrides or {}) - set(alg.acting_settings))
     if ignored:
         allowed = ", ".join(alg.acting_settings) or "none"
         raise LoadError(f"{run.path}: --set {', '.join(ignored)}: not a setting of how "
-                        f"{saved['algo']} acts (those: {allowed}); the rest of the config "
+                        f"{spec.algo} acts (those: {allowed}); the rest of the config "
                         f"is the run's own")
-    try:
-        config = alg.config_class.from_dict({**saved["config"], **(overrides or {})})
-    except (TypeError, ValueError) as error:
-        if not overrides:
-            raise
-        given = " ".join(f"{key}={value!r}" for key, value in overrides.items())
-        raise LoadError(f"{run.path}: --set {given}: {error}") from None
+    if overrides:
+        try:
+            spec = spec.replace(config=alg.config_class.from_dict(
+                {**spec.config.to_dict(), **overrides}))
+        except (TypeError, ValueError) as error:
+            given = " ".join(f"{key}={value!r}" for key, value in overrides.items())
+            raise LoadError(f"{run.path}: --set {given}: {error}") from None
     path = run.path / checkpoint
     if not path.is_file():
         raise LoadError(f"{run.path}: no checkpoint ({checkpoint}) to load")
-    graph = alg.build(saved["env_id"], config, saved["steps"], eval_envs)
+    graph = alg.build(spec.env_id, spec.config, spec.steps, eval_envs)
     acting_api(graph, greedy=alg.evaluation_api)
-    check_state_fits(graph, saved["algo"], saved.get("seeds") or 1)  # before allocating
+    check_state_fits(graph, spec.algo, spec.seeds or 1)  # before allocating
     like = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), graph.state_spec)
-    seeds = saved.get("seeds")
-    if seeds is None:
+    if spec.seeds is None:
         state, _ = checkpoints.load(path, like=like)
-        return TrainedAgent(run, alg, config, graph, state, saved, saved["seed"],
-                            executor=executor)
-    stacked_like = jax.tree.map(lambda x: np.zeros((seeds, *x.shape), x.dtype), like)
+        return TrainedAgent(run, spec, graph, state, spec.seed, executor=executor)
+    stacked_like = jax.tree.map(lambda x: np.zeros((spec.seeds, *x.shape), x.dtype), like)
     stacked, _ = checkpoints.load(path, like=stacked_like)
     agents: list[TrainedAgent] = []
-    make = functools.partial(TrainedAgent, run, alg, config, graph, per_seed=agents,
-                             programs={}, executor=executor)
-    agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), saved, saved["seed"] + k)
-                  for k in range(seeds))
+    make = functools.partial(TrainedAgent, run, spec, graph, per_seed=agents, programs={},
+                             executor=executor)
+    agents.extend(make(jax.tree.map(lambda x, k=k: x[k], stacked), spec.seed + k)
+                  for k in range(spec.seeds))
     return agents[0]
 
 

@@ -1,12 +1,12 @@
 """`TrainingLoop`: the loop of calls of one run, once the executor exists.
 
 Each pass calls `next_rows(call)` (the algorithm's `run`, or the distributed learner's step),
-checks the rows at the door (`metrics.check_rows`), counts their steps, appends them to
-`metrics.jsonl` and the reporter, and saves a checkpoint every CHECKPOINT_SECONDS (less often
-when saving takes more than CHECKPOINT_SHARE of that). Ctrl-C is held back until the call under
-way has returned (`interrupts.py`); the loop then stops and saves. A call that fails, that
-returns bad rows or a loss that is not finite, or after which the state holds NaN, is never
-saved: the last good checkpoint stays.
+checks the rows at the door (`metrics.check_rows`), counts their steps, hands them to the
+callbacks (`callbacks.py`: evaluation adds its numbers, reporting sends them on), appends them
+to `metrics.jsonl`, and calls the callbacks again (`Checkpoints` saves when one is due). Ctrl-C
+is held back until the call under way has returned (`interrupts.py`); the loop then stops and
+the callbacks end ("interrupted"). A call that fails, that returns bad rows or a loss that is
+not finite, or after which the state holds NaN, is never saved: the last good checkpoint stays.
 """
 
 from __future__ import annotations
@@ -20,14 +20,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from components.training.callbacks import Callback
 from components.training.interrupts import deferred_interrupts
 from components.training.metrics import Row, check_rows
-from components.training.reporter import Reporter
 from components.training.run_dir import RunDir
 from metagraph.errors import RuntimeCheckError
-
-CHECKPOINT_SECONDS = 30.0  # 0: after every call
-CHECKPOINT_SHARE = 0.05
 
 
 class RunExitedError(ValueError):
@@ -62,16 +59,15 @@ class TrainingLoop:
     """The calls of one run (see the module docstring).
 
     `next_rows(call)` returns the rows of call `call`; the loop ends after `goal_iterations`
-    iterations when that is set, else once the rows have counted `goal_steps` steps. `source`
-    names what made the rows in errors ("run()", "Distributed.update()"). `after_call(rows)`,
-    when given, sees each call's rows just before they are written (dicts it may add numbers
-    to: periodic evaluation, `Evaluator.after_call`). `on_close` runs when the loop ends,
-    whatever the reason (closing the evaluator, waiting for the graph's drawing)."""
+    iterations when that is set, else once the rows have counted `goal_steps` steps, or after
+    a call whose rows a callback answered False. `source` names what made the rows in errors
+    ("run()", "Distributed.update()"). `callback` (a `CallbackList`) sees the start, each
+    call's rows and the end."""
 
     name: str
     exe: Any
     run_dir: RunDir
-    reporter: Reporter
+    callback: Callback
     next_rows: Callable[[int], Sequence[Any]]
     counters: Counters
     goal_steps: int
@@ -80,8 +76,6 @@ class TrainingLoop:
     shown: tuple[str, ...] = ("episode_return_mean",)
     progress: bool = True
     streams: Callable[[], int] = lambda: 0
-    on_close: Callable[[], None] = lambda: None
-    after_call: Callable[[list[dict[str, Any]]], None] | None = None
 
     def finished(self) -> bool:
         """Whether the run has done its iterations (or taken its steps)."""
@@ -90,28 +84,33 @@ class TrainingLoop:
         return self.counters.env_steps >= self.goal_steps
 
     def run(self) -> None:
-        """Call until finished or interrupted; save what is whole at the end."""
-        kept = self.run_dir.keep_metrics(self.counters.iteration)
-        self.reporter.restart(kept)  # the TensorBoard events become the kept rows
+        """Call until finished, stopped by a callback, or interrupted; the callbacks end
+        whatever happens (the checkpoint of a whole state is saved then)."""
+        self.kept = self.run_dir.keep_metrics(self.counters.iteration)
         # the last mean return carries over a resume to rows where no episode ended
-        self.last_return = kept[-1].get("episode_return_mean") if kept else None
+        self.last_return = self.kept[-1].get("episode_return_mean") if self.kept else None
         self.start, self.saved_call = time.perf_counter(), self.counters.call
-        self.last_save, self.save_every = self.start, CHECKPOINT_SECONDS
         self.bar = _progress_bar(self.goal_steps, self.counters.env_steps, self.progress)
         self.whole = True  # whether exe.state is the state after whole, good calls
         self.before = self.exe.state
+        self.stopped, outcome = False, "failed"
+        self.callback.on_start(self)
         with deferred_interrupts() as interrupts:  # Ctrl-C: stop between two calls, then save
             self.interrupts = interrupts
             try:
-                while not self.finished():
+                while not self.finished() and not self.stopped:
                     self.step()
                     if interrupts.received:
                         raise KeyboardInterrupt
+                outcome = "finished"
+            except KeyboardInterrupt:
+                outcome = "interrupted"
+                raise
             finally:  # also on Ctrl-C (held back until the call returned) and on errors
-                self.close()
+                self.close(outcome)
 
     def step(self) -> None:
-        """One call: its rows checked, counted, written; a checkpoint when one is due."""
+        """One call: its rows checked, counted, shown to the callbacks, written."""
         self.whole, self.before = False, self.exe.state  # until the call returned good rows
         rows = self.call()
         if bad := non_finite_loss(rows, self.counters.iteration):
@@ -120,12 +119,7 @@ class TrainingLoop:
         self.counters.call += 1
         self.whole = True
         self.record(rows)
-        if time.perf_counter() - self.last_save >= self.save_every:
-            before_save = time.perf_counter()
-            self.save()
-            self.saved_call, self.last_save = self.counters.call, time.perf_counter()
-            self.save_every = (max(CHECKPOINT_SECONDS, (self.last_save - before_save)
-                                   / CHECKPOINT_SHARE) if CHECKPOINT_SECONDS else 0.0)
+        self.callback.after_call(self)
         if self.bar is not None:
             self.bar.update(min(self.counters.env_steps, self.goal_steps) - self.bar.n)
             self.bar.set_postfix({k: f"{v:.2f}" for k, v in rows[-1].items()
@@ -152,7 +146,7 @@ class TrainingLoop:
         return check_rows(self.name, rows, self.source)
 
     def record(self, rows: list[Row]) -> None:
-        """Count the rows' steps and write them (metrics.jsonl, the reporter)."""
+        """Count the rows' steps, show them to the callbacks and write them (metrics.jsonl)."""
         wall = self.counters.wall + time.perf_counter() - self.start
         written = []
         for row in rows:
@@ -165,10 +159,8 @@ class TrainingLoop:
                              "wall_time": round(wall, 3), "episode_return_mean": mean,
                              **row.extra})
             self.counters.iteration += 1
-        if self.after_call is not None:
-            self.after_call(written)
+        self.stopped = self.callback.on_rows(self, written) is False
         self.run_dir.append_metrics(written)
-        self.reporter.add(written)
 
     def save(self) -> None:
         """A checkpoint of the state and the counters; NonFiniteError (nothing written) when
@@ -181,6 +173,12 @@ class TrainingLoop:
         meta.update(wall=self.counters.wall + time.perf_counter() - self.start,
                     streams=self.streams())
         self.exe.save_checkpoint(self.run_dir.checkpoint_path, meta=meta)
+        self.saved_call = self.counters.call
+
+    def state_is_whole(self) -> bool:
+        """Whether the executor's state is the state after whole, good calls (a call that
+        failed before it replaced the state left it whole)."""
+        return self.whole or (self.exe.state is self.before and self.exe.state_lost is None)
 
     def saved_text(self) -> str:
         """What the checkpoint holds, for messages."""
@@ -188,16 +186,11 @@ class TrainingLoop:
         return (f"{path} keeps the state after call {self.saved_call}" if path.exists()
                 else "no checkpoint was written")
 
-    def close(self) -> None:
-        """Save if the state is whole and newer than the checkpoint; stop what runs."""
-        # a call that failed before it replaced the state left the state whole
-        self.whole = self.whole or (self.exe.state is self.before
-                                    and self.exe.state_lost is None)
+    def close(self, outcome: str) -> None:
+        """End the callbacks (`outcome`: "finished", "interrupted", "failed") and the bar."""
         try:
-            if self.counters.call != self.saved_call and self.whole:
-                self.save()
+            self.callback.on_end(self, outcome)
         finally:
-            self.on_close()
             if self.bar is not None:
                 self.bar.close()
 

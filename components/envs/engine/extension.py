@@ -203,6 +203,9 @@ def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
         "find_package(nanobind CONFIG REQUIRED)\n"
         'set(METAGRAPH_ARCH "native" CACHE STRING "")\n'
         f'include("{cmake_file()}")\n'
+        "# nanobind's core once, in the tree's own folder: built by the first module otherwise,\n"
+        "# it moves (and is rebuilt) whenever a new module sorts first\n"
+        "nanobind_build_library(nanobind-static)\n"
         'file(GLOB modules LIST_DIRECTORIES true "${CMAKE_CURRENT_SOURCE_DIR}/modules/*")\n'
         "foreach(module ${modules})\n  add_subdirectory(${module})\nendforeach()\n")
     build = tree / "build"

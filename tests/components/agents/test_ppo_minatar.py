@@ -8,7 +8,7 @@ import pytest
 
 from components.agents import PPOAgent, PPOConfig
 from components.networks import CNN
-from components.training import evaluate, train
+from components.training import RunSpec, evaluate, train
 from components.training.algorithms.iterative import PPO
 
 SMALL = {"num_envs": 8, "num_steps": 16, "minibatches": 2, "epochs": 1, "hidden": [16],
@@ -48,7 +48,8 @@ def test_the_policy_is_a_cnn_over_the_planes(value):
 
 def test_a_few_iterations_on_breakout_train_and_evaluate(tmp_path):
     config = PPO().config("MinAtar-Breakout-v0", SMALL)
-    rows = train("MinAtar-Breakout-v0", tmp_path, "ppo", config, steps=512, progress=False)
+    rows = train(RunSpec.make("MinAtar-Breakout-v0", "ppo", config, steps=512), tmp_path,
+                 progress=False)
     assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
     # the policy's entropy (PPOLoss reports it), at most log 3 over Breakout's three actions
     assert all(0 < row["entropy"] <= np.log(3) + 1e-5 for row in rows)

@@ -11,7 +11,7 @@ import pytest
 from components.agents import PPOAgent, PPOConfig
 from components.agents.ppo_agent import bootstrap_truncated
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
-from components.training import evaluate, train
+from components.training import RunSpec, evaluate, train
 from components.training.algorithms.iterative import PPO
 
 SMALL = {"num_steps": 64, "minibatches": 2, "epochs": 2, "hidden": [16, 16],
@@ -39,7 +39,7 @@ def test_shipped_defaults():
 
 def test_a_few_iterations_on_half_cheetah_train_and_evaluate(tmp_path):
     config = PPO().config("HalfCheetah-v5", SMALL)
-    rows = train("HalfCheetah-v5", tmp_path, "ppo", config, steps=256, progress=False)
+    rows = train(RunSpec.make("HalfCheetah-v5", "ppo", config, steps=256), tmp_path, progress=False)
     assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
     saved = json.loads((tmp_path / "config.json").read_text())
     assert saved["config"]["normalise_observations"] and saved["env_id"] == "HalfCheetah-v5"
@@ -83,5 +83,5 @@ def test_bootstrapped_iterations_on_hopper(tmp_path):
     # the rollout that records V(final observation) runs and learns (its arithmetic is
     # bootstrap_truncated's, tested above)
     config = PPO().config("Hopper-v5", {**SMALL, "bootstrap_truncated": True})
-    rows = train("Hopper-v5", tmp_path, "ppo", config, steps=256, progress=False)
+    rows = train(RunSpec.make("Hopper-v5", "ppo", config, steps=256), tmp_path, progress=False)
     assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)

@@ -21,7 +21,7 @@ from components.losses import SACLoss
 from components.networks import QEnsemble
 from components.policy import Policy
 from components.preprocessing import ObservationNormaliser
-from components.training import evaluate, train
+from components.training import RunSpec, evaluate, train
 from components.training.algorithms import SAC
 from components.training.registry import resolve
 from metagraph.spaces import Box, Discrete, PRNGKey
@@ -199,7 +199,7 @@ def test_a_short_run_through_train_and_evaluate(tmp_path):
     `evaluate` acts greedily from."""
     config = SAC().config("Pendulum-v1", {"hidden": [16], "learning_starts": 100,
                                           "iterations_per_call": 150, "batch_size": 32})
-    rows = train("Pendulum-v1", tmp_path, "sac", config, steps=300, progress=False)
+    rows = train(RunSpec.make("Pendulum-v1", "sac", config, steps=300), tmp_path, progress=False)
     assert len(rows) == 300 and all(np.isfinite(row["loss"]) for row in rows)
     assert rows[0]["alpha"] == 0.0 and 0.5 < rows[-1]["alpha"] < 1.0  # tuned once learning
     assert {"entropy", "episode_return_mean"} <= set(rows[-1])

@@ -8,7 +8,7 @@ import pytest
 from backends import xla
 from components.agents.impala_config import ImpalaConfig
 from components.agents.reweight_config import ReweightConfig
-from components.training import keys_for, resolve, train
+from components.training import RunSpec, keys_for, resolve, train
 from components.training.algorithms import Reweight
 from components.training.distributed import Learner, LocalSamplers
 
@@ -43,8 +43,8 @@ def test_reweighting_learner_reweights_the_pooled_paths_of_all_samplers():
 
 
 def test_impala_learns_cartpole_in_one_process(tmp_path):
-    metrics = train("CartPole-v1", tmp_path, "impala", ImpalaConfig(), steps=150_000,
-                    progress=False, num_samplers=2)
+    metrics = train(RunSpec.make("CartPole-v1", "impala", ImpalaConfig(), steps=150_000,
+                                 num_samplers=2), tmp_path, progress=False)
     returns = [row["episode_return_mean"] for row in metrics]
     assert np.mean(returns[:5]) < 40
     assert np.mean(returns[-10:]) > 100
@@ -60,8 +60,8 @@ def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
     from components.training import load
 
     config = PPOConfig(normalise_observations=True)
-    metrics = train("CartPole-v1", tmp_path, "ppo", config, steps=60_000, progress=False,
-                    runner="pipeline", num_samplers=1)
+    metrics = train(RunSpec.make("CartPole-v1", "ppo", config, steps=60_000, runner="pipeline",
+                                 num_samplers=1), tmp_path, progress=False)
     returns = [row["episode_return_mean"] for row in metrics
                if row["episode_return_mean"] is not None]
     assert np.mean(returns[-10:]) > 100
@@ -86,5 +86,7 @@ def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
 ])
 def test_bad_distributed_settings_are_clear_errors(tmp_path, algo, options, message):
     config = resolve(algo).config_class()
-    with pytest.raises(ValueError, match=message):
-        train("CartPole-v1", tmp_path, algo, config, steps=10, progress=False, **options)
+    process = {key: options.pop(key) for key in ("actor_device", "address") if key in options}
+    with pytest.raises(ValueError, match=message):  # refused by the spec or by train
+        train(RunSpec.make("CartPole-v1", algo, config, steps=10, **options), tmp_path,
+              progress=False, **process)

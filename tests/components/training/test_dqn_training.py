@@ -6,7 +6,7 @@ import pytest
 
 from backends import xla
 from components.agents import DQNConfig
-from components.training import evaluate, train
+from components.training import RunSpec, evaluate, train
 from components.training.algorithms import DQN
 
 SMALL = DQNConfig(num_envs=2, rollout=4, n_step=2, buffer_size=256, batch_size=8,
@@ -14,8 +14,8 @@ SMALL = DQNConfig(num_envs=2, rollout=4, n_step=2, buffer_size=256, batch_size=8
 
 
 def test_dqn_trains_and_keeps_replay_and_target(tmp_path):
-    metrics = train("CartPole-v1", tmp_path, "dqn", SMALL, seed=0, steps=128,
-                            progress=False)
+    metrics = train(RunSpec.make("CartPole-v1", "dqn", SMALL, seed=0, steps=128), tmp_path,
+                    progress=False)
     assert len(metrics) == 16 and metrics[-1]["env_steps"] == 128
     assert all(np.isfinite(m["loss"]) for m in metrics)
     exe = xla.lower(DQN().build("CartPole-v1", SMALL, 128, 1))

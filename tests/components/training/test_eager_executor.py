@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from components.agents import PPOConfig
-from components.training import train
+from components.training import RunSpec, train
 from components.training.cli import main
 from components.training.run_dir import RunDir
 from metagraph import checkpoint
@@ -18,8 +18,8 @@ STEPS = 3 * SMALL.num_envs * SMALL.num_steps  # three iterations: two calls, one
 
 
 def test_an_eager_run_equals_the_xla_run(tmp_path):
-    rows = {name: train("CartPole-v1", tmp_path / name, "ppo", SMALL, steps=STEPS,
-                        progress=False, executor=name) for name in ("xla", "eager")}
+    rows = {name: train(RunSpec.make("CartPole-v1", "ppo", SMALL, steps=STEPS, executor=name),
+                        tmp_path / name, progress=False) for name in ("xla", "eager")}
     assert len(rows["eager"]) == len(rows["xla"]) == 3
     for eager, compiled in zip(rows["eager"], rows["xla"], strict=True):
         assert eager["env_steps"] == compiled["env_steps"]
@@ -39,8 +39,8 @@ def test_the_command_line_takes_the_executor(tmp_path, capsys):
           "--set", "minibatches=2"])  # SMALL's shapes: the eager ops compiled above serve
     assert "1 iterations" in capsys.readouterr().out
     with pytest.raises(ValueError, match="the eager executor runs one seed"):
-        train("CartPole-v1", tmp_path / "seeds", "ppo", SMALL, steps=STEPS, seeds=2,
-              progress=False, executor="eager")
+        train(RunSpec.make("CartPole-v1", "ppo", SMALL, steps=STEPS, seeds=2, executor="eager"),
+              tmp_path / "seeds", progress=False)
 
 
 def test_samplers_run_on_the_executor_they_are_given(tmp_path, monkeypatch):
@@ -54,8 +54,8 @@ def test_samplers_run_on_the_executor_they_are_given(tmp_path, monkeypatch):
     monkeypatch.setattr(sampler, "lower", lambda graph, executor, **kw: used.append(executor)
                         or lower(graph, executor, **kw))
     config = ImpalaConfig(num_envs=2, num_steps=4, hidden=(8,))
-    rows = {name: train("CartPole-v1", tmp_path / name, "impala", config, steps=16,
-                        num_samplers=1, progress=False, executor=name)
+    rows = {name: train(RunSpec.make("CartPole-v1", "impala", config, steps=16, num_samplers=1,
+                                     executor=name), tmp_path / name, progress=False)
             for name in ("xla", "eager")}
     assert used == ["xla", "eager"]
     assert [r["env_steps"] for r in rows["eager"]] == [r["env_steps"] for r in rows["xla"]]

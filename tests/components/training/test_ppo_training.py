@@ -10,7 +10,7 @@ import pytest
 from command_line import refusal
 
 from components.agents import PPOConfig
-from components.training import cli, evaluate, train
+from components.training import RunSpec, cli, evaluate, resume, train
 from components.training.algorithms import PPO
 
 SMALL = PPOConfig(num_envs=2, num_steps=16, epochs=2, minibatches=2, hidden=(8,),
@@ -34,20 +34,19 @@ def interrupt_the_second_call(monkeypatch):
 
 
 def test_ppo_run_directory_and_resume_after_an_interruption(tmp_path, monkeypatch):
-    full = train("CartPole-v1", tmp_path / "full", "ppo", SMALL, seed=1, steps=256,
-                         progress=False)
+    full = train(RunSpec.make("CartPole-v1", "ppo", SMALL, seed=1, steps=256), tmp_path / "full",
+                 progress=False)
     assert len(full) == 8 and full[-1]["env_steps"] == 256
     assert all(m["episode_return_mean"] is None or m["episode_return_mean"] > 0 for m in full)
     optimizer_steps = 8 * SMALL.epochs * SMALL.minibatches
     assert json.loads((tmp_path / "full" / "config.json").read_text())["algo"] == "ppo"
     run = interrupt_the_second_call(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
-        train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1, steps=256,
-                      progress=False)
+        train(RunSpec.make("CartPole-v1", "ppo", SMALL, seed=1, steps=256), tmp_path / "part",
+              progress=False)
     monkeypatch.setattr(PPO, "run", run)
     assert len((tmp_path / "part" / "metrics.jsonl").read_text().splitlines()) == 2
-    resumed = train("CartPole-v1", tmp_path / "part", "ppo", SMALL, seed=1,
-                            steps=256, resume=True, progress=False)
+    resumed = resume(tmp_path / "part", steps=256, progress=False)
     for a, b in zip(resumed, full, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
         assert a["env_steps"] == b["env_steps"]
@@ -76,18 +75,18 @@ def test_ppo_runs_on_host_doors(door, tmp_path):
     """The same agent, its fused rollout stepping a host pool (our threaded one, or
     Gymnasium's own CartPole through the adapter) from inside the compiled program."""
     config = PPOConfig(**{**SMALL.to_dict(), "door": door})
-    metrics = train("CartPole-v1", tmp_path, "ppo", config, seed=0, steps=128,
-                            progress=False)
+    metrics = train(RunSpec.make("CartPole-v1", "ppo", config, seed=0, steps=128), tmp_path,
+                    progress=False)
     assert metrics[-1]["env_steps"] == 128
     assert any(m["episode_return_mean"] for m in metrics)
     assert evaluate(tmp_path, episodes=2)["episodes"] == 2
 
 
 def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
-    together = train("CartPole-v1", tmp_path / "both", "ppo", SMALL, seed=1, steps=128,
-                             progress=False, seeds=2)
-    alone = [train("CartPole-v1", tmp_path / f"s{s}", "ppo", SMALL, seed=s, steps=128,
-                           progress=False) for s in (1, 2)]
+    together = train(RunSpec.make("CartPole-v1", "ppo", SMALL, seed=1, steps=128, seeds=2),
+                     tmp_path / "both", progress=False)
+    alone = [train(RunSpec.make("CartPole-v1", "ppo", SMALL, seed=s, steps=128),
+                   tmp_path / f"s{s}", progress=False) for s in (1, 2)]
     for i, row in enumerate(together):
         assert row["loss"] == pytest.approx((alone[0][i]["loss"] + alone[1][i]["loss"]) / 2,
                                             rel=1e-5)
@@ -99,19 +98,18 @@ def test_seeds_train_at_once_and_each_equals_its_own_run(tmp_path):
     result = evaluate(tmp_path / "both", episodes=2)
     assert len(result["return_mean_per_seed"]) == 2
     with pytest.raises(ValueError, match="needs an in-graph environment"):
-        train("CartPole-v1", tmp_path / "host", "ppo",
-              PPOConfig(**{**SMALL.to_dict(), "door": "host"}), steps=64, progress=False,
-              seeds=2)
+        train(RunSpec.make("CartPole-v1", "ppo", PPOConfig(**{**SMALL.to_dict(), "door": "host"}),
+                           steps=64, seeds=2), tmp_path / "host", progress=False)
 
 
 def test_a_run_does_exactly_the_whole_iterations_its_steps_ask_for(tmp_path):
     """steps=100 is 3 iterations of 32 steps: a call of 2, then a call whose second iteration
     is skipped. They equal the first 3 of a 4-iteration run (same keys, constant rate)."""
     config = PPOConfig(**{**SMALL.to_dict(), "anneal_lr": False})
-    partial = train("CartPole-v1", tmp_path / "3", "ppo", config, seed=1, steps=100,
-                            progress=False)
-    whole = train("CartPole-v1", tmp_path / "4", "ppo", config, seed=1, steps=128,
-                          progress=False)
+    partial = train(RunSpec.make("CartPole-v1", "ppo", config, seed=1, steps=100), tmp_path / "3",
+                    progress=False)
+    whole = train(RunSpec.make("CartPole-v1", "ppo", config, seed=1, steps=128), tmp_path / "4",
+                  progress=False)
     assert [m["env_steps"] for m in partial] == [32, 64, 96]
     for a, b in zip(partial, whole[:3], strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)

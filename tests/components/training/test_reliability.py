@@ -19,7 +19,7 @@ from tensorboard_events import scalars
 
 import metagraph as mg
 from components.agents import PPOConfig
-from components.training import loop, train
+from components.training import RunSpec, callbacks, loop, resume, train
 from components.training.algorithms import PPO
 from components.training.interrupts import deferred_interrupts
 from components.training.run_dir import RunDir
@@ -82,8 +82,8 @@ def test_ctrl_c_inside_the_call_and_again_during_the_save_keeps_the_last_whole_c
     monkeypatch.setattr(checkpoint, "save", interrupted_save)
     config = PPOConfig(**{**SMALL.to_dict(), "door": "gymnasium"})
     with pytest.raises(KeyboardInterrupt):
-        train("test/InterruptingCartPole-v0", tmp_path, "ppo", config, steps=10 * STEPS_PER_CALL,
-              progress=False)
+        train(RunSpec.make("test/InterruptingCartPole-v0", "ppo", config,
+                           steps=10 * STEPS_PER_CALL), tmp_path, progress=False)
     rows = RunDir(tmp_path).metrics()
     # step 20 is in the second call (16 environment steps a call): it finished, then stopped
     assert len(rows) == 2 and saves == [1]
@@ -134,7 +134,8 @@ def test_a_cut_last_row_is_dropped_with_a_warning_any_other_bad_row_is_named(tmp
 
 def test_resume_keeps_the_mean_return_and_rebuilds_the_tensorboard_events(tmp_path,
                                                                           monkeypatch):
-    train("CartPole-v1", tmp_path, "ppo", SMALL, steps=3 * STEPS_PER_CALL, progress=False)
+    train(RunSpec.make("CartPole-v1", "ppo", SMALL, steps=3 * STEPS_PER_CALL), tmp_path,
+          progress=False)
     for events in (tmp_path / "tensorboard").iterdir():  # points a killed run never flushed
         events.write_bytes(b"")
     kept = RunDir(tmp_path).metrics()
@@ -144,8 +145,7 @@ def test_resume_keeps_the_mean_return_and_rebuilds_the_tensorboard_events(tmp_pa
         return [{**row, "episode_return_mean": None} for row in run(self, *args)]
 
     monkeypatch.setattr(PPO, "run", no_episode_ends)
-    resumed = train("CartPole-v1", tmp_path, "ppo", SMALL, steps=5 * STEPS_PER_CALL,
-                    resume=True, progress=False)
+    resumed = resume(tmp_path, steps=5 * STEPS_PER_CALL, progress=False)
     assert [r["episode_return_mean"] for r in resumed[3:]] == \
         [kept[-1]["episode_return_mean"]] * 2
     assert scalars(tmp_path / "tensorboard")["loss"] == \
@@ -166,7 +166,7 @@ def test_a_stale_temporary_checkpoint_is_removed_by_the_next_save_and_load(tmp_p
 # ---- item 9: a diverging run ----------------------------------------------------------------
 def test_a_non_finite_loss_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_path,
                                                                             monkeypatch):
-    monkeypatch.setattr(loop, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint after every call
+    monkeypatch.setattr(callbacks, "CHECKPOINT_SECONDS", 0.0)  # a checkpoint after every call
     run = PPO.run
     calls = []
 
@@ -178,13 +178,14 @@ def test_a_non_finite_loss_stops_the_run_and_keeps_the_last_good_checkpoint(tmp_
     monkeypatch.setattr(PPO, "run", diverging)
     with pytest.raises(loop.NonFiniteError, match=r"iteration 2 has loss nan; the state of "
                                                      r"call 3 is not saved, .* after call 2"):
-        train("CartPole-v1", tmp_path, "ppo", SMALL, steps=5 * STEPS_PER_CALL, progress=False)
+        train(RunSpec.make("CartPole-v1", "ppo", SMALL, steps=5 * STEPS_PER_CALL), tmp_path,
+              progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
     assert meta["call"] == 2 and len(RunDir(tmp_path).metrics()) == 2
 
 
 def test_nan_in_the_state_is_never_saved(tmp_path, monkeypatch):
-    monkeypatch.setattr(loop, "CHECKPOINT_SECONDS", 0.0)
+    monkeypatch.setattr(callbacks, "CHECKPOINT_SECONDS", 0.0)
     run = PPO.run
     calls = []
 
@@ -199,7 +200,8 @@ def test_nan_in_the_state_is_never_saved(tmp_path, monkeypatch):
 
     monkeypatch.setattr(PPO, "run", poisoned)
     with pytest.raises(loop.NonFiniteError, match=r"NaN in the state"):
-        train("CartPole-v1", tmp_path, "ppo", SMALL, steps=5 * STEPS_PER_CALL, progress=False)
+        train(RunSpec.make("CartPole-v1", "ppo", SMALL, steps=5 * STEPS_PER_CALL), tmp_path,
+              progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
     assert meta["call"] == 1
 
@@ -209,8 +211,8 @@ def test_a_slow_checkpoint_is_written_less_often(tmp_path, monkeypatch):
     replay buffer) stretches the interval, so writing keeps to that share of the run."""
     from backends.xla import XlaExecutor
 
-    monkeypatch.setattr(loop, "CHECKPOINT_SECONDS", 1e-6)  # else: after every call
-    monkeypatch.setattr(loop, "CHECKPOINT_SHARE", 1e-6)    # one slow save: none again
+    monkeypatch.setattr(callbacks, "CHECKPOINT_SECONDS", 1e-6)  # else: after every call
+    monkeypatch.setattr(callbacks, "CHECKPOINT_SHARE", 1e-6)    # one slow save: none again
     saves = []
     save = XlaExecutor.save_checkpoint
 
@@ -219,6 +221,7 @@ def test_a_slow_checkpoint_is_written_less_often(tmp_path, monkeypatch):
         return save(self, *args, **kwargs)
 
     monkeypatch.setattr(XlaExecutor, "save_checkpoint", slow_save)
-    train("CartPole-v1", tmp_path, "ppo", SMALL, steps=4 * STEPS_PER_CALL, progress=False)
+    train(RunSpec.make("CartPole-v1", "ppo", SMALL, steps=4 * STEPS_PER_CALL), tmp_path,
+          progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
     assert len(saves) == 2 and meta["call"] == 4  # after call 1, then when training stopped

@@ -11,7 +11,7 @@ from command_line import refusal
 
 import metagraph as mg
 from components.agents import ReweightConfig
-from components.training import cli, evaluate, train
+from components.training import RunSpec, cli, evaluate, resume, train
 
 SMALL = ReweightConfig(num_paths=8, fit_paths=4, fit_steps=2, hidden=(8,))
 STEPS = 600  # a few iterations of 8 short CartPole episodes
@@ -20,8 +20,8 @@ STEPS = 600  # a few iterations of 8 short CartPole episodes
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("full")
-    metrics = train("CartPole-v1", out, "reweight", SMALL, seed=3, steps=STEPS,
-                            progress=False)
+    metrics = train(RunSpec.make("CartPole-v1", "reweight", SMALL, seed=3, steps=STEPS), out,
+                    progress=False)
     return out, metrics
 
 
@@ -50,11 +50,10 @@ def test_run_directory_holds_everything(full_run):
 
 def test_resumed_run_equals_uninterrupted_run(full_run, tmp_path):
     _, metrics = full_run
-    first = train("CartPole-v1", tmp_path, "reweight", SMALL, seed=3,
-                          steps=metrics[0]["env_steps"], progress=False)
+    first = train(RunSpec.make("CartPole-v1", "reweight", SMALL, seed=3,
+                               steps=metrics[0]["env_steps"]), tmp_path, progress=False)
     assert len(first) == 1
-    resumed = train("CartPole-v1", tmp_path, "reweight", ReweightConfig(), seed=99,
-                            steps=STEPS, resume=True, progress=False)  # the saved run wins
+    resumed = resume(tmp_path, steps=STEPS, progress=False)  # the saved run wins
     for a, b in zip(resumed, metrics, strict=True):
         assert {k: v for k, v in a.items() if k != "wall_time"} == \
             {k: v for k, v in b.items() if k != "wall_time"}

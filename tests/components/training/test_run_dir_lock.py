@@ -12,7 +12,7 @@ import time
 import pytest
 from command_line import refusal
 
-from components.training import RunDir, RunDirLocked, train
+from components.training import RunDir, RunDirLocked, RunSpec, train
 
 HOLD = textwrap.dedent("""
     import sys, time
@@ -78,8 +78,10 @@ def test_a_train_refused_at_once_leaves_no_directory(tmp_path, capsys):
     out = tmp_path / "new" / "run"
     refusal(capsys, ["train", "CartPole-v1", "--steps", "0", "--out", str(out)])
     assert not out.exists()
-    with pytest.raises(ValueError):
-        train("CartPole-v1", out, "ppo", None, steps=-5)
+    with pytest.raises(ValueError, match="steps must be"):  # refused before any directory
+        RunSpec.make("CartPole-v1", "ppo", steps=-5)
+    with pytest.raises(ValueError, match="this run has none"):  # refused by train
+        train(RunSpec.make("CartPole-v1", "ppo", steps=5), out, actor_device="cpu")
     assert not out.exists()
     existing = tmp_path / "kept"
     existing.mkdir()

@@ -15,7 +15,7 @@ import pytest
 
 import metagraph as mg
 from components.agents import AgentConfig, PPOConfig, SACConfig
-from components.training import MetricsError, Row, train
+from components.training import MetricsError, Row, RunSpec, train
 from components.training.algorithm import Algorithm
 from components.training.cli import main
 from components.training.loop import NonFiniteError, RunExitedError
@@ -56,7 +56,7 @@ GOOD = {"steps": 16, "episode_return_mean": None, "loss": 0.5}
 
 def train_returning(tmp_path, value, steps=64):
     Returning.value = value
-    return train("CartPole-v1", tmp_path, Returning(), RowsConfig(), steps=steps,
+    return train(RunSpec.make("CartPole-v1", Returning(), RowsConfig(), steps=steps), tmp_path,
                  progress=False)
 
 
@@ -123,14 +123,14 @@ def test_sys_exit_inside_run_is_an_error_not_a_finished_run(tmp_path, capsys):
 
 def test_batches_per_request_is_bounded_by_what_a_sampler_holds(tmp_path):
     with pytest.raises(ValueError, match=r"batches_per_request=1000000000: at most 1024"):
-        train("CartPole-v1", tmp_path, "impala", None, runner="ray",
-              batches_per_request=1_000_000_000, progress=False)
+        train(RunSpec.make("CartPole-v1", "impala", runner="ray",
+                           batches_per_request=1_000_000_000), tmp_path, progress=False)
 
 
 def test_num_samplers_is_bounded_by_this_machines_cores(tmp_path):
     with pytest.raises(ValueError, match=r"num_samplers=1000: this machine has \d+ cores; "
                                          r"run at most \d+ samplers here"):
-        train("CartPole-v1", tmp_path, "impala", None, num_samplers=1000, progress=False)
+        train(RunSpec.make("CartPole-v1", "impala", num_samplers=1000), tmp_path, progress=False)
 
 
 def test_sac_batch_size_above_buffer_size_is_refused():
@@ -179,7 +179,7 @@ def test_the_trainer_checks_the_state_size_before_lowering(tmp_path, monkeypatch
     monkeypatch.setattr(memory, "available_bytes", lambda: 1024)
     with pytest.raises(StateTooLargeError, match=r"^ppo: the state would take .* more than "
                                                  r"the 1.0 KiB of memory available"):
-        train("CartPole-v1", tmp_path, "ppo", PPOConfig(), progress=False)
+        train(RunSpec.make("CartPole-v1", "ppo", PPOConfig()), tmp_path, progress=False)
     assert not RunDir(tmp_path).checkpoint_path.exists()
 
 
@@ -190,7 +190,7 @@ def test_a_diverging_sac_run_says_it_diverged(tmp_path):
                        rollout=32, updates_per_iteration=4, iterations_per_call=4,
                        learning_rate=1e308)
     with pytest.raises(NonFiniteError) as caught:
-        train("Pendulum-v1", tmp_path, "sac", config, steps=2048, progress=False)
+        train(RunSpec.make("Pendulum-v1", "sac", config, steps=2048), tmp_path, progress=False)
     message = str(caught.value)
     assert "\n" not in message and message.startswith("sac: training diverged: ")
     assert "action at index 0 is not finite" in message  # what the environment saw, after
@@ -200,7 +200,7 @@ def test_a_diverging_sac_run_says_it_diverged(tmp_path):
 HANGING = f'''
 import sys, threading
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from components.training import loop
+from components.training import callbacks
 from components.training.cli import main
 from test_training_bad_input import Returning
 
@@ -217,7 +217,7 @@ class Hanging(Returning):
         return [{{"steps": 16, "episode_return_mean": 1.0}}]
 
 
-loop.CHECKPOINT_SECONDS = 0.0  # a checkpoint after every call
+callbacks.CHECKPOINT_SECONDS = 0.0  # a checkpoint after every call
 if __name__ == "__main__":
     main(["train", "CartPole-v1", "--algo", f"{{__file__}}:Hanging", "--out", sys.argv[1],
           "--steps", "1000"])
