@@ -121,7 +121,7 @@ def delivered(config: ImpalaConfig, weights: dict, rollouts: int, batches: int
 
 
 def training(exe, pool, rounds: int) -> list[float]:
-    learner = Learner(Impala().distributed, exe, exe.graph.root.config, pool, 0,
+    learner = Learner(Impala().distributed(), exe, exe.graph.root.config, pool, 0,
                       lambda version: keys_for(0, None, version))
     version = [0]
 

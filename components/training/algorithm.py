@@ -85,7 +85,7 @@ def env_kwargs_of(config: Any) -> dict[str, Any]:
 class Algorithm(abc.ABC):
     """A training algorithm as the trainer, `evaluate`, the CLI and the distributed runner see
     it. Subclass it, set `config_class`, implement `build` and `run` (or, for an algorithm
-    that only runs as samplers and a learner, `distributed` with `only_distributed = True`);
+    that only runs as samplers and a learner, `distributed()` with `only_distributed = True`);
     the other methods have the defaults documented on them.
 
     The graph `build` returns must have the root API named by `evaluation_api` (`greedy` by
@@ -117,11 +117,6 @@ class Algorithm(abc.ABC):
     agent's simulations a move): the only ones `load(overrides=...)` and `metagraph
     evaluate/play --set` take; any other would change nothing (gamma) or act with another
     network than the one trained (activation)."""
-
-    distributed: Distributed | None = None
-    """The distributed form (samplers and a learner), or None: the algorithm then refuses
-    `--num-samplers` and `--runner ray` with a clear error. A class attribute, or a property
-    when it depends on the algorithm (the built-ins' samplers build `self.agent(...)`)."""
 
     only_distributed: ClassVar[bool] = False
     """True: the algorithm always runs as samplers and a learner (in this process when no
@@ -181,6 +176,12 @@ class Algorithm(abc.ABC):
         from components.training.game_player import policy_player
 
         return policy_player(agent, deterministic)
+
+    def distributed(self) -> Distributed | None:
+        """The distributed form (samplers and a learner, `Distributed`), or None (the
+        default): the algorithm then refuses `--num-samplers`, `--runner ray` and `--runner
+        pipeline` with a clear error. The built-ins' samplers build `self.agent(...)`."""
+        return None
 
     def door(self, config: Any) -> str:
         """The door the run's environments are stepped through: decides the environments

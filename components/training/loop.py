@@ -117,8 +117,8 @@ class TrainingLoop:
             raise NonFiniteError(f"{self.name}: training diverged: {bad}; the state of call "
                                  f"{self.counters.call + 1} is not saved, {self.saved_text()}")
         self.counters.call += 1
-        self.whole = True
         self.record(rows)
+        self.whole = True  # its rows written: a callback failing before that leaves it unsaved
         self.callback.after_call(self)
         if self.bar is not None:
             self.bar.update(min(self.counters.env_steps, self.goal_steps) - self.bar.n)

@@ -180,10 +180,11 @@ class RunSpec:
             if self.seeds is not None:
                 raise ValueError(f"seeds={self.seeds}: several seeds at once are not supported "
                                  f"with samplers; run one seed per job")
-            if self.algorithm.distributed is None:
+            parts = self.algorithm.distributed()
+            if parts is None:
                 raise ValueError(f"{self.algo} has no distributed form (its "
-                                 f"Algorithm.distributed is None); run it without samplers")
-            self.algorithm.distributed.check(self.config, num_samplers)
+                                 f"Algorithm.distributed() is None); run it without samplers")
+            parts.check(self.config, num_samplers)
         if self.seeds is not None and self.door not in IN_GRAPH_DOORS:
             raise ValueError(f"seeds={self.seeds}: vmap over seeds needs an in-graph environment "
                              f"(door {' or '.join(IN_GRAPH_DOORS)}), not {self.door!r}")

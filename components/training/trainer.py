@@ -144,7 +144,7 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`) with the
     callbacks in their order (the module docstring of `callbacks.py`)."""
     alg, config, seed, seeds = spec.algorithm, spec.config, spec.seed, spec.seeds
-    parts = alg.distributed if spec.distributed else None
+    parts = alg.distributed() if spec.distributed else None
     graph = (alg.build(spec.env_id, config, spec.steps, 1) if parts is None
              else parts.build_learner(alg, spec.env_id, config, spec.steps, 1))
     evaluation_api(alg, spec.algo, graph)

@@ -58,7 +58,7 @@ config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,))
 algorithm = Impala()
 learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
 pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 1, device="cpu:0")
-learner = Learner(algorithm.distributed, learner_exe, config, pool, 0,
+learner = Learner(algorithm.distributed(), learner_exe, config, pool, 0,
                   lambda version: keys_for(0, None, version))
 rows = [row for version in range(6) for row in learner.step(version)]
 samplers = list(pool.samplers)
@@ -72,7 +72,7 @@ report["pipeline"] = {"sampler_state": devices_of(samplers[0].exe.state),
 config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,), door="host")
 learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
 pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 2, device="cpu:0")
-learner = Learner(algorithm.distributed, learner_exe, config, pool, 0,
+learner = Learner(algorithm.distributed(), learner_exe, config, pool, 0,
                   lambda version: keys_for(0, None, version))
 rows = [row for version in range(6) for row in learner.step(version)]
 actors = list(pool.samplers)

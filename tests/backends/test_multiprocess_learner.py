@@ -103,7 +103,7 @@ def test_an_algorithms_update_runs_unchanged_on_the_process_local_executor(refer
     dp = xla.DataParallel.across_processes(ImpalaAgent.batch_axes())
     exe = ProcessLocalExecutor(xla.lower(graph, seed=run.SEED, data_parallel=dp))
     names = list(graph.apis["learn"].inputs)
-    rows = Impala().distributed.update(
+    rows = Impala().distributed().update(
         exe, None, [{**dict(zip(names, batch, strict=True)), "episodes": 0,
                      "episode_return_sum": 0.0} for batch in run.batches()], None)
     losses, state = reference

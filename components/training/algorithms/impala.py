@@ -62,8 +62,7 @@ class Impala(Algorithm):
         `preprocessor=`, ...)."""
         return ImpalaAgent(env_id, config, total_steps)
 
-    @property
-    def distributed(self) -> ImpalaSamplers:  # type: ignore[override]
+    def distributed(self) -> ImpalaSamplers:
         """Its distributed part: samplers of unrolls, one V-trace learner."""
         return ImpalaSamplers(self.agent)
 

@@ -121,8 +121,7 @@ class PPO(IterativeAlgorithm):
 
     config_class = PPOConfig
 
-    @property
-    def distributed(self) -> PPOSamplers:  # type: ignore[override]
+    def distributed(self) -> PPOSamplers:
         """Its distributed form: samplers of rollouts, one learner (`PPOSamplers`)."""
         return PPOSamplers(self.agent)
     agent_class = PPOAgent

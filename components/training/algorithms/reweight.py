@@ -85,8 +85,7 @@ class Reweight(Algorithm):
         config)`. Override it to give the agent other parts (`policy=`, `preprocessor=`, ...)."""
         return ReweightAgent(env_id, config)
 
-    @property
-    def distributed(self) -> ReweightSamplers:  # type: ignore[override]
+    def distributed(self) -> ReweightSamplers:
         """Its distributed part: samplers of paths, one learner that selects and fits."""
         return ReweightSamplers(self.agent)
 

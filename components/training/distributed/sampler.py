@@ -27,7 +27,7 @@ class Sampler:
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
                  num_samplers: int, executor: str = "xla", device: Any = None):
         algorithm = resolve(algo)
-        self.parts = algorithm.distributed
+        self.parts = algorithm.distributed()
         if self.parts is None:
             raise ValueError(f"Sampler: algorithm {algo!r} has no distributed form")
         cfg = algorithm.config_class.from_dict(config)

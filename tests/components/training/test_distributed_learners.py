@@ -27,7 +27,7 @@ def test_reweighting_learner_reweights_the_pooled_paths_of_all_samplers():
         return index, result
 
     pool.next = spy
-    learner = Learner(Reweight().distributed, exe, config, pool, 0,
+    learner = Learner(Reweight().distributed(), exe, config, pool, 0,
                       lambda call: keys_for(0, None, call))
     row = learner.step(0)[0]
     assert sorted(index for index, _ in seen) == [0, 1, 2]

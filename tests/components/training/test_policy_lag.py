@@ -25,7 +25,7 @@ def test_lagged_samplers_hold_the_old_weights_and_impala_still_learns():
     algorithm = Impala()
     exe = xla.lower(algorithm.build("CartPole-v1", CONFIG, UPDATES * 512, 1), seed=0)
     pool = LocalSamplers("impala", "CartPole-v1", CONFIG.to_dict(), 0, 2, lag=LAG)
-    learner = Learner(algorithm.distributed, exe, CONFIG, pool, 0,
+    learner = Learner(algorithm.distributed(), exe, CONFIG, pool, 0,
                       lambda version: keys_for(0, None, version))
     published = []  # the learner's weights after each update, as numbers
     rows = []

@@ -95,7 +95,7 @@ def kill_a_sampler_mid_run(algo, algorithm, exe, config):
     """Run a learner over 2 Ray samplers, SIGKILL one's process, go on until it is replaced;
     returns the rows, the pool and the samplers' pids before and after."""
     pool = RaySamplers(algo, "CartPole-v1", config.to_dict(), 0, 2)
-    learner = Learner(algorithm.distributed, exe, config, pool, 0,
+    learner = Learner(algorithm.distributed(), exe, config, pool, 0,
                       lambda version: keys_for(0, None, version))
     rows = [learner.step(v)[0] for v in range(3)]
     before = pool.pids()
@@ -126,7 +126,7 @@ def test_a_users_algorithm_survives_a_killed_sampler(cluster, monkeypatch):
     monkeypatch.syspath_prepend(str(USER_CODE))
     algorithm = resolve("user_reinforce:Reinforce")
     config = algorithm.config_class(num_envs=2, num_steps=16, hidden=(8,))
-    learner = algorithm.distributed.build_learner(algorithm, "CartPole-v1", config, 10_000, 1)
+    learner = algorithm.distributed().build_learner(algorithm, "CartPole-v1", config, 10_000, 1)
     exe = xla.lower(learner, seed=0)
     weights = exe.get_states("reinforce_agent/policy")
     rows, pool, before, after = kill_a_sampler_mid_run("user_reinforce:Reinforce", algorithm,

@@ -137,7 +137,9 @@ class ReinforceSamplers(Distributed):
 
 class Reinforce(Algorithm):
     config_class = ReinforceConfig
-    distributed = ReinforceSamplers()
+
+    def distributed(self):
+        return ReinforceSamplers()
 
     def build(self, env_id, config, total_steps, eval_envs, extra_apis=()):
         agent = ReinforceAgent(env_id, config)
