@@ -21,14 +21,14 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from components.training.background import Background
 from components.training.reporter import Reporter
 
-if TYPE_CHECKING:
-    from components.training.loop import TrainingLoop
-    from components.training.periodic_evaluation import Evaluator
+# `loop` below is the `loop.TrainingLoop` that calls the hooks, which imports this module
+TrainingLoop = Any
+Evaluator = Any  # periodic_evaluation.Evaluator
 
 CHECKPOINT_SECONDS = 30.0  # `Checkpoints`' defaults; 0: after every call
 CHECKPOINT_SHARE = 0.05
@@ -69,20 +69,24 @@ class CallbackList(Callback):
         self.callbacks = list(callbacks)
 
     def on_start(self, loop: TrainingLoop) -> None:
+        """Each callback's `on_start`, in order."""
         for callback in self.callbacks:
             callback.on_start(loop)
 
     def on_rows(self, loop: TrainingLoop, rows: list[dict[str, Any]]) -> bool | None:
+        """Each callback's `on_rows`, in order; False when any answered False."""
         go_on = True
         for callback in self.callbacks:
             go_on = callback.on_rows(loop, rows) is not False and go_on
         return go_on
 
     def after_call(self, loop: TrainingLoop) -> None:
+        """Each callback's `after_call`, in order."""
         for callback in self.callbacks:
             callback.after_call(loop)
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
+        """Each callback's `on_end`, in order, all of them (see the class)."""
         error: BaseException | None = None
         for callback in self.callbacks:
             try:
@@ -104,12 +108,14 @@ class Checkpoints(Callback):
         self.given = seconds, share
 
     def on_start(self, loop: TrainingLoop) -> None:
+        """Start the clock; the defaults are read now."""
         seconds, share = self.given
         self.seconds = CHECKPOINT_SECONDS if seconds is None else seconds
         self.share = CHECKPOINT_SHARE if share is None else share
         self.last, self.every = time.perf_counter(), self.seconds
 
     def after_call(self, loop: TrainingLoop) -> None:
+        """Save when one is due (the call's rows are written: the state is whole)."""
         if time.perf_counter() - self.last < self.every:
             return
         before = time.perf_counter()
@@ -119,6 +125,7 @@ class Checkpoints(Callback):
             else 0.0
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
+        """Save a whole state newer than the checkpoint."""
         if loop.counters.call != loop.saved_call and loop.state_is_whole():
             loop.save()
 
@@ -132,12 +139,15 @@ class PeriodicEvaluation(Callback):
         self.make = make
 
     def on_start(self, loop: TrainingLoop) -> None:
+        """Make the evaluator (its environments, its best so far from the kept rows)."""
         self.evaluator = self.make(loop.kept)
 
     def on_rows(self, loop: TrainingLoop, rows: list[dict[str, Any]]) -> None:
+        """Evaluate when the rows pass the next multiple of `every` steps."""
         self.evaluator.after_call(loop.exe, rows)
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
+        """Release the evaluation's environments; wait for its videos."""
         if getattr(self, "evaluator", None) is not None:
             self.evaluator.close()
 
@@ -150,6 +160,7 @@ class GraphDrawing(Callback):
         self.background = Background(*tasks)
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
+        """Wait for the drawing; raise its error."""
         self.background.join()
 
 
@@ -162,12 +173,15 @@ class Reporting(Callback):
         self.reporter, self.title = reporter, title
 
     def on_start(self, loop: TrainingLoop) -> None:
-        self.reporter.restart(loop.kept)  # the TensorBoard events become the kept rows
+        """The TensorBoard events become the kept rows."""
+        self.reporter.restart(loop.kept)
 
     def on_rows(self, loop: TrainingLoop, rows: list[dict[str, Any]]) -> None:
+        """Send the rows to the reporting process."""
         self.reporter.add(rows)
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
+        """Draw the curve (finished, interrupted) and stop the reporting process."""
         run = loop.run_dir
         if outcome == "finished":
             self.reporter.finish(run.metrics_path, run.curve_path, self.title)

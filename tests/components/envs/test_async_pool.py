@@ -111,11 +111,14 @@ def test_python_runs_while_a_group_steps():
     spinner = threading.Thread(target=spin)
     spinner.start()
     actions = np.zeros((256, 6), np.float32)
+    counted = []  # what the spinner counted during each wait (C++ holding the lock: nothing)
     for _ in range(5):
         env.send(actions, np.arange(256))
         before = count[0]
         env.recv()
-        assert count[0] > before
+        counted.append(count[0] - before)
+    # on a loaded machine the spinner may not be scheduled within one wait: one is enough
+    assert max(counted) > 0, counted
     stop.set()
     spinner.join()
     env.close()
