@@ -19,7 +19,8 @@ them and player 1 in the others, against the current policy (half the games) or 
 take turns, the oldest replaced). q(p) is the game's outcome for the learner (+1, 0, -1:
 `quality.game_outcome`; with `quality = "quick_outcome"` wins are ranked by speed and losses by
 length, `quality.quick_outcome`; with `quality = "margin"` wins and losses by the final stone
-margin, Othello's disc margin, `quality.margin_outcome`), and the weighted maximum likelihood
+margin the task reports as its extra "margin_player_0", Othello's disc margin,
+`quality.margin_outcome`), and the weighted maximum likelihood
 fits only the learner's moves (the mask is 1 on them). With probability `explore` a ply's move
 (either side's) is a uniformly random legal one instead of the policy's, so that the games stay
 varied once the policy is nearly deterministic; with `fit_explored = False` the learner's
@@ -50,6 +51,8 @@ from components.policy import MaskedPolicy
 from components.policy.masked_policy import ILLEGAL_LOGIT
 from components.reweighting import PathReweighting, quality
 from metagraph.differentiate import copy_parameters
+
+MARGIN = "margin_player_0"  # the extra a game's task reports its stone margin as (Othello)
 
 
 class ReweightAgent(mg.Component):
@@ -104,6 +107,11 @@ class ReweightAgent(mg.Component):
                              f"{env_id} ({'a game' if self.self_play else 'not a game'})")
         env = make_env("ReweightAgent", env, env_id, ("num_paths", config.num_paths),
                        config.door, config.env_kwargs)
+        names = env.env_spec.extras_names
+        if config.quality == "margin" and MARGIN not in names:
+            raise ValueError(f"ReweightAgent: quality='margin' ranks games by the stone margin "
+                             f"their task reports as the extra {MARGIN!r} (Othello's disc "
+                             f"margin); {env.env_spec.env_id} reports {list(names)}")
         if self.self_play:  # one policy for both sides (masked by "legal"); earlier ones kept
             if policy is None:
                 policy = MaskedPolicy(env.action_space, value=None)
@@ -173,7 +181,7 @@ class ReweightAgent(mg.Component):
         [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
         learner."""
         n, horizon = self.config.num_paths, self.horizon
-        rows, columns, planes = observation_shape(self.rollout.env.env_spec.env_id)
+        rows, columns, _ = observation_shape(self.rollout.env.env_spec.env_id)
         side_key, opponent_key, key = jax.random.split(key, 3)
         side = jnp.arange(n) % 2  # the learner's player in each game
         iteration = self.get_state("iteration", jnp.zeros((), jnp.int32))
@@ -201,14 +209,6 @@ class ReweightAgent(mg.Component):
         observations, actions, rewards = (trajectory.observations, trajectory.actions,
                                           trajectory.rewards)
         done, learner = trajectory.done, trajectory.extras  # the learner's moves to fit
-        # the mover's stone margin where its move ended the game (the final position is seen
-        # by the player who would move next: plane 0 theirs, plane 1 the mover's)
-        margins = jnp.zeros((horizon, n))
-        if self.config.quality == "margin":  # (only then: the other qualities skip it)
-            final = trajectory.final_observations["obs"].reshape(horizon, n, rows * columns,
-                                                                 planes)
-            margins = jnp.where(trajectory.terminated,
-                                final[..., 1].sum(-1) - final[..., 0].sum(-1), 0.0)
         ended = jnp.cumsum(done, axis=0) > 0
         in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
             jnp.float32)
@@ -222,9 +222,10 @@ class ReweightAgent(mg.Component):
         def by_name():
             if self.config.quality == "quick_outcome":
                 return quality.quick_outcome(outcome, in_game.sum(0), horizon)
-            if self.config.quality == "margin":
-                margin = quality.game_outcome(margins.swapaxes(0, 1), in_game.swapaxes(0, 1),
-                                              side)
+            if self.config.quality == "margin":  # the stone margin the task reports
+                ended_here = trajectory.terminated & (in_game > 0)  # where each game ended
+                first = (trajectory.task_extras[MARGIN] * ended_here).sum(0)
+                margin = jnp.where(side == 0, first, -first)  # for the learner's side
                 return quality.margin_outcome(outcome, margin, rows * columns)
             return outcome
 

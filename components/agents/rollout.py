@@ -46,6 +46,9 @@ class Trajectory(NamedTuple):
             first).
         learner: [steps, N] bool, the learner's moves in games against other players
             (`SelfPlayRollout.play`: true where the learner moved); None from `Rollout.run`.
+        task_extras: the task's named extra outputs at each step, {name: [steps, N]}, read in
+            the state the step ended in (before any auto-reset): a game's "player_to_move"
+            and "reward_player_<i>", Othello's "margin_player_0"; {} for a task without.
     """
 
     observations: jax.Array
@@ -58,6 +61,7 @@ class Trajectory(NamedTuple):
     episode_returns: jax.Array
     last_observations: jax.Array
     learner: jax.Array | None = None
+    task_extras: dict[str, jax.Array] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
 
     @property
     def done(self) -> jax.Array:
@@ -145,11 +149,11 @@ class Rollout(mg.Component):
             episode_return = episode_return + out.reward
             record = (obs, action, out.reward, out.terminated, out.truncated,
                       out.final_obs, extras, jnp.where(done, episode_return, 0.0))
-            return (out.obs, jnp.where(done, 0.0, episode_return)), record
+            return (out.obs, jnp.where(done, 0.0, episode_return)), (record, out.extras or {})
 
-        (last, episode_return), record = mg.scan(
+        (last, episode_return), (record, task_extras) = mg.scan(
             step, (obs, episode_return),
             (jnp.arange(steps, dtype=jnp.int32), jax.random.split(key, steps)))
         self.set_state("obs", last)
         self.set_state("episode_return", episode_return)
-        return Trajectory(*record, last_observations=last)
+        return Trajectory(*record, last_observations=last, task_extras=task_extras)

@@ -49,7 +49,7 @@ GAMES: dict[str, Any] = {
     "Hex-v0": _tasks.Hex,
 }
 GAME_IDS = tuple(GAMES)
-# What each of a step's extras is.
+# What each of a step's extras is (every game's; Othello's task adds "margin_player_0").
 EXTRAS = ("player_to_move", "reward_player_0", "reward_player_1")
 # The same games in OpenSpiel (`pyspiel.load_game(name)`), whose rules these are.
 OPENSPIEL_NAMES = {"ConnectFour-v0": "connect_four", "Othello-v0": "othello", "Hex-v0": "hex"}

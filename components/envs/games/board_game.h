@@ -11,7 +11,8 @@
 //     0 for a draw and for every move before the end. The game is zero-sum: the other player
 //     gets the opposite. `terminated` is true at the game's end.
 //   - Extras, 3 floats: [player to move after the step (-1 when the game ended), player 0's
-//     reward, player 1's reward].
+//     reward, player 1's reward]; a 4th, "margin_player_0", for rules with a `margin` (player
+//     0's stones minus player 1's: Othello's disc margin, what its score is).
 //   - The observation is the board from the point of view of the player to move (at the end of
 //     a game, the player who would have moved next): planes [rows, columns, planes] flattened
 //     row-major, row 0 the top row; plane 0 the player's own stones, plane 1 the opponent's,
@@ -36,7 +37,9 @@
 //   Result play(Bits& own, Bits& opponent, action, player)   a legal move, for the mover;
 //   bool consistent(first, second, to_move)  cheap checks of a position (every step runs them);
 //   Result outcome(first, second)           how a position set from outside stands for
-//                                           player 0 (kOngoing while the game goes on).
+//                                           player 0 (kOngoing while the game goes on);
+//   optional: int margin(first, second)     the stone margin for player 0, reported as the
+//                                           extra "margin_player_0".
 #pragma once
 #include <algorithm>
 #include <array>
@@ -58,6 +61,14 @@ namespace engine = metagraph::engine;
 __extension__ typedef unsigned __int128 uint128;
 
 inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
+
+// Whether `Rules` has `margin(first, second)` (the stone margin for player 0).
+template <typename Rules, typename = void>
+struct HasMargin : std::false_type {};
+template <typename Rules>
+struct HasMargin<Rules, std::void_t<decltype(Rules::margin(std::declval<typename Rules::Bits>(),
+                                                            std::declval<typename Rules::Bits>()))>>
+    : std::true_type {};
 inline int popcount(uint128 x) {
   return popcount(static_cast<uint64_t>(x)) + popcount(static_cast<uint64_t>(x >> 64));
 }
@@ -115,6 +126,8 @@ class BoardGame {
   static constexpr int kStateWords = 1 + 2 * kBitsWords;
   static constexpr int kCells = Rules::kRows * Rules::kCols;
   static constexpr bool kStepKeepsValid = true;  // a legal move leaves a position of the game
+  // Whether the rules count a stone margin (`Rules::margin`), reported as an extra.
+  static constexpr bool kHasMargin = HasMargin<Rules>::value;
 
   explicit BoardGame(const engine::Config& config) : id_(config.task()) { config.only({}); }
 
@@ -123,9 +136,11 @@ class BoardGame {
   int num_actions() const { return Rules::kNumActions; }
   int64_t max_steps() const { return Rules::kMaxSteps; }
   int physical_dim() const { return kCells + 1; }
-  int extras_dim() const { return 3; }
+  int extras_dim() const { return kHasMargin ? 4 : 3; }
   std::vector<std::string> extras_names() const {
-    return {"player_to_move", "reward_player_0", "reward_player_1"};
+    std::vector<std::string> names = {"player_to_move", "reward_player_0", "reward_player_1"};
+    if (kHasMargin) names.push_back("margin_player_0");
+    return names;
   }
   int num_players() const { return 2; }
   std::map<std::string, engine::Config::Value> info() const {
@@ -193,6 +208,7 @@ class BoardGame {
     out[0] = p.status == kPlaying ? static_cast<float>(p.to_move) : -1.0f;
     out[1] = first;
     out[2] = -first;
+    if constexpr (kHasMargin) out[3] = static_cast<float>(Rules::margin(p.stones[0], p.stones[1]));
   }
 
   // A position that reset and step can produce, checked cheaply (every step checks it): a

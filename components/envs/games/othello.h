@@ -97,6 +97,9 @@ struct Othello {
     return ((first | second) & kCentre) == kCentre;
   }
 
+  // The disc margin for the player owning `first` (Othello's score): reported as an extra.
+  static int margin(Bits first, Bits second) { return popcount(first) - popcount(second); }
+
   // How a position stands for the player owning `first`.
   static Result outcome(Bits first, Bits second) {
     if (moves(first, second) != 0 || moves(second, first) != 0) return Result::kOngoing;

@@ -335,8 +335,9 @@ def test_the_learner_s_random_moves_are_fitted_only_if_asked(fit_explored):
 
 def test_margin_ranks_games_by_the_final_disc_margin_as_openspiel_counts_it():
     """Random Othello games (explore = 1) with `quality = "margin"`: each path's q is its
-    outcome plus half the learner's final disc margin over 64, the games replayed in
-    OpenSpiel's Othello from the paths' actions and its discs counted there."""
+    outcome plus half the learner's final disc margin over 64 (the margin Othello's task
+    reports, its extra "margin_player_0"), the games replayed in OpenSpiel's Othello from the
+    paths' actions and its discs counted there."""
     import pyspiel
 
     import metagraph as mg
@@ -365,3 +366,12 @@ def test_margin_ranks_games_by_the_final_disc_margin_as_openspiel_counts_it():
         assert np.sign(margin) == outcome
         expected = 0.0 if outcome == 0 else outcome + 0.5 * margin / 64
         assert q == pytest.approx(expected), path
+
+
+def test_margin_needs_a_game_that_reports_its_stone_margin():
+    from components.agents.reweight_agent import ReweightAgent
+    from components.agents.reweight_config import ReweightConfig
+
+    with pytest.raises(ValueError, match="reports as the extra 'margin_player_0' .*"
+                                         "ConnectFour-v0 reports \\['player_to_move'"):
+        ReweightAgent("ConnectFour-v0", ReweightConfig(quality="margin", hidden=(8,)))

@@ -126,9 +126,10 @@ class InGraphGames:
         self.state = self.games.step(self.state, actions)
         reward, terminated, truncated, final_obs = map(np.asarray, (
             out.reward, out.terminated, out.truncated, out.final_obs))
-        extras = np.stack([np.asarray(out.extras[name]) for name in EXTRAS], axis=1)
+        extras = np.stack([np.asarray(out.extras[name])
+                           for name in self.games.door.env_spec.extras_names], axis=1)
         np.testing.assert_array_equal(np.asarray(out.state), self.state.env_state)
-        np.testing.assert_array_equal(extras[:, 1:], self.state.rewards)
+        np.testing.assert_array_equal(extras[:, 1:3], self.state.rewards)
         np.testing.assert_array_equal(terminated, self.state.terminated)
         return reward, terminated, truncated, final_obs, extras
 
@@ -163,9 +164,14 @@ def play_against_openspiel(games, env_id: str, num_games: int, num_envs: int,
         np.testing.assert_array_equal(terminated, ended, err_msg=f"{where}: terminal")
         assert not truncated.any(), f"{where}: a game reached the step limit"
         returns = np.array([s.returns() for s in states], np.float32)
-        expected_extras = np.zeros((len(states), 3), np.float32)
+        names = envs.spec(env_id).extras_names
+        assert names[:3] == EXTRAS
+        expected_extras = np.zeros((len(states), len(names)), np.float32)
         expected_extras[:, 0] = np.where(ended, -1, 1 - players)
-        expected_extras[ended, 1:] = returns[ended]
+        expected_extras[ended, 1:3] = returns[ended]
+        if "margin_player_0" in names:  # Othello's disc margin, counted on OpenSpiel's board
+            after = np.stack([openspiel_board(s, env_id) for s in states])
+            expected_extras[:, 3] = (after == 0).sum(1) - (after == 1).sum(1)
         np.testing.assert_array_equal(extras, expected_extras, err_msg=f"{where}: extras")
         np.testing.assert_array_equal(reward, returns[np.arange(len(states)), players],
                                       err_msg=f"{where}: rewards of the movers")

@@ -63,7 +63,9 @@ def play_against_pgx(env_id: str, num_games: int, num_envs: int, seed: int) -> i
         rewards = np.asarray(theirs.rewards)
         by_player = np.stack([rewards[np.arange(num_envs), first],
                               rewards[np.arange(num_envs), 1 - first]], axis=1)
-        np.testing.assert_array_equal(info["extras"][terminated, 1:], by_player[terminated],
+        by_name = [envs.spec(env_id).extras_index(f"reward_player_{p}") for p in (0, 1)]
+        ours = info["extras"][:, by_name]
+        np.testing.assert_array_equal(ours[terminated], by_player[terminated],
                                       err_msg=f"{where}: rewards")
         if terminated.any():
             fresh = init(jax.random.split(jax.random.fold_in(key, move), num_envs))
