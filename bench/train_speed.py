@@ -1,5 +1,5 @@
 """Wall time to train PPO on CartPole-v1 (4 envs x 128 steps, 5e5 steps, compile included):
-metagraph's `metagraph train CartPole-v1 --algo ppo` path (`components.training.trainer.train`,
+metagraph's `metagraph train CartPole-v1 --algo ppo` path (`components.training.run.trainer.train`,
 writing its run directory) against a hand-written PureJaxRL-style jax.jit PPO of the same
 hyperparameters (bench/ppo_reference.py), and Stable-Baselines3's PPO where it is installed
 (`pip install "torch==2.13.0+cpu" stable-baselines3`).
@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ppo_reference import make_train  # noqa: E402
 
 from components.agents import PPOConfig  # noqa: E402
-from components.training import evaluation, trainer  # noqa: E402
+from components.training import trainer  # noqa: E402
+from components.training.evaluation import episodes as evaluation
 
 
 def ours(steps: int, seed: int) -> tuple[float, float, float]:

@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from components.training.distributed import RUNNERS
-from components.training.executors import EXECUTORS
 from components.training.registry import BUILTIN
+from components.training.run.executors import EXECUTORS
 from metagraph.build import build
 from metagraph.component import Component
 from metagraph.errors import MissingExtraError
@@ -119,7 +119,7 @@ def set_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def evaluation_settings(args: argparse.Namespace) -> Any:
     """`--eval-every N --eval-episodes K --save-best` as `EvaluationSettings`, or None."""
-    from components.training.evaluation_settings import EvaluationSettings
+    from components.training.evaluation.evaluation_settings import EvaluationSettings
 
     if args.eval_every is None and args.save_best:
         raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
@@ -131,8 +131,8 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
 
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
-    from components.training.run_spec import RunSpec
-    from components.training.trainer import resume, train
+    from components.training.run.run_spec import RunSpec
+    from components.training.run.trainer import resume, train
 
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
@@ -178,20 +178,20 @@ def train_command(args: argparse.Namespace) -> None:
 def evaluate_command(args: argparse.Namespace) -> None:
     """`metagraph evaluate RUN_DIR`: greedy episodes of the run's checkpoint, printed (as JSON
     with `--json`)."""
-    from components.training.evaluation import evaluate
+    from components.training.evaluation.episodes import evaluate
 
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
     from components.envs.engine.catalogue import num_players
-    from components.training.loading import load
-    from components.training.opponents import parse_opponent
+    from components.training.evaluation.loading import load
+    from components.training.games.opponents import parse_opponent
 
     opponent = None if args.opponent is None else parse_opponent(args.opponent)
     agent = load(args.run_dir, args.algo, args.trust_code,
                  checkpoint="best.npz" if args.best else "checkpoint.npz",
                  overrides=set_values(args), env_module=args.env_module)
     if opponent is not None or num_players(agent.env_id) > 1:  # a game: against an opponent
-        from components.training.game_evaluation import describe, evaluate_games
+        from components.training.games.game_evaluation import describe, evaluate_games
 
         if args.video:
             raise UsageError(f"--video: {agent.env_id} is a game, evaluated by a match "
@@ -204,7 +204,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
         return
     result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
     if args.video:
-        from components.training.video import record_video
+        from components.training.reporting.video import record_video
 
         record_video(agent, args.video, episodes=args.video_episodes,
                      deterministic=not args.stochastic)
@@ -223,9 +223,9 @@ def evaluate_command(args: argparse.Namespace) -> None:
 def play_command(args: argparse.Namespace) -> None:
     """`metagraph play RUN_DIR`: a person plays the run's agent at its game, in the
     terminal (`play.py`)."""
-    from components.training.keys import check_seed
-    from components.training.loading import load
-    from components.training.play import play_game
+    from components.training.evaluation.loading import load
+    from components.training.games.play import play_game
+    from components.training.run.keys import check_seed
 
     try:
         check_seed(args.seed)
@@ -245,7 +245,7 @@ def play_command(args: argparse.Namespace) -> None:
 def export_command(args: argparse.Namespace) -> None:
     """`metagraph export RUN_DIR -o FILE`: the run's acting API with only the state it needs,
     for `backends.xla.load` in a process without the library's agents."""
-    from components.training.loading import load
+    from components.training.evaluation.loading import load
 
     agent = load(args.run_dir, args.algo, args.trust_code, env_module=args.env_module)
     if not 0 <= args.seed_index < len(agent.per_seed):
@@ -280,7 +280,7 @@ def _acting_overrides(command: argparse.ArgumentParser) -> None:
 def plot_command(args: argparse.Namespace) -> None:
     """`metagraph plot RUN... -o FILE`: several runs on one figure (seeds as a mean with a
     band)."""
-    from components.training.plots import plot_runs
+    from components.training.reporting.plots import plot_runs
 
     print(f"wrote {plot_runs(args.runs, args.output, window=args.window, title=args.title)}")
 

@@ -15,14 +15,14 @@ import jax
 import numpy as np
 
 from components.training.distributed.learner import shared_scopes, shared_states
-from components.training.executors import lower
-from components.training.keys import START_INDEX
 from components.training.registry import resolve
+from components.training.run.executors import lower
+from components.training.run.keys import START_INDEX
 
 
 class Sampler:
     """One worker: algorithm `algo`'s sampler graph and executable for `env_id`, on its own
-    random stream, run by the executor `executor` names (`components.training.executors`:
+    random stream, run by the executor `executor` names (`components.training.run.executors`:
     the run's own), its programs on `device` (None: JAX's default device)."""
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
                  num_samplers: int, executor: str = "xla", device: Any = None):

@@ -58,7 +58,7 @@ def test_resume_continues_the_run(run):
 
 
 def test_the_trained_agent_plays_by_search_against_random(run):
-    from components.training.game_evaluation import evaluate_games
+    from components.training.games.game_evaluation import evaluate_games
 
     result = evaluate_games(run, "random", games=4)  # every move checked legal by the game
     assert result["games"] == 4 and result["wins"] + result["draws"] + result["losses"] == 4
@@ -92,7 +92,7 @@ def test_greedy_picks_legal_moves_without_search(run):
     games' agent observations, with full columns."""
     from components.envs.games.self_play import SelfPlay
     from components.training import load
-    from components.training.game_player import game_observation
+    from components.training.games.game_player import game_observation
 
     games = SelfPlay("ConnectFour-v0", num_threads=1)
     state = games.init(jax.random.PRNGKey(0), 8)
@@ -121,7 +121,7 @@ def test_one_iteration_of_every_game(env_id):
     """Othello (a pass is a move), Hex (121 moves) and an OpenSpiel name: one iteration of
     70 moves in 4 games, every searched move legal (the door would fail the call)."""
     from components.training.algorithms import AlphaZero
-    from components.training.executors import lower
+    from components.training.run.executors import lower
 
     config = AlphaZeroConfig(num_games=4, num_steps=70, num_simulations=4, buffer_size=512,
                              batch_size=16, updates_per_iteration=1, hidden=(16,))

@@ -12,7 +12,7 @@ import pytest
 
 from components.agents import PPOConfig
 from components.training import Callback, RunSpec, load, train
-from components.training.evaluation_settings import EvaluationSettings
+from components.training.evaluation.evaluation_settings import EvaluationSettings
 from metagraph import checkpoint
 
 SMALL = PPOConfig(num_envs=2, num_steps=8, epochs=1, minibatches=1, hidden=(8,),
@@ -62,7 +62,7 @@ def test_a_users_callback_sees_the_rows_adds_to_them_and_stops_the_run(tmp_path)
 
 
 def test_a_callbacks_own_error_keeps_its_type_and_the_last_good_checkpoint(tmp_path):
-    from components.training import callbacks
+    from components.training.run import callbacks
 
     watcher = Watcher(calls=100)
     spec = RunSpec.make("CartPole-v1", "ppo", SMALL, steps=10 * STEPS_PER_CALL)

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 from command_line import metagraph
 
-from components.training.learning_curve import EVALUATION, draw_returns, rolling_mean, seed_rows
+from components.training.reporting.learning_curve import (
+    EVALUATION,
+    draw_returns,
+    rolling_mean,
+    seed_rows,
+)
 
 matplotlib.use("Agg")
 
@@ -84,7 +89,7 @@ def test_plot_draws_several_runs_seeds_as_a_band(runs):
     # that a --seeds run's seed k is the run of seed + k is tested in test_ppo_training.py
     done = metagraph(runs, "plot", "plain", "pair", "-o", "all.png", "--window", "10")
     assert "wrote all.png" in done.stdout and (runs / "all.png").stat().st_size > 10_000
-    from components.training.plots import seed_curves
+    from components.training.reporting.plots import seed_curves
 
     label, curves = seed_curves(runs / "pair", 10)
     assert label == "ppo on CartPole-v1" and len(curves) == 2

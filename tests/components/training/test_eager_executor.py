@@ -9,7 +9,7 @@ import pytest
 from components.agents import PPOConfig
 from components.training import RunSpec, train
 from components.training.cli import main
-from components.training.run_dir import RunDir
+from components.training.run.run_dir import RunDir
 from metagraph import checkpoint
 
 SMALL = PPOConfig(num_envs=2, num_steps=8, epochs=1, minibatches=2, hidden=(8,),

@@ -7,9 +7,9 @@ import jax
 import numpy as np
 import pytest
 
-from components.training.game_evaluation import GameSyncError, play_games
-from components.training.intervals import wilson_interval
-from components.training.opponents import Opponent, OpponentError, parse_opponent
+from components.training.games.game_evaluation import GameSyncError, play_games
+from components.training.games.intervals import wilson_interval
+from components.training.games.opponents import Opponent, OpponentError, parse_opponent
 
 pytest.importorskip("pyspiel")
 

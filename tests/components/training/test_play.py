@@ -10,7 +10,7 @@ import pytest
 
 from components.envs.games import GAME_IDS, OPENSPIEL_NAMES
 from components.envs.games.self_play import SelfPlay
-from components.training.notation import board_cells, board_text, move_text, parse_move
+from components.training.games.notation import board_cells, board_text, move_text, parse_move
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -19,10 +19,11 @@ from tensorboard_events import scalars
 
 import metagraph as mg
 from components.agents import PPOConfig
-from components.training import RunSpec, callbacks, loop, resume, train
+from components.training import RunSpec, resume, train
 from components.training.algorithms import PPO
-from components.training.interrupts import deferred_interrupts
-from components.training.run_dir import RunDir
+from components.training.run import callbacks, loop
+from components.training.run.interrupts import deferred_interrupts
+from components.training.run.run_dir import RunDir
 from metagraph import checkpoint
 
 SMALL = PPOConfig(num_envs=2, num_steps=8, epochs=1, minibatches=1, hidden=(8,),
@@ -105,7 +106,7 @@ def test_a_kill_during_the_rewrite_of_metrics_leaves_it_whole(tmp_path):
     # the child is killed (SIGXFSZ) once it writes past 4 KiB: a kill in mid-write
     script = textwrap.dedent(f"""
         import resource, signal
-        from components.training.run_dir import RunDir
+        from components.training.run.run_dir import RunDir
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))

@@ -7,7 +7,7 @@ import json
 import pytest
 from tensorboard_events import scalars
 
-from components.training.reporter import Reporter
+from components.training.reporting.reporter import Reporter
 
 ROWS = [{"iteration": i, "env_steps": 100 * (i + 1), "wall_time": 0.1 * i,
          "episode_return_mean": 10.0 + i, "loss": 0.5 / (i + 1), "episodes": 3,

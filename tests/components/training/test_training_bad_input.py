@@ -18,9 +18,9 @@ from components.agents import AgentConfig, PPOConfig, SACConfig
 from components.training import MetricsError, Row, RunSpec, train
 from components.training.algorithm import Algorithm
 from components.training.cli import main
-from components.training.loop import NonFiniteError, RunExitedError
-from components.training.memory import StateTooLargeError, check_state_fits
-from components.training.run_dir import RunDir
+from components.training.run.loop import NonFiniteError, RunExitedError
+from components.training.run.memory import StateTooLargeError, check_state_fits
+from components.training.run.run_dir import RunDir
 from metagraph.spaces import Box
 
 
@@ -174,7 +174,7 @@ def test_a_state_larger_than_memory_is_refused_before_it_is_allocated(tmp_path):
 
 
 def test_the_trainer_checks_the_state_size_before_lowering(tmp_path, monkeypatch):
-    from components.training import memory
+    from components.training.run import memory
 
     monkeypatch.setattr(memory, "available_bytes", lambda: 1024)
     with pytest.raises(StateTooLargeError, match=r"^ppo: the state would take .* more than "
@@ -200,7 +200,7 @@ def test_a_diverging_sac_run_says_it_diverged(tmp_path):
 HANGING = f'''
 import sys, threading
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from components.training import callbacks
+from components.training.run import callbacks
 from components.training.cli import main
 from test_training_bad_input import Returning
 
@@ -259,7 +259,7 @@ def test_the_ctrl_c_handler_is_restored_when_the_previous_wakeup_fd_closed_meanw
     import os
     import signal
 
-    from components.training.interrupts import deferred_interrupts
+    from components.training.run.interrupts import deferred_interrupts
 
     before = signal.getsignal(signal.SIGINT)
     read_fd, write_fd = os.pipe()

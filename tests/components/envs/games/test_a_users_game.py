@@ -64,7 +64,7 @@ def test_alphazero_and_ppo_self_play_train_on_the_users_game_and_it_is_evaluated
     from components.agents.alphazero_config import AlphaZeroConfig
     from components.training.algorithms import AlphaZero
     from components.training.cli import main
-    from components.training.executors import lower
+    from components.training.run.executors import lower
 
     config = AlphaZeroConfig(num_games=4, num_steps=12, num_simulations=4, buffer_size=128,
                              batch_size=8, updates_per_iteration=1, hidden=(16,))

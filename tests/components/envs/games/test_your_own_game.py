@@ -137,8 +137,8 @@ def test_your_own_game_page_runs_as_written(game, tmp_path, monkeypatch, capsys)
     (every move checked against OpenSpiel's rules) and a game played through `play`'s
     notation, which is OpenSpiel's."""
     from components.training import load
-    from components.training.notation import notation_of
-    from components.training.play import play_game
+    from components.training.games.notation import notation_of
+    from components.training.games.play import play_game
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(GAME))

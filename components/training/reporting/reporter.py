@@ -11,7 +11,7 @@ Python) nor spends time on them between executable calls.
 
 The child reads one JSON request per line from its standard input and stops at its end, so it
 also goes away when the training process dies. It runs as a script (this file), not as
-`components.training.reporter`: importing the packages above it would import JAX.
+`components.training.reporting.reporter`: importing the packages above it would import JAX.
 """
 
 from __future__ import annotations

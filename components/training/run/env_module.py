@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from components.training.trusted_code import (
+from components.training.run.trusted_code import (
     UntrustedCodeError,
     refuse_if_changed,
     sha256_of,

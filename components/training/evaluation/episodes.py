@@ -16,8 +16,8 @@ from gymnasium.vector import AutoresetMode
 
 from components.envs import make, observation_vectors
 from components.training.algorithm import Algorithm, env_kwargs_of
-from components.training.executors import lower
-from components.training.loading import TrainedAgent, load
+from components.training.evaluation.loading import TrainedAgent, load
+from components.training.run.executors import lower
 
 
 def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12345,

@@ -34,7 +34,7 @@ import numpy as np
 from backends.xla import load as load_exported
 from components.envs import make, observation_vectors
 from components.training.algorithm import env_kwargs_of
-from components.training.loading import TrainedAgent
+from components.training.evaluation.loading import TrainedAgent
 
 FPS = 30
 TRACKING = {"type": 2, "trackbodyid": 1, "distance": 4.0, "elevation": -15.0}
@@ -207,9 +207,9 @@ def record_video(agent: TrainedAgent, path: str | Path, episodes: int = 1, seed:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m components.training.video POLICY.mgx ENV_ID DOOR OUT [ENV_KWARGS_JSON]`: a
-    video of an exported policy (what `--video-every` runs beside training, in a process of
-    its own)."""
+    """`python -m components.training.reporting.video POLICY.mgx ENV_ID DOOR OUT
+    [ENV_KWARGS_JSON]`: a video of an exported policy (what `--video-every` runs beside
+    training, in a process of its own)."""
     policy, env_id, door, out, *rest = sys.argv[1:] if argv is None else argv
     loaded = load_exported(policy)
     write_video(frames(lambda obs: loaded(obs), env_id, door,

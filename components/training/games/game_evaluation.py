@@ -2,7 +2,7 @@
 (`metagraph evaluate RUN --opponent random|mcts:N`).
 
 The agent plays through its algorithm's `GamePlayer` (`Algorithm.game_player`,
-`components.training.game_player`) on a batch of native games (`SelfPlay`, the in-graph
+`components.training.games.game_player`) on a batch of native games (`SelfPlay`, the in-graph
 door); the opponent is an OpenSpiel bot (`opponents.py`) on OpenSpiel's own game. Every move,
 whoever made it, is applied to both, and after every move the two must agree on the player
 to move, the legal actions, whether the game is over and its returns (a free check of the
@@ -26,9 +26,14 @@ import numpy as np
 
 from components.envs.engine.catalogue import num_players, openspiel_name
 from components.envs.games.self_play import SelfPlay
-from components.training.game_player import GamePlayer
-from components.training.intervals import wilson_interval
-from components.training.opponents import Opponent, OpponentError, parse_opponent, require_openspiel
+from components.training.games.game_player import GamePlayer
+from components.training.games.intervals import wilson_interval
+from components.training.games.opponents import (
+    Opponent,
+    OpponentError,
+    parse_opponent,
+    require_openspiel,
+)
 
 
 class GameSyncError(RuntimeError):
@@ -58,7 +63,7 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
         OpponentError: a bad opponent spec, `games` odd or outside [2, MAX_GAMES], a seed
             outside the bots' range, a run whose environment is not a game, or no OpenSpiel.
     """
-    from components.training.loading import TrainedAgent, load
+    from components.training.evaluation.loading import TrainedAgent, load
 
     spec = opponent if isinstance(opponent, Opponent) else parse_opponent(opponent)
     if not isinstance(games, int) or isinstance(games, bool) or not 2 <= games <= MAX_GAMES \

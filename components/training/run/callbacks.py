@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from components.training.background import Background
-from components.training.reporter import Reporter
+from components.training.reporting.reporter import Reporter
+from components.training.run.background import Background
 
 # `loop` below is the `loop.TrainingLoop` that calls the hooks, which imports this module
 TrainingLoop = Any

@@ -24,7 +24,7 @@ import numpy as np
 
 from components.envs.engine.catalogue import num_players
 from components.envs.games.self_play import SelfPlay
-from components.training.notation import Notation, notation_of
+from components.training.games.notation import Notation, notation_of
 
 
 class PlayError(ValueError):

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from components.training.learning_curve import read_metrics
+from components.training.reporting.learning_curve import read_metrics
 from metagraph.checkpoint import remove_stale_temporaries, write_atomically
 from metagraph.errors import LoadError
 

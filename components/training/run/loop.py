@@ -20,10 +20,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from components.training.callbacks import Callback
-from components.training.interrupts import deferred_interrupts
 from components.training.metrics import Row, check_rows
-from components.training.run_dir import RunDir
+from components.training.run.callbacks import Callback
+from components.training.run.interrupts import deferred_interrupts
+from components.training.run.run_dir import RunDir
 from metagraph.errors import RuntimeCheckError
 
 

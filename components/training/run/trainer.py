@@ -18,7 +18,10 @@ import jax
 
 from backends import xla
 from components.training.algorithm import Algorithm, env_kwargs_of
-from components.training.callbacks import (
+from components.training.evaluation.evaluation_settings import EvaluationSettings
+from components.training.evaluation.periodic_evaluation import Evaluator
+from components.training.reporting.reporter import Reporter
+from components.training.run.callbacks import (
     Callback,
     CallbackList,
     Checkpoints,
@@ -26,15 +29,12 @@ from components.training.callbacks import (
     PeriodicEvaluation,
     Reporting,
 )
-from components.training.evaluation_settings import EvaluationSettings
-from components.training.executors import lower
-from components.training.keys import START_INDEX, keys_for
-from components.training.loop import Counters, NonFiniteError, TrainingLoop
-from components.training.memory import check_state_fits
-from components.training.periodic_evaluation import Evaluator
-from components.training.reporter import Reporter
-from components.training.run_dir import RunDir
-from components.training.run_spec import RunSpec
+from components.training.run.executors import lower
+from components.training.run.keys import START_INDEX, keys_for
+from components.training.run.loop import Counters, NonFiniteError, TrainingLoop
+from components.training.run.memory import check_state_fits
+from components.training.run.run_dir import RunDir
+from components.training.run.run_spec import RunSpec
 from metagraph.graph import MetaGraph
 
 

@@ -15,7 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from components.training.learning_curve import WINDOW, read_metrics, rolling_mean, seed_rows
+from components.training.reporting.learning_curve import (
+    WINDOW,
+    read_metrics,
+    rolling_mean,
+    seed_rows,
+)
 from metagraph.errors import LoadError
 
 

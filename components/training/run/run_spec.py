@@ -32,13 +32,21 @@ from components.envs import spec as env_spec
 from components.envs.engine.catalogue import num_players, resolved_id
 from components.envs.functional_doors import IN_GRAPH_DOORS
 from components.training.algorithm import Algorithm, env_kwargs_of
-from components.training.env_module import env_module_of_run, env_module_record, import_env_module
-from components.training.evaluation_settings import EvaluationSettings
-from components.training.executors import EXECUTORS
-from components.training.keys import check_seed
+from components.training.evaluation.evaluation_settings import EvaluationSettings
 from components.training.registry import record, resolve
-from components.training.run_dir import RunDir
-from components.training.trusted_code import algorithm_of_run, check_environment_code, code_record
+from components.training.run.env_module import (
+    env_module_of_run,
+    env_module_record,
+    import_env_module,
+)
+from components.training.run.executors import EXECUTORS
+from components.training.run.keys import check_seed
+from components.training.run.run_dir import RunDir
+from components.training.run.trusted_code import (
+    algorithm_of_run,
+    check_environment_code,
+    code_record,
+)
 from metagraph.checks import positive_int
 
 

@@ -32,10 +32,10 @@ from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.envs import observation_shape
 from components.training.algorithm import Algorithm
-from components.training.executors import lower
-from components.training.memory import check_state_fits
-from components.training.run_dir import RunDir
-from components.training.run_spec import RunSpec
+from components.training.run.executors import lower
+from components.training.run.memory import check_state_fits
+from components.training.run.run_dir import RunDir
+from components.training.run.run_spec import RunSpec
 from metagraph import checkpoint as checkpoints
 from metagraph.errors import LoadError
 from metagraph.graph import MetaGraph, State

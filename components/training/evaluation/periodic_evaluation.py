@@ -28,8 +28,8 @@ import jax
 import numpy as np
 
 from backends.xla.export import export_api, needed_state
-from components.training.evaluation import episode_returns, vector_env
-from components.training.evaluation_settings import EvaluationSettings
+from components.training.evaluation.episodes import episode_returns, vector_env
+from components.training.evaluation.evaluation_settings import EvaluationSettings
 from metagraph.graph import MetaGraph
 from metagraph.spaces import BATCH
 
@@ -97,11 +97,11 @@ class Evaluator:
         inputs = [jax.ShapeDtypeStruct((BATCH, *obs.shape[1:]), np.float32)]
         policy = videos / f".steps_{steps}.mgx"
         policy.write_bytes(export_api(self.graph, self.api, state, inputs=inputs))
-        from components.training.video import can_write_mp4
+        from components.training.reporting.video import can_write_mp4
 
         suffix = ".mp4" if can_write_mp4() else ".gif"
         self.rendering.append(subprocess.Popen(
-            [sys.executable, "-m", "components.training.video", str(policy), self.env_id,
+            [sys.executable, "-m", "components.training.reporting.video", str(policy), self.env_id,
              self.door, str(videos / f"steps_{steps}{suffix}"), json.dumps(self.env_kwargs)],
             stdin=subprocess.DEVNULL))
 
