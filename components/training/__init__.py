@@ -1,7 +1,8 @@
 """The RL application layer: what runs agents, above the component library, in rooms.
 
-- `Algorithm`, `Distributed` (`algorithm.py`): the contract between an algorithm and what
-  runs it; the built-in `Reweight`, `PPO`, `DQN`, `Impala` implement it (`algorithms/`), and
+- `Algorithm`, `DistributedAlgorithm`, `Distributed` (`algorithm.py`): the contract between
+  an algorithm and what runs it; the built-in `Reweight`, `PPO`, `DQN`, `Impala` implement it
+  (`algorithms/`), and
   so can a user's own class, named on the command line as `--algo MODULE:ATTRIBUTE`;
   `env_kwargs_of(config)`: the environment's keyword arguments a config holds.
 - `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
@@ -21,7 +22,14 @@
 Nothing below this package (metagraph/, backends/, the rest of components/) imports it.
 """
 
-from components.training.algorithm import Algorithm, AlgorithmConfig, Distributed, env_kwargs_of
+from components.training.algorithm import (
+    Algorithm,
+    AlgorithmBase,
+    AlgorithmConfig,
+    Distributed,
+    DistributedAlgorithm,
+    env_kwargs_of,
+)
 from components.training.algorithms import DQN, PPO, Impala, Reweight
 from components.training.evaluation.episodes import evaluate
 from components.training.evaluation.loading import TrainedAgent, load
@@ -35,7 +43,8 @@ from components.training.run.run_spec import RunSpec
 from components.training.run.trainer import resume, train
 from components.training.run.trusted_code import UntrustedCodeError
 
-__all__ = ["DQN", "PPO", "Algorithm", "AlgorithmConfig", "AlgorithmError", "Callback",
-           "CallbackList", "Distributed", "Impala", "MetricsError", "Reweight", "Row", "RunDir",
-           "RunDirLocked", "RunSpec", "TrainedAgent", "UntrustedCodeError", "env_kwargs_of",
-           "evaluate", "inputs_for", "keys_for", "load", "resolve", "resume", "train"]
+__all__ = ["Algorithm", "AlgorithmBase", "AlgorithmConfig", "AlgorithmError", "Callback",
+           "CallbackList", "DQN", "Distributed", "DistributedAlgorithm", "Impala", "MetricsError",
+           "PPO", "Reweight", "Row", "RunDir", "RunDirLocked", "RunSpec", "TrainedAgent",
+           "UntrustedCodeError", "env_kwargs_of", "evaluate", "inputs_for", "keys_for", "load",
+           "resolve", "resume", "train"]

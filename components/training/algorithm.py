@@ -1,9 +1,14 @@
-"""`Algorithm` and `Distributed`: the whole contract between an algorithm and what runs it.
+"""`Algorithm`, `DistributedAlgorithm` and `Distributed`: the whole contract between an
+algorithm and what runs it.
 
 The trainer (`train`), `evaluate`, the `metagraph` command and the distributed runner know an
-algorithm only through these two classes: they call the methods below and nothing else. The
-four built-in algorithms (`reweight`, `ppo`, `dqn`, `impala`) are ordinary subclasses, and a
-user's own algorithm, in the user's own module, runs everywhere they do:
+algorithm only through these classes: they call the methods below and nothing else. An
+`Algorithm` runs its own calls (`build`, `run`, an optional `start`: path reweighting, PPO,
+DQN, SAC, AlphaZero), and may have a distributed form (`distributed()`: a `Distributed`,
+samplers and a learner); a `DistributedAlgorithm` only runs as samplers and a learner
+(IMPALA). Both derive from `AlgorithmBase`, what every algorithm declares. The built-in
+algorithms are ordinary subclasses, and a user's own algorithm, in the user's own module, runs
+everywhere they do:
 
     metagraph train CartPole-v1 --algo mypackage.module:MyAlgorithm --out runs/mine
     metagraph evaluate runs/mine
@@ -82,11 +87,12 @@ def env_kwargs_of(config: Any) -> dict[str, Any]:
     return dict(getattr(config, "env_kwargs", None) or {})
 
 
-class Algorithm(abc.ABC):
-    """A training algorithm as the trainer, `evaluate`, the CLI and the distributed runner see
-    it. Subclass it, set `config_class`, implement `build` and `run` (or, for an algorithm
-    that only runs as samplers and a learner, `distributed()` with `only_distributed = True`);
-    the other methods have the defaults documented on them.
+class AlgorithmBase(abc.ABC):
+    """What every algorithm declares, as the trainer, `evaluate`, `load`, the CLI and the
+    distributed runner see it: its config (`config_class`), its learner's graph (`build`) and
+    how it acts; the other members have the defaults documented on them. Subclass `Algorithm`
+    (an algorithm that runs its own calls: `run`) or `DistributedAlgorithm` (one that only
+    runs as samplers and a learner: `distributed()`), not this class.
 
     The graph `build` returns must have the root API named by `evaluation_api` (`greedy` by
     default), taking a batch of `eval_envs` observations (float32[eval_envs, *obs_shape]) and
@@ -118,10 +124,6 @@ class Algorithm(abc.ABC):
     evaluate/play --set` take; any other would change nothing (gamma) or act with another
     network than the one trained (activation)."""
 
-    only_distributed: ClassVar[bool] = False
-    """True: the algorithm always runs as samplers and a learner (in this process when no
-    runner is asked for)."""
-
     def config(self, env_id: str, values: dict[str, Any]) -> Any:
         """The config `metagraph train ENV` runs with, from the `--config` / `--set` values:
         `config_class.from_dict(values)` by default; an algorithm with per-environment
@@ -132,28 +134,6 @@ class Algorithm(abc.ABC):
     def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int) -> MetaGraph:
         """The learner's meta-graph (`mg.build(agent, spaces, apis=[...])`) for a run of
         `total_steps` environment steps; `greedy`'s observations are a batch of `eval_envs`."""
-
-    def run(self, exe: Executor, config: Any, key: jax.Array, iterations: int | None
-            ) -> list[Row]:
-        """Train for one call of the loop and return one metrics row per iteration done (at
-        least one). `iterations` is how many iterations the run has left when
-        `steps_per_iteration` is not None (do at most that many), else None. Each row is a
-        `Row` (`components.training.metrics`): `steps` (the environment steps the iteration
-        took, all seeds' mean, an int >= 1), `episode_return_mean` (None when no episode
-        ended), and any other numbers to record in `extra` (`loss`, `bits`, ...); a dict
-        with those keys is accepted too. The trainer checks every row before it counts it
-        and stops with one line naming the row otherwise. `key` is the call's key (one per
-        seed with `--seeds`).
-
-        Required unless `only_distributed` (the trainer then calls the `Distributed` part's
-        `update` instead): `registry.resolve` refuses an algorithm that has neither."""
-        raise TypeError(f"{type(self).__name__} has no run(): it runs only as samplers and a "
-                        f"learner (only_distributed)")
-
-    def start(self, exe: Executor, key: jax.Array) -> None:
-        """Called once before the first `run` of a new run, not on resume: e.g. reset the
-        environments held in the state. Default: nothing."""
-        return None
 
     def steps_per_iteration(self, config: Any) -> int | None:
         """The environment steps of one iteration, when fixed: a run of S steps then does
@@ -189,6 +169,40 @@ class Algorithm(abc.ABC):
         several seeds can train in one vmapped executable (only in-graph doors, "native" and
         "jax"). Default: `config.door`."""
         return config.door
+
+
+class Algorithm(AlgorithmBase):
+    """An algorithm that runs its own calls: `build` and `run`, and an optional `start` (the
+    built-in path reweighting, PPO, DQN, SAC and AlphaZero). It may also have a distributed
+    form, its `distributed()` (`--runner ray|pipeline`, `--num-samplers K`)."""
+
+    @abc.abstractmethod
+    def run(self, exe: Executor, config: Any, key: jax.Array, iterations: int | None
+            ) -> list[Row]:
+        """Train for one call of the loop and return one metrics row per iteration done (at
+        least one). `iterations` is how many iterations the run has left when
+        `steps_per_iteration` is not None (do at most that many), else None. Each row is a
+        `Row` (`components.training.metrics`): `steps` (the environment steps the iteration
+        took, all seeds' mean, an int >= 1), `episode_return_mean` (None when no episode
+        ended), and any other numbers to record in `extra` (`loss`, `bits`, ...); a dict
+        with those keys is accepted too. The trainer checks every row before it counts it
+        and stops with one line naming the row otherwise. `key` is the call's key (one per
+        seed with `--seeds`)."""
+
+    def start(self, exe: Executor, key: jax.Array) -> None:
+        """Called once before the first `run` of a new run, not on resume: e.g. reset the
+        environments held in the state. Default: nothing."""
+        return None
+
+
+class DistributedAlgorithm(AlgorithmBase):
+    """An algorithm that only runs as samplers and a learner (IMPALA): `build` (the learner's
+    graph) and `distributed()`; with no runner asked for, its samplers run in this process,
+    sampling and learning in turn."""
+
+    @abc.abstractmethod
+    def distributed(self) -> Distributed:
+        """Its samplers and learner (`Distributed`)."""
 
 
 class Distributed(abc.ABC):
@@ -231,7 +245,7 @@ class Distributed(abc.ABC):
         samplers. Default: accept all."""
         return None
 
-    def build_learner(self, algorithm: Algorithm, env_id: str, config: Any, total_steps: int,
+    def build_learner(self, algorithm: AlgorithmBase, env_id: str, config: Any, total_steps: int,
                       eval_envs: int) -> MetaGraph:
         """The learner's meta-graph, which must hold the same state as `algorithm.build`'s
         (its checkpoints are loaded by `load` through `build`). Default: `algorithm.build`,

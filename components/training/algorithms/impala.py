@@ -13,7 +13,7 @@ import numpy as np
 import metagraph as mg
 from components.agents.impala_agent import ImpalaAgent
 from components.agents.impala_config import ImpalaConfig
-from components.training.algorithm import Algorithm, Distributed
+from components.training.algorithm import Distributed, DistributedAlgorithm
 from components.training.algorithms.rows import learned_rows
 from components.training.metrics import Row
 from metagraph.spaces import PRNGKey
@@ -48,11 +48,10 @@ class ImpalaSamplers(Distributed):
         return ImpalaAgent.batch_axes()
 
 
-class Impala(Algorithm):
+class Impala(DistributedAlgorithm):
     """Importance-weighted actor-learner (`ImpalaAgent`): samplers feed one V-trace learner."""
 
     config_class = ImpalaConfig
-    only_distributed = True
 
     def agent(self, env_id: str, config: ImpalaConfig, total_steps: int = 1_000_000
               ) -> ImpalaAgent:

@@ -15,7 +15,7 @@ from components.agents.dqn_agent import DQNAgent
 from components.agents.dqn_config import DQNConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
-from components.training.algorithm import Algorithm, Distributed
+from components.training.algorithm import Algorithm, AlgorithmBase, Distributed
 from components.training.algorithms.rows import learned_rows, per_seed, summarise
 from components.training.metrics import Row
 from metagraph.spaces import Discrete, PRNGKey
@@ -95,7 +95,7 @@ class PPOSamplers(Distributed):
         return mg.build(self.make_agent(env_id, config, 1_000_000), {"key": PRNGKey()},
                         apis=["start", "sample"])
 
-    def build_learner(self, algorithm: Algorithm, env_id: str, config: PPOConfig,
+    def build_learner(self, algorithm: AlgorithmBase, env_id: str, config: PPOConfig,
                       total_steps: int, eval_envs: int) -> mg.MetaGraph:
         """The fused graph's APIs plus `learn` on a batch's spaces (the same state)."""
         agent = self.make_agent(env_id, config, total_steps)

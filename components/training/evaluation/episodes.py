@@ -15,13 +15,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from components.envs import make, observation_vectors
-from components.training.algorithm import Algorithm, env_kwargs_of
+from components.training.algorithm import AlgorithmBase, env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent, load
 from components.training.run.executors import lower
 
 
 def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12345,
-             algo: str | Algorithm | None = None, trust_code: bool = False,
+             algo: str | AlgorithmBase | None = None, trust_code: bool = False,
              deterministic: bool = True, executor: str = "xla") -> dict[str, Any]:
     """Mean and standard deviation of the return of the saved policy over `episodes`
     episodes: its algorithm's `evaluation_api` (greedy) actions, or sampled ones (`act`)

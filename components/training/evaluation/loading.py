@@ -31,7 +31,7 @@ import numpy as np
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.envs import observation_shape
-from components.training.algorithm import Algorithm
+from components.training.algorithm import AlgorithmBase
 from components.training.run.executors import lower
 from components.training.run.memory import check_state_fits
 from components.training.run.run_dir import RunDir
@@ -223,7 +223,7 @@ class TrainedAgent:
                 f"{self.run.path})")
 
 
-def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool = False,
+def load(out: str | Path, algo: str | AlgorithmBase | None = None, trust_code: bool = False,
          eval_envs: int = 1, checkpoint: str = "checkpoint.npz", executor: str = "xla",
          overrides: Mapping[str, Any] | None = None, env_module: str | None = None
          ) -> TrainedAgent:
@@ -232,7 +232,7 @@ def load(out: str | Path, algo: str | Algorithm | None = None, trust_code: bool 
 
     A run trained with a user's algorithm file (`--algo my_module:MyAlgorithm`) names that
     file in its config.json; a run directory is data, so that file is imported only when
-    `algo` names it again (or is the `Algorithm` itself), or with `trust_code=True`, and only
+    `algo` names it again (or is the `AlgorithmBase` itself), or with `trust_code=True`, and only
     while its SHA-256 is the one recorded at training (`trusted_code.py`). `eval_envs`: the
     batch of the graph's own `greedy` (the executor's; `predict` takes any batch).
     `executor`: the kind of `TrainedAgent.executor`, "xla" or "eager" (`executors.py`).

@@ -31,7 +31,7 @@ from components.envs import canonical_id
 from components.envs import spec as env_spec
 from components.envs.engine.catalogue import num_players, resolved_id
 from components.envs.functional_doors import IN_GRAPH_DOORS
-from components.training.algorithm import Algorithm, env_kwargs_of
+from components.training.algorithm import AlgorithmBase, DistributedAlgorithm, env_kwargs_of
 from components.training.evaluation.evaluation_settings import EvaluationSettings
 from components.training.registry import record, resolve
 from components.training.run.env_module import (
@@ -58,7 +58,7 @@ class RunSpec:
     env_id: str
     """The canonical id (`CartPole-v1`, `ConnectFour-v0`; a Gymnasium id for door
     "gymnasium")."""
-    algorithm: Algorithm
+    algorithm: AlgorithmBase
     algo: str
     """How the run directory records the algorithm: a built-in name or MODULE:ATTRIBUTE."""
     config: Any
@@ -79,7 +79,7 @@ class RunSpec:
     """The module or `.py` file that registers a user's environment (`env_module.py`)."""
 
     @classmethod
-    def make(cls, env_id: str, algo: str | Algorithm = "reweight", config: Any = None, *,
+    def make(cls, env_id: str, algo: str | AlgorithmBase = "reweight", config: Any = None, *,
              steps: int = 1_000_000, seed: int = 0, seeds: int | None = None,
              runner: str = "local", num_samplers: int | None = None,
              batches_per_request: int = 1, evaluation: EvaluationSettings | None = None,
@@ -97,7 +97,7 @@ class RunSpec:
         Raises ValueError (AlgorithmError) naming the setting that cannot run."""
         if env_module is not None:  # the user's environment registers itself
             import_env_module(env_module)
-        algorithm = algo if isinstance(algo, Algorithm) else resolve(algo)
+        algorithm = algo if isinstance(algo, AlgorithmBase) else resolve(algo)
         if config is None or isinstance(config, Mapping):  # the defaults for env_id
             config = algorithm.config(resolved_id(env_id), dict(config or {}))
         made = cls(env_id, algorithm, _recorded(algo), config, steps, seed, seeds, runner,
@@ -105,7 +105,7 @@ class RunSpec:
         return made._checked("")
 
     @classmethod
-    def read(cls, out: str | Path | RunDir, algo: str | Algorithm | None = None,
+    def read(cls, out: str | Path | RunDir, algo: str | AlgorithmBase | None = None,
              trust_code: bool = False, env_module: str | None = None) -> RunSpec:
         """The spec a run directory recorded (`config.json`). A user's algorithm or
         environment module it names is imported only when `algo` / `env_module` name it again
@@ -183,7 +183,7 @@ class RunSpec:
                              f"`metagraph evaluate RUN --opponent random|mcts:N`")
         num_samplers = self.num_samplers
         if self.runner in ("ray", "pipeline") or num_samplers is not None \
-                or self.algorithm.only_distributed:
+                or isinstance(self.algorithm, DistributedAlgorithm):
             num_samplers = 2 if num_samplers is None else num_samplers
             if self.seeds is not None:
                 raise ValueError(f"seeds={self.seeds}: several seeds at once are not supported "
@@ -210,10 +210,10 @@ def check_env_kwargs(env_id: str, env_kwargs: dict[str, Any]) -> None:
         raise ValueError(f"env_kwargs {env_kwargs}: {error}") from None
 
 
-def _recorded(algo: str | Algorithm) -> str:
+def _recorded(algo: str | AlgorithmBase) -> str:
     """The name or MODULE:ATTRIBUTE a run directory records for `algo` (an instance is
     recorded by its class, which must be importable to evaluate or resume the run)."""
-    if isinstance(algo, Algorithm):
+    if isinstance(algo, AlgorithmBase):
         cls = type(algo)
         return f"{cls.__module__}:{cls.__qualname__}"
     return record(algo)

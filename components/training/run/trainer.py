@@ -5,7 +5,7 @@ executor to a `TrainingLoop` (`loop.py`: the calls, their rows) with its callbac
 (`callbacks.py`: checkpoints, evaluation, the graph's drawing, reporting, and the user's).
 Call i of the loop uses the key fold_in(PRNGKey(seed), i) (`keys.py`), so a run resumed from
 its checkpoint continues exactly as an uninterrupted one with the same seed.
-The trainer knows the algorithm only through `Algorithm` and `Distributed` (`algorithm.py`).
+The trainer knows the algorithm only through `AlgorithmBase` and `Distributed` (`algorithm.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import jax
 
 from backends import xla
-from components.training.algorithm import Algorithm, env_kwargs_of
+from components.training.algorithm import AlgorithmBase, env_kwargs_of
 from components.training.evaluation.evaluation_settings import EvaluationSettings
 from components.training.evaluation.periodic_evaluation import Evaluator
 from components.training.reporting.reporter import Reporter
@@ -71,7 +71,7 @@ def train(spec: RunSpec, out: str | Path, *, callbacks: Sequence[Callback] = (),
     return _open(RunDir(out), spec, False, callbacks, progress, device, actor_device, address)
 
 
-def resume(out: str | Path, *, steps: int | None = None, algo: str | Algorithm | None = None,
+def resume(out: str | Path, *, steps: int | None = None, algo: str | AlgorithmBase | None = None,
            trust_code: bool = False, env_module: str | None = None,
            evaluation: EvaluationSettings | None = None, callbacks: Sequence[Callback] = (),
            progress: bool = True, device: str | None = None, actor_device: str | None = None,
@@ -203,7 +203,7 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
         learner.close()
 
 
-def evaluation_api(alg: Algorithm, spec_text: str, graph: MetaGraph) -> str:
+def evaluation_api(alg: AlgorithmBase, spec_text: str, graph: MetaGraph) -> str:
     """The root API `evaluate` acts with (`Algorithm.evaluation_api`), checked to be one of
     `graph`'s; ValueError naming what the graph has otherwise."""
     name = alg.evaluation_api

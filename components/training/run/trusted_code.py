@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from components.training.algorithm import Algorithm
+from components.training.algorithm import AlgorithmBase
 from components.training.registry import BUILTIN, record, resolve
 from metagraph.targets import TargetError, split_target
 
@@ -72,17 +72,17 @@ def code_record(spec: str) -> dict[str, Any]:
     return {} if path is None else {"algo_file": str(path), "algo_sha256": sha256_of(path)}
 
 
-def algorithm_of_run(run: Any, saved: dict[str, Any], algo: str | Algorithm | None,
-                     trust_code: bool) -> Algorithm:
+def algorithm_of_run(run: Any, saved: dict[str, Any], algo: str | AlgorithmBase | None,
+                     trust_code: bool) -> AlgorithmBase:
     """The algorithm of a run directory (`run`, its config.json `saved`): `algo` when it is an
-    `Algorithm` the caller made, the built-in one the run names, or the user's code the run
+    `AlgorithmBase` the caller made, the built-in one the run names, or the user's code the run
     names when `algo` names the same again or `trust_code`, and its file is unchanged.
 
     Raises:
         UntrustedCodeError: the run's code is neither named again nor trusted, or changed.
         AlgorithmError: `algo` names another algorithm than the run's, or cannot be found.
     """
-    if isinstance(algo, Algorithm):
+    if isinstance(algo, AlgorithmBase):
         return algo
     spec = saved["algo"]
     if spec in BUILTIN:
