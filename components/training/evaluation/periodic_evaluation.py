@@ -11,27 +11,22 @@ call gets `eval_return_mean` and `eval_return_std` (per seed too with `--seeds`)
 `metrics.jsonl`, in TensorBoard, and on `curve.png` in their own colour. With `save_best`, a
 new best mean is saved to `DIR/best.npz` beside the last checkpoint (`load(DIR,
 checkpoint="best.npz")`, `metagraph evaluate DIR --best`). Evaluation reads the state and
-never changes it: a run trains the same with or without it. `--video-every N` renders an
-episode of the policy after each call that passes a multiple of N steps (`video.py`), beside
-training.
+never changes it: a run trains the same with or without it. (`--video-every N` is
+`reporting/periodic_video.py`'s.)
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 
-from backends.xla.export import export_api, needed_state
+from backends.xla.export import needed_state
 from components.training.evaluation.episodes import episode_returns, vector_env
 from components.training.evaluation.evaluation_settings import EvaluationSettings
 from metagraph.graph import MetaGraph
-from metagraph.spaces import BATCH
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation environments' seeds, apart from training's
 BEST = "best.npz"
@@ -46,30 +41,22 @@ class Evaluator:
                  settings: EvaluationSettings, seed: int, kept: list[dict[str, Any]],
                  api: str = "greedy", env_kwargs: dict[str, Any] | None = None):
         self.path, self.settings, self.seed = Path(run_path), settings, seed
-        self.graph, self.env_id, self.door, self.api = graph, env_id, door, api
-        self.env_kwargs = dict(env_kwargs or {})
         program, self.select, _ = needed_state(graph, api)
         self.act = jax.jit(lambda needed, obs: program(needed, obs)[1])
-        self.env = None if settings.every is None else vector_env(
-            env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET, self.env_kwargs)
+        self.env = vector_env(env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET,
+                              dict(env_kwargs or {}))
         done = kept[-1]["env_steps"] if kept else 0
-        self.next_at = _next(done, settings.every)
-        self.next_video_at = _next(done, settings.video_every)
-        self.rendering: list[subprocess.Popen] = []
+        self.next_at = next_multiple(done, settings.every)
         scores = [r["eval_return_mean"] for r in kept if r.get("eval_return_mean") is not None]
         self.best = max(scores, default=-np.inf)
 
     def after_call(self, exe: Any, rows: list[dict[str, Any]]) -> None:
         """After a call whose `rows` (about to be written) pass the next multiple of `every`
-        steps: evaluate, add the evaluation to the last row, save a new best; of
-        `video_every`: start rendering a video."""
+        steps: evaluate, add the evaluation to the last row, save a new best."""
         steps = rows[-1]["env_steps"]
-        if steps >= self.next_video_at:
-            self.next_video_at = _next(steps, self.settings.video_every)
-            self._start_video(exe, steps)
         if steps < self.next_at:
             return
-        self.next_at = _next(steps, self.settings.every)
+        self.next_at = next_multiple(steps, self.settings.every)
         states = [exe.state] if exe.seeds is None else \
             [jax.tree.map(lambda x, k=k: x[k], exe.state) for k in range(exe.seeds)]
         per_seed = []
@@ -87,32 +74,11 @@ class Evaluator:
                                                         "eval_return_mean": mean})
         self.best = max(self.best, mean)
 
-    def _start_video(self, exe: Any, steps: int) -> None:
-        """Export the policy as it stands (the first seed's) and render it in a process of
-        its own into DIR/videos/steps_<steps>.mp4 (.gif without ffmpeg)."""
-        videos = self.path / "videos"
-        videos.mkdir(exist_ok=True)
-        state = exe.state if exe.seeds is None else jax.tree.map(lambda x: x[0], exe.state)
-        obs = self.graph.apis[self.api].inputs["observation"]
-        inputs = [jax.ShapeDtypeStruct((BATCH, *obs.shape[1:]), np.float32)]
-        policy = videos / f".steps_{steps}.mgx"
-        policy.write_bytes(export_api(self.graph, self.api, state, inputs=inputs))
-        from components.training.reporting.video import can_write_mp4
-
-        suffix = ".mp4" if can_write_mp4() else ".gif"
-        self.rendering.append(subprocess.Popen(
-            [sys.executable, "-m", "components.training.reporting.video", str(policy), self.env_id,
-             self.door, str(videos / f"steps_{steps}{suffix}"), json.dumps(self.env_kwargs)],
-            stdin=subprocess.DEVNULL))
-
     def close(self) -> None:
-        """Release the evaluation environments; wait for the videos being rendered."""
-        if self.env is not None:
-            self.env.close()
-        for process in self.rendering:
-            process.wait()
+        """Release the evaluation environments."""
+        self.env.close()
 
 
-def _next(done: int, every: int | None) -> float:
+def next_multiple(done: int, every: int | None) -> float:
     """The first multiple of `every` after `done` steps (never, without `every`)."""
     return np.inf if every is None else (done // every + 1) * every

@@ -8,10 +8,11 @@ the model): what happens around the calls, as parts that each do one thing.
     train(spec, "runs/ppo", callbacks=[StopAtReturn()])
 
 The trainer composes its own from the run's spec, in this order, before and after a user's:
-`Checkpoints` (a checkpoint every `seconds`, and at the end), `PeriodicEvaluation` (`--eval-every`,
-`--save-best`, `--video-every`), then the user's, then `GraphDrawing` (the graph's SVG and
-HTML, drawn while XLA compiles) and `Reporting` (TensorBoard, Weights & Biases, the learning
-curve), which sees every number the others added to a row.
+`Checkpoints` (a checkpoint every `seconds`, and at the end), `PeriodicEvaluation`
+(`--eval-every`, `--save-best`), `PeriodicVideo` (`--video-every`), then the user's, then
+`GraphDrawing` (the graph's SVG and HTML, drawn while XLA compiles) and `Reporting`
+(TensorBoard, Weights & Biases, the learning curve), which sees every number the others added
+to a row.
 
 A hook raising stops the run as a failed call does: the last good checkpoint stays.
 """
@@ -28,7 +29,6 @@ from components.training.run.background import Background
 
 # `loop` below is the `loop.TrainingLoop` that calls the hooks, which imports this module
 TrainingLoop = Any
-Evaluator = Any  # periodic_evaluation.Evaluator
 
 CHECKPOINT_SECONDS = 30.0  # `Checkpoints`' defaults; 0: after every call
 CHECKPOINT_SHARE = 0.05
@@ -131,12 +131,12 @@ class Checkpoints(Callback):
 
 
 class PeriodicEvaluation(Callback):
-    """The deterministic policy evaluated while training (`periodic_evaluation.Evaluator`:
-    `--eval-every`, `--save-best`, `--video-every`); its numbers go into the call's last
-    row. `make(kept)` makes the evaluator from the rows kept from before."""
+    """The deterministic policy evaluated while training (`--eval-every`, `--save-best`:
+    `evaluation.periodic_evaluation.Evaluator`); its numbers go into the call's last row.
+    `make(kept)` makes the evaluator from the rows kept from before."""
 
-    def __init__(self, make: Callable[[list[dict[str, Any]]], Evaluator]):
-        self.make = make
+    def __init__(self, make: Callable[[list[dict[str, Any]]], Any]):
+        self.make, self.evaluator = make, None
 
     def on_start(self, loop: TrainingLoop) -> None:
         """Make the evaluator (its environments, its best so far from the kept rows)."""
@@ -147,9 +147,31 @@ class PeriodicEvaluation(Callback):
         self.evaluator.after_call(loop.exe, rows)
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
-        """Release the evaluation's environments; wait for its videos."""
-        if getattr(self, "evaluator", None) is not None:
+        """Release the evaluation's environments."""
+        if self.evaluator is not None:
             self.evaluator.close()
+
+
+class PeriodicVideo(Callback):
+    """Videos of the policy while training (`--video-every`:
+    `reporting.periodic_video.VideoRecorder`), rendered beside training. `make(kept)` makes
+    the recorder from the rows kept from before."""
+
+    def __init__(self, make: Callable[[list[dict[str, Any]]], Any]):
+        self.make, self.recorder = make, None
+
+    def on_start(self, loop: TrainingLoop) -> None:
+        """Make the recorder (where it counts on from the kept rows)."""
+        self.recorder = self.make(loop.kept)
+
+    def on_rows(self, loop: TrainingLoop, rows: list[dict[str, Any]]) -> None:
+        """Start a video when the rows pass the next multiple of `every` steps."""
+        self.recorder.after_call(loop.exe, rows)
+
+    def on_end(self, loop: TrainingLoop, outcome: str) -> None:
+        """Wait for the videos being rendered."""
+        if self.recorder is not None:
+            self.recorder.close()
 
 
 class GraphDrawing(Callback):
@@ -194,4 +216,4 @@ class Reporting(Callback):
 
 
 __all__ = ["Callback", "CallbackList", "Checkpoints", "GraphDrawing",
-           "PeriodicEvaluation", "Reporting"]
+           "PeriodicEvaluation", "PeriodicVideo", "Reporting"]

@@ -20,6 +20,7 @@ from backends import xla
 from components.training.algorithm import AlgorithmBase, env_kwargs_of
 from components.training.evaluation.evaluation_settings import EvaluationSettings
 from components.training.evaluation.periodic_evaluation import Evaluator
+from components.training.reporting.periodic_video import VideoRecorder
 from components.training.reporting.reporter import Reporter
 from components.training.run.callbacks import (
     Callback,
@@ -27,6 +28,7 @@ from components.training.run.callbacks import (
     Checkpoints,
     GraphDrawing,
     PeriodicEvaluation,
+    PeriodicVideo,
     Reporting,
 )
 from components.training.run.executors import lower
@@ -171,10 +173,15 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
     # episodes of any length) go on until they have taken `steps` steps
     total = None if per_iteration is None else max(1, spec.steps // per_iteration)
     built: list[Callback] = [Checkpoints()]
-    if spec.evaluation is not None:  # on environments of its own
+    settings, env_kwargs = spec.evaluation, env_kwargs_of(config)
+    if settings is not None and settings.every is not None:  # on environments of its own
         built.append(PeriodicEvaluation(lambda kept: Evaluator(
-            run.path, graph, spec.env_id, spec.door, spec.evaluation, seed, kept,
-            api=alg.evaluation_api, env_kwargs=env_kwargs_of(config))))
+            run.path, graph, spec.env_id, spec.door, settings, seed, kept,
+            api=alg.evaluation_api, env_kwargs=env_kwargs)))
+    if settings is not None and settings.video_every is not None:
+        built.append(PeriodicVideo(lambda kept: VideoRecorder(
+            run.path, graph, spec.env_id, spec.door, settings.video_every, kept,
+            api=alg.evaluation_api, env_kwargs=env_kwargs)))
     callback = CallbackList([*built, *user, drawing, reporting])
     loop = TrainingLoop(spec.algo, exe, run, callback, None, counters,
                         goal_steps=spec.steps if total is None else total * per_iteration,
