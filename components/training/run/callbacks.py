@@ -8,8 +8,8 @@ the model): what happens around the calls, as parts that each do one thing.
     train(spec, "runs/ppo", callbacks=[StopAtReturn()])
 
 The trainer composes its own from the run's spec, in this order, before and after a user's:
-`Checkpoints` (a checkpoint every `seconds`, and at the end), `PeriodicEvaluation`
-(`--eval-every`, `--save-best`), `PeriodicVideo` (`--video-every`), then the user's, then
+`Checkpoints` (a checkpoint every `seconds`, and at the end), `Periodic` evaluation
+(`--eval-every`, `--save-best`) and videos (`--video-every`), then the user's, then
 `GraphDrawing` (the graph's SVG and HTML, drawn while XLA compiles) and `Reporting`
 (TensorBoard, Weights & Biases, the learning curve), which sees every number the others added
 to a row.
@@ -130,48 +130,29 @@ class Checkpoints(Callback):
             loop.save()
 
 
-class PeriodicEvaluation(Callback):
-    """The deterministic policy evaluated while training (`--eval-every`, `--save-best`:
-    `evaluation.periodic_evaluation.Evaluator`); its numbers go into the call's last row.
-    `make(kept)` makes the evaluator from the rows kept from before."""
+class Periodic(Callback):
+    """Work done after the calls that pass a multiple of some steps, by a worker `make(kept)`
+    makes when the run starts (from the rows kept from before a resume): its
+    `after_call(exe, rows)` sees every call's rows (and may add numbers to them), its `close()`
+    ends it. The trainer's: the evaluation while training (`--eval-every`, `--save-best`:
+    `evaluation.periodic_evaluation.Evaluator`) and videos (`--video-every`:
+    `reporting.periodic_video.VideoRecorder`)."""
 
     def __init__(self, make: Callable[[list[dict[str, Any]]], Any]):
-        self.make, self.evaluator = make, None
+        self.make, self.worker = make, None
 
     def on_start(self, loop: TrainingLoop) -> None:
-        """Make the evaluator (its environments, its best so far from the kept rows)."""
-        self.evaluator = self.make(loop.kept)
+        """Make the worker."""
+        self.worker = self.make(loop.kept)
 
     def on_rows(self, loop: TrainingLoop, rows: list[dict[str, Any]]) -> None:
-        """Evaluate when the rows pass the next multiple of `every` steps."""
-        self.evaluator.after_call(loop.exe, rows)
+        """The worker's `after_call`."""
+        self.worker.after_call(loop.exe, rows)
 
     def on_end(self, loop: TrainingLoop, outcome: str) -> None:
-        """Release the evaluation's environments."""
-        if self.evaluator is not None:
-            self.evaluator.close()
-
-
-class PeriodicVideo(Callback):
-    """Videos of the policy while training (`--video-every`:
-    `reporting.periodic_video.VideoRecorder`), rendered beside training. `make(kept)` makes
-    the recorder from the rows kept from before."""
-
-    def __init__(self, make: Callable[[list[dict[str, Any]]], Any]):
-        self.make, self.recorder = make, None
-
-    def on_start(self, loop: TrainingLoop) -> None:
-        """Make the recorder (where it counts on from the kept rows)."""
-        self.recorder = self.make(loop.kept)
-
-    def on_rows(self, loop: TrainingLoop, rows: list[dict[str, Any]]) -> None:
-        """Start a video when the rows pass the next multiple of `every` steps."""
-        self.recorder.after_call(loop.exe, rows)
-
-    def on_end(self, loop: TrainingLoop, outcome: str) -> None:
-        """Wait for the videos being rendered."""
-        if self.recorder is not None:
-            self.recorder.close()
+        """The worker's `close`."""
+        if self.worker is not None:
+            self.worker.close()
 
 
 class GraphDrawing(Callback):
@@ -215,5 +196,4 @@ class Reporting(Callback):
         self.reporter.close()
 
 
-__all__ = ["Callback", "CallbackList", "Checkpoints", "GraphDrawing",
-           "PeriodicEvaluation", "PeriodicVideo", "Reporting"]
+__all__ = ["Callback", "CallbackList", "Checkpoints", "GraphDrawing", "Periodic", "Reporting"]

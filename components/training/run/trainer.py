@@ -27,8 +27,7 @@ from components.training.run.callbacks import (
     CallbackList,
     Checkpoints,
     GraphDrawing,
-    PeriodicEvaluation,
-    PeriodicVideo,
+    Periodic,
     Reporting,
 )
 from components.training.run.executors import lower
@@ -175,11 +174,11 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
     built: list[Callback] = [Checkpoints()]
     settings, env_kwargs = spec.evaluation, env_kwargs_of(config)
     if settings is not None and settings.every is not None:  # on environments of its own
-        built.append(PeriodicEvaluation(lambda kept: Evaluator(
+        built.append(Periodic(lambda kept: Evaluator(
             run.path, graph, spec.env_id, spec.door, settings, seed, kept,
             api=alg.evaluation_api, env_kwargs=env_kwargs)))
     if settings is not None and settings.video_every is not None:
-        built.append(PeriodicVideo(lambda kept: VideoRecorder(
+        built.append(Periodic(lambda kept: VideoRecorder(
             run.path, graph, spec.env_id, spec.door, settings.video_every, kept,
             api=alg.evaluation_api, env_kwargs=env_kwargs)))
     callback = CallbackList([*built, *user, drawing, reporting])
