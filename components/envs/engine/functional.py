@@ -59,13 +59,21 @@ class FunctionalEnv:
         (`legal_mask`) where asked for; what is not asked for is None and not computed where
         the door can skip it. Actions outside the action space (a discrete action outside
         [0, n), a NaN or infinite continuous one) fail the call with the same message on
-        every door."""
+        every door. Called eagerly, a refusal is a ValueError with the engine's message, as the
+        host pool's (a program that steps inside the caller's own `jax.jit` fails with XLA's
+        `JaxRuntimeError`, the same message after "INVALID_ARGUMENT: ")."""
         where = f"{self.env_spec.env_id}.step"
         action = traced_actions(self.env_spec, action, self._batch_shape(state), where)
         if legal_mask:
             self.env_spec.legal_mask_width()  # (a TypeError for continuous actions)
-        return self._step(state, action, final_obs=final_obs, extras=extras,
-                          legal_mask=legal_mask)
+        try:
+            return self._step(state, action, final_obs=final_obs, extras=extras,
+                              legal_mask=legal_mask)
+        except (ValueError, jax.errors.JaxRuntimeError) as error:
+            refusal = engine_refusal(error)
+            if refusal is error:
+                raise
+            raise refusal from None
 
     def _asked(self, out: StepResult, final_obs: bool, extras: bool, legal_mask: bool
                ) -> StepResult:
@@ -99,6 +107,23 @@ class FunctionalEnv:
         physics = np.asarray(physics, np.float64)
         num_envs = physics.shape[0] if physics.ndim == 2 else 1
         return physical_rows(self.env_spec, physics, num_envs, "physics")
+
+
+def engine_refusal(error: Exception) -> Exception:
+    """What an eager call of a door raises for `error`: a refusal of the step as one
+    ValueError with the door's own message, the host pool's; any other error as it is. A
+    refusal arrives as XLA's status INVALID_ARGUMENT from the native door (which JAX raises as
+    a ValueError on its fast path of eager dispatch and as a JaxRuntimeError on its first
+    call), or, from a pure-JAX twin, as the ValueError its host callback raised, wrapped in
+    XLA's INTERNAL error with the callback's traceback (`actions.refuse_bad_actions`)."""
+    text = str(error)
+    prefix = "INVALID_ARGUMENT: "
+    if text.startswith(prefix):
+        return ValueError(text[len(prefix):])
+    raised = "\nValueError: "
+    if text.startswith("INTERNAL: CpuCallback error") and raised in text:
+        return ValueError(text.rsplit(raised, 1)[1])
+    return error
 
 
 def check_elapsed_steps(env_spec: EnvSpec, elapsed_steps: Any, num_envs: int) -> np.ndarray:

@@ -44,6 +44,26 @@ def test_in_graph_doors_fail_the_call_with_the_native_message(env_id, door):
     assert np.isfinite(np.asarray(jax.jit(env.step)(state, jnp.asarray(good)).obs)).all()
 
 
+@pytest.mark.parametrize("env_id", sorted(BAD))
+@pytest.mark.parametrize("door", ["native", "jax"])
+def test_an_eager_step_refuses_with_the_host_pools_valueerror(env_id, door):
+    """Called eagerly, both in-graph doors raise what the host pool raises: a ValueError with
+    the engine's message alone (JAX's own types for it differ between its first eager call and
+    the next, and a twin's callback error carries a traceback)."""
+    actions, message = BAD[env_id]
+    pool = envs.make(env_id, N, seed=0)
+    pool.reset(seed=0)
+    with pytest.raises(ValueError) as host:
+        pool.step(actions)
+    assert str(host.value) == message
+    env = envs.make_functional(env_id, door=door)
+    state, _ = env.reset(jax.random.PRNGKey(0), N)
+    for _ in range(2):  # JAX's first eager call, then its fast path
+        with pytest.raises(ValueError) as refused:
+            jax.block_until_ready(env.step(state, jnp.asarray(actions)))
+        assert str(refused.value) == message
+
+
 def test_twin_under_vmap_steps_good_actions_and_refuses_bad_ones():
     twin = envs.make_functional("CartPole-v1", door="jax")
     states, _ = jax.vmap(lambda k: twin.reset(k, N))(jax.random.split(jax.random.PRNGKey(0), 3))

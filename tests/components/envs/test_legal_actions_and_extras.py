@@ -80,7 +80,8 @@ def test_an_illegal_action_is_refused_on_both_doors_with_nothing_moved(nim):
     np.testing.assert_array_equal(pool.records(), before)
     door = envs.make_functional(nim)
     state = jnp.asarray(door.state_from_physical(np.tile([2.0, 0.0], (N, 1))))
-    with pytest.raises(Exception, match="action 2 at index 4 is not legal in its state"):
+    with pytest.raises(ValueError, match=r"^Nim-v0: action 2 at index 4 is not legal in its "
+                                         r"state$"):
         jax.block_until_ready(door.step(state, jnp.asarray(actions)))
 
 
