@@ -1,5 +1,5 @@
 """Wall time to train PPO on CartPole-v1 (4 envs x 128 steps, 5e5 steps, compile included):
-metagraph's `metagraph train CartPole-v1 --algo ppo` path (`components.training.run.trainer.train`,
+metagraph's `metagraph train CartPole-v1 --algo ppo` path (`components.training.trainer.train`,
 writing its run directory) against a hand-written PureJaxRL-style jax.jit PPO of the same
 hyperparameters (bench/ppo_reference.py), and Stable-Baselines3's PPO where it is installed
 (`pip install "torch==2.13.0+cpu" stable-baselines3`).

@@ -96,7 +96,7 @@ def test_the_checker_sees_what_it_must():
                     if isinstance(n, ast.ImportFrom)}
     assert tree_imports == {"components.training"}
     assert layer("metagraph.build") < layer("backends.xla") < layer("components.envs") \
-        < layer("components.training.run.trainer")
+        < layer("components.training.trainer")
     assert "metagraph.build" in import_graph()
 
 

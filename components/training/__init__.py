@@ -1,23 +1,26 @@
-"""The RL application layer: what runs agents, above the component library, in rooms.
+"""The RL application layer: what runs agents, above the component library, in rooms whose
+imports point one way (down this list).
 
-- `Algorithm`, `DistributedAlgorithm`, `Distributed` (`algorithm.py`): the contract between
-  an algorithm and what runs it; the built-in `Reweight`, `PPO`, `DQN`, `Impala` implement it
-  (`algorithms/`), and
-  so can a user's own class, named on the command line as `--algo MODULE:ATTRIBUTE`;
-  `env_kwargs_of(config)`: the environment's keyword arguments a config holds.
-- `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
-- `Row` (`metrics.py`): one iteration's metrics, checked at the door (`check_rows`).
-- `run/`: `RunSpec` (one run worked out once: canonical id, algorithm, config, seeds, steps,
-  runner, evaluation, tracking, executor; recorded as the run's `config.json`),
-  `train(spec, out)` and `resume(out)`, the loop of calls and its `Callback`s, run
-  directories (`RunDir`) with metrics, checkpoints and the graph's drawing; a run's user code
-  only when named again or trusted.
-- `evaluation/`: `load` (a run's trained agent, `TrainedAgent`: `predict`, `export`),
-  `evaluate` (its episodes), evaluation while training.
-- `reporting/`: TensorBoard events, Weights & Biases, the learning curve, plots, videos.
-- `games/`: a trained game agent against opponents, and `metagraph play`.
-- `distributed/`: samplers and a learner, in one process, in threads or on Ray.
 - `cli.py`: the `metagraph` command (train, evaluate, export, plot, graph, play).
+- `train(spec, out)`, `resume(out)` (`trainer.py`): a run into a run directory (`RunDir`)
+  with metrics, TensorBoard events, the learning curve, the graph's drawing and checkpoints;
+  the only module that uses every room.
+- `games/`: a trained game agent against opponents, and `metagraph play`.
+- `evaluation/`: `load` (a run's trained agent, `TrainedAgent`: `predict`, `export`),
+  `evaluate` (its episodes), videos, evaluation and videos while training.
+- `distributed/`: samplers and a learner, in one process, in threads or on Ray.
+- `run/`: `RunSpec` (one run worked out once: canonical id, algorithm, config, seeds, steps,
+  runner, evaluation, tracking, executor; recorded as the run's `config.json`), the loop of
+  calls and its `Callback`s, run directories; a run's user code only when named again or
+  trusted.
+- `resolve` (`registry.py`): an algorithm from its name or MODULE:ATTRIBUTE.
+- `algorithms/`: the built-in `Reweight`, `PPO`, `DQN`, `SAC`, `Impala`, `AlphaZero`.
+- `Algorithm`, `DistributedAlgorithm`, `Distributed` (`algorithm.py`): the contract between
+  an algorithm and what runs it, which a user's own class implements too, named on the
+  command line as `--algo MODULE:ATTRIBUTE`; `env_kwargs_of(config)`: the environment's
+  keyword arguments a config holds. `game_player.py`: how an agent plays a game.
+- `reporting/`: TensorBoard events, Weights & Biases, the learning curve, plots.
+- `Row` (`metrics.py`): one iteration's metrics, checked at the door (`check_rows`).
 
 Nothing below this package (metagraph/, backends/, the rest of components/) imports it.
 """
@@ -40,8 +43,8 @@ from components.training.run.callbacks import Callback, CallbackList
 from components.training.run.keys import keys_for
 from components.training.run.run_dir import RunDir, RunDirLocked
 from components.training.run.run_spec import RunSpec
-from components.training.run.trainer import resume, train
 from components.training.run.trusted_code import UntrustedCodeError
+from components.training.trainer import resume, train
 
 __all__ = ["Algorithm", "AlgorithmBase", "AlgorithmConfig", "AlgorithmError", "Callback",
            "CallbackList", "DQN", "Distributed", "DistributedAlgorithm", "Impala", "MetricsError",

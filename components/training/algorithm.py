@@ -143,7 +143,7 @@ class AlgorithmBase(abc.ABC):
 
     def game_player(self, agent: Any, deterministic: bool = True) -> Any:
         """How this algorithm's trained agent plays a two-player game (`metagraph evaluate RUN
-        --opponent ...`): a `GamePlayer` (`components.training.games.game_player`), a function
+        --opponent ...`): a `GamePlayer` (`components.training.game_player`), a function
         `(state, key) -> int32[n]` giving a legal action for the player to move in each game
         of `state`, a `components.envs.games.self_play.GameState` batch (with `env_state`, the
         native in-graph state a search can step from, `observation`, `current_player` and
@@ -153,7 +153,7 @@ class AlgorithmBase(abc.ABC):
         name (`game_player.game_observation`: {"obs": the planes flattened, "legal": the legal
         mask}), i.e. the argmax of the masked logits of the self-play policy agents. A search
         agent overrides it to search from `state.env_state`."""
-        from components.training.games.game_player import policy_player
+        from components.training.game_player import policy_player
 
         return policy_player(agent, deterministic)
 

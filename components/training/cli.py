@@ -39,9 +39,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from components.training.distributed import RUNNERS
 from components.training.registry import BUILTIN
 from components.training.run.executors import EXECUTORS
+from components.training.run.run_spec import RUNNERS
 from metagraph.build import build
 from metagraph.component import Component
 from metagraph.errors import MissingExtraError
@@ -119,7 +119,7 @@ def set_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def evaluation_settings(args: argparse.Namespace) -> Any:
     """`--eval-every N --eval-episodes K --save-best` as `EvaluationSettings`, or None."""
-    from components.training.evaluation.evaluation_settings import EvaluationSettings
+    from components.training.run.evaluation_settings import EvaluationSettings
 
     if args.eval_every is None and args.save_best:
         raise UsageError("--save-best needs --eval-every N (the evaluations it compares)")
@@ -132,7 +132,7 @@ def evaluation_settings(args: argparse.Namespace) -> Any:
 def train_command(args: argparse.Namespace) -> None:
     """`metagraph train`: train (or resume) a run directory from the parsed arguments."""
     from components.training.run.run_spec import RunSpec
-    from components.training.run.trainer import resume, train
+    from components.training.trainer import resume, train
 
     if args.seeds < 1:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
@@ -204,7 +204,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
         return
     result = evaluate(agent, episodes=args.episodes, deterministic=not args.stochastic)
     if args.video:
-        from components.training.reporting.video import record_video
+        from components.training.evaluation.video import record_video
 
         record_video(agent, args.video, episodes=args.video_episodes,
                      deterministic=not args.stochastic)

@@ -15,7 +15,7 @@ import numpy as np
 from components.agents.alphazero_agent import AlphaZeroAgent
 from components.agents.alphazero_config import AlphaZeroConfig
 from components.training.algorithms.iterative import IterativeAlgorithm
-from components.training.games.game_player import GamePlayer
+from components.training.game_player import GamePlayer
 
 
 class AlphaZero(IterativeAlgorithm):

@@ -33,9 +33,8 @@ from components.training.distributed.ray_samplers import RaySamplers
 from components.training.distributed.sampler import Sampler
 from components.training.distributed.threaded_samplers import ThreadedSamplers
 from components.training.inputs import inputs_for
+from components.training.run.run_spec import RUNNERS, check_batches_per_request
 from metagraph.checks import positive_int
-
-RUNNERS = ("local", "ray", "pipeline")
 
 
 def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: str, seed: int,
@@ -70,24 +69,6 @@ def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: s
                              first_stream=first_stream, executor=executor,
                              device=actor_device)
     return Learner(parts, exe, config, pool, version, key_for, name=algo)
-
-
-MAX_BATCHES_PER_REQUEST = 1024
-
-
-def check_batches_per_request(batches_per_request: int, runner: str) -> None:
-    """ValueError unless `batches_per_request` is an int in [1, MAX_BATCHES_PER_REQUEST] (a
-    sampler actor holds that many batches in its queue and again in the reply it packs), and
-    1 unless `runner` is "ray" (in-process samplers run each batch when it is asked for)."""
-    positive_int(batches_per_request, "batches_per_request")
-    if batches_per_request > MAX_BATCHES_PER_REQUEST:
-        raise ValueError(f"batches_per_request={batches_per_request}: at most "
-                         f"{MAX_BATCHES_PER_REQUEST} (each sampler holds that many batches "
-                         f"in its queue and again in one reply)")
-    if batches_per_request != 1 and runner != "ray":
-        raise ValueError(f"batches_per_request={batches_per_request} needs runner 'ray' "
-                         f"(in-process samplers sample each batch when it is asked for); "
-                         f"got runner {runner!r}")
 
 
 def usable_cores() -> int:

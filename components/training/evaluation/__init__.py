@@ -1,3 +1,4 @@
-"""A trained run: `load(RUN)` and its `TrainedAgent` (`loading.py`), greedy or sampled
-episodes of it (`episodes.py`: `evaluate`), and evaluation while training
-(`periodic_evaluation.py`, its settings in `evaluation_settings.py`)."""
+"""A trained run, and its policy watched while training: `load(RUN)` and its `TrainedAgent`
+(`loading.py`), greedy or sampled episodes of it (`episodes.py`: `evaluate`), videos of it
+(`video.py`); evaluation and videos while training (`periodic_evaluation.py`,
+`periodic_video.py`, workers of the trainer's `Periodic` callbacks)."""

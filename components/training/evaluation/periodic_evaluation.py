@@ -12,7 +12,7 @@ call gets `eval_return_mean` and `eval_return_std` (per seed too with `--seeds`)
 new best mean is saved to `DIR/best.npz` beside the last checkpoint (`load(DIR,
 checkpoint="best.npz")`, `metagraph evaluate DIR --best`). Evaluation reads the state and
 never changes it: a run trains the same with or without it. (`--video-every N` is
-`reporting/periodic_video.py`'s.)
+`periodic_video.py`'s.)
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from backends.xla.export import needed_state
 from components.training.evaluation.episodes import episode_returns, vector_env
-from components.training.evaluation.evaluation_settings import EvaluationSettings
+from components.training.run.evaluation_settings import EvaluationSettings
 from metagraph.graph import MetaGraph
 
 EVAL_SEED_OFFSET = 1_000_003  # evaluation environments' seeds, apart from training's

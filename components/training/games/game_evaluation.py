@@ -2,7 +2,7 @@
 (`metagraph evaluate RUN --opponent random|mcts:N`).
 
 The agent plays through its algorithm's `GamePlayer` (`Algorithm.game_player`,
-`components.training.games.game_player`) on a batch of native games (`SelfPlay`, the in-graph
+`components.training.game_player`) on a batch of native games (`SelfPlay`, the in-graph
 door); the opponent is an OpenSpiel bot (`opponents.py`) on OpenSpiel's own game. Every move,
 whoever made it, is applied to both, and after every move the two must agree on the player
 to move, the legal actions, whether the game is over and its returns (a free check of the
@@ -26,7 +26,7 @@ import numpy as np
 
 from components.envs.engine.catalogue import num_players, openspiel_name
 from components.envs.games.self_play import SelfPlay
-from components.training.games.game_player import GamePlayer
+from components.training.game_player import GamePlayer
 from components.training.games.intervals import wilson_interval
 from components.training.games.opponents import (
     Opponent,

@@ -32,13 +32,13 @@ from components.envs import spec as env_spec
 from components.envs.engine.catalogue import num_players, resolved_id
 from components.envs.functional_doors import IN_GRAPH_DOORS
 from components.training.algorithm import AlgorithmBase, DistributedAlgorithm, env_kwargs_of
-from components.training.evaluation.evaluation_settings import EvaluationSettings
 from components.training.registry import record, resolve
 from components.training.run.env_module import (
     env_module_of_run,
     env_module_record,
     import_env_module,
 )
+from components.training.run.evaluation_settings import EvaluationSettings
 from components.training.run.executors import EXECUTORS
 from components.training.run.keys import check_seed
 from components.training.run.run_dir import RunDir
@@ -156,8 +156,6 @@ class RunSpec:
     def _checked(self, where: str) -> RunSpec:
         """This spec with the canonical id and the samplers worked out, every setting checked;
         ValueError prefixed with `where` otherwise."""
-        from components.training.distributed import RUNNERS, check_batches_per_request
-
         try:
             positive_int(self.steps, "steps")
             if self.seeds is not None:
@@ -201,6 +199,30 @@ class RunSpec:
         return dataclasses.replace(self, env_id=env_id, num_samplers=num_samplers)
 
 
+RUNNERS = ("local", "ray", "pipeline")
+"""Where a run's samplers and learner run (`components.training.distributed`): "local" (no
+samplers unless asked for, or in this process, sampling and learning in turn), "ray",
+"pipeline" (threads of this process)."""
+
+MAX_BATCHES_PER_REQUEST = 1024
+
+
+def check_batches_per_request(batches_per_request: int, runner: str) -> None:
+    """ValueError unless `batches_per_request` is an int in [1, MAX_BATCHES_PER_REQUEST] (a
+    sampler actor holds that many batches in its queue and again in the reply it packs), and
+    1 unless `runner` is "ray" (in-process samplers run each batch when it is asked for)."""
+    positive_int(batches_per_request, "batches_per_request")
+    if batches_per_request > MAX_BATCHES_PER_REQUEST:
+        raise ValueError(f"batches_per_request={batches_per_request}: at most "
+                         f"{MAX_BATCHES_PER_REQUEST} (each sampler holds that many batches "
+                         f"in its queue and again in one reply)")
+    if batches_per_request != 1 and runner != "ray":
+        raise ValueError(f"batches_per_request={batches_per_request} needs runner 'ray' "
+                         f"(in-process samplers sample each batch when it is asked for); "
+                         f"got runner {runner!r}")
+
+
+
 def check_env_kwargs(env_id: str, env_kwargs: dict[str, Any]) -> None:
     """A ValueError naming `env_kwargs` when native environment `env_id` does not take them
     (an unknown name, a value out of its range), before anything is built."""
@@ -219,4 +241,5 @@ def _recorded(algo: str | AlgorithmBase) -> str:
     return record(algo)
 
 
-__all__ = ["RunSpec", "check_env_kwargs"]
+__all__ = ["MAX_BATCHES_PER_REQUEST", "RUNNERS", "RunSpec", "check_batches_per_request",
+           "check_env_kwargs"]

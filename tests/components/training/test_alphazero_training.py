@@ -92,7 +92,7 @@ def test_greedy_picks_legal_moves_without_search(run):
     games' agent observations, with full columns."""
     from components.envs.games.self_play import SelfPlay
     from components.training import load
-    from components.training.games.game_player import game_observation
+    from components.training.game_player import game_observation
 
     games = SelfPlay("ConnectFour-v0", num_threads=1)
     state = games.init(jax.random.PRNGKey(0), 8)

@@ -12,7 +12,7 @@ import pytest
 
 from components.agents import PPOConfig
 from components.training import Callback, RunSpec, load, train
-from components.training.evaluation.evaluation_settings import EvaluationSettings
+from components.training.run.evaluation_settings import EvaluationSettings
 from metagraph import checkpoint
 
 SMALL = PPOConfig(num_envs=2, num_steps=8, epochs=1, minibatches=1, hidden=(8,),

@@ -12,7 +12,7 @@ import pytest
 
 from components.agents import PPOConfig
 from components.training import RunDir, RunSpec
-from components.training.evaluation.evaluation_settings import EvaluationSettings
+from components.training.run.evaluation_settings import EvaluationSettings
 
 
 def test_the_spec_is_worked_out_once_and_read_back_the_same(tmp_path):

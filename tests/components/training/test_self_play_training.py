@@ -82,7 +82,7 @@ def test_a_run_against_another_run_sampling(run, capsys):
 def test_the_trained_policy_only_plays_legal_moves(run):
     """The masked policy's greedy and sampled moves are legal in random positions."""
     from components.envs.games.self_play import SelfPlay
-    from components.training.games.game_player import game_observation
+    from components.training.game_player import game_observation
 
     _, out = run
     agent = load(out)
@@ -106,7 +106,7 @@ def test_predict_takes_a_games_observations_by_name_and_says_so_otherwise(run, t
     mask that is not bool or entries of different batches are refused saying what predict
     takes."""
     from components.envs.games.self_play import SelfPlay
-    from components.training.games.game_player import game_observation
+    from components.training.game_player import game_observation
 
     _, out = run
     agent = load(out)

@@ -15,7 +15,7 @@ from PIL import Image
 
 pytest.importorskip("pygame")
 from components.envs import make  # noqa: E402
-from components.training.reporting.video import (  # noqa: E402
+from components.training.evaluation.video import (  # noqa: E402
     can_write_mp4,
     ffmpeg_program,
     renderable,
@@ -93,7 +93,7 @@ def test_evaluate_writes_a_video_of_the_trained_policy(run):
 def test_a_renderer_missing_its_dependencies_is_one_line_naming_what_to_install():
     import gymnasium
 
-    from components.training.reporting.video import VideoError, check_renders
+    from components.training.evaluation.video import VideoError, check_renders
 
     class NoPygame:
         def render(self):

@@ -46,11 +46,11 @@ class VideoRecorder:
         inputs = [jax.ShapeDtypeStruct((BATCH, *obs.shape[1:]), np.float32)]
         policy = self.videos / f".steps_{steps}.mgx"
         policy.write_bytes(export_api(self.graph, self.api, state, inputs=inputs))
-        from components.training.reporting.video import can_write_mp4
+        from components.training.evaluation.video import can_write_mp4
 
         suffix = ".mp4" if can_write_mp4() else ".gif"
         self.rendering.append(subprocess.Popen(
-            [sys.executable, "-m", "components.training.reporting.video", str(policy),
+            [sys.executable, "-m", "components.training.evaluation.video", str(policy),
              self.env_id, self.door, str(self.videos / f"steps_{steps}{suffix}"),
              json.dumps(self.env_kwargs)],
             stdin=subprocess.DEVNULL))

@@ -18,9 +18,8 @@ import jax
 
 from backends import xla
 from components.training.algorithm import AlgorithmBase, env_kwargs_of
-from components.training.evaluation.evaluation_settings import EvaluationSettings
 from components.training.evaluation.periodic_evaluation import Evaluator
-from components.training.reporting.periodic_video import VideoRecorder
+from components.training.evaluation.periodic_video import VideoRecorder
 from components.training.reporting.reporter import Reporter
 from components.training.run.callbacks import (
     Callback,
@@ -30,6 +29,7 @@ from components.training.run.callbacks import (
     Periodic,
     Reporting,
 )
+from components.training.run.evaluation_settings import EvaluationSettings
 from components.training.run.executors import lower
 from components.training.run.keys import START_INDEX, keys_for
 from components.training.run.loop import Counters, NonFiniteError, TrainingLoop

@@ -207,7 +207,7 @@ def record_video(agent: TrainedAgent, path: str | Path, episodes: int = 1, seed:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m components.training.reporting.video POLICY.mgx ENV_ID DOOR OUT
+    """`python -m components.training.evaluation.video POLICY.mgx ENV_ID DOOR OUT
     [ENV_KWARGS_JSON]`: a video of an exported policy (what `--video-every` runs beside
     training, in a process of its own)."""
     policy, env_id, door, out, *rest = sys.argv[1:] if argv is None else argv
