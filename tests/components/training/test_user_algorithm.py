@@ -100,6 +100,21 @@ def test_a_users_algorithm_pipelined(user_dir):
     assert agent.predict(np.zeros((3, 4), np.float32)).shape == (3,)
 
 
+def test_a_users_algorithm_that_only_runs_as_samplers(user_dir):
+    """A user's `DistributedAlgorithm` (no `run`): with no runner asked for, two samplers in
+    this process feed its learner, sampling and learning in turn, as IMPALA's do."""
+    metagraph(user_dir, "train", "CartPole-v1", "--algo", "user_reinforce:ReinforceBySamplers",
+              "--out", "by-samplers", "--steps", "64", *SMALL)
+    run = user_dir / "by-samplers"
+    assert json.loads((run / "config.json").read_text())["num_samplers"] == 2
+    got = rows(run)
+    assert [row["env_steps"] for row in got] == [32, 64]
+    assert all(row["policy_lag"] in (0, 1) for row in got), got
+    done = metagraph(user_dir, "evaluate", "by-samplers", "--algo",
+                     "user_reinforce:ReinforceBySamplers", "--episodes", "2", "--json")
+    assert json.loads(done.stdout.strip().splitlines()[-1])["episodes"] == 2
+
+
 @pytest.mark.slow  # test_ray.py runs this algorithm on Ray (a sampler killed and replaced),
 # and IMPALA from the command line on Ray: this one adds only its own cluster's start-up
 def test_a_users_algorithm_on_ray(user_dir):
@@ -118,6 +133,8 @@ def test_a_users_algorithm_on_ray(user_dir):
     ("user_reinforce:Nope", "user_reinforce has no attribute 'Nope'"),
     ("user_reinforce:NotAnAlgorithm", "is a class NotAnAlgorithm, not an Algorithm"),
     ("user_reinforce:Unfinished", "Unfinished does not implement build, run"),
+    ("user_reinforce:UnfinishedBySamplers", "UnfinishedBySamplers does not implement "
+                                            "distributed"),
     ("no_such_module:Algo", "cannot import module 'no_such_module'"),
     ("user_reinforce:", "expected MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE"),
     ("missing.py:Algo", "no such file: missing.py"),

@@ -19,7 +19,13 @@ from components.envs import Environment
 from components.losses import discounted_returns, policy_gradient
 from components.optimizer import Optimizer
 from components.policy import Policy
-from components.training import Algorithm, Distributed, env_kwargs_of, inputs_for
+from components.training import (
+    Algorithm,
+    Distributed,
+    DistributedAlgorithm,
+    env_kwargs_of,
+    inputs_for,
+)
 from metagraph.spaces import Box, Discrete, PRNGKey
 
 
@@ -165,3 +171,26 @@ class NotAnAlgorithm:
 
 class Unfinished(Algorithm):
     config_class = ReinforceConfig
+
+
+class ReinforceBySamplers(DistributedAlgorithm):
+    """The same REINFORCE as an algorithm that only runs as samplers and a learner (as IMPALA
+    does): no `run`, its learner's graph and its `distributed()`."""
+
+    config_class = ReinforceConfig
+
+    def build(self, env_id, config, total_steps, eval_envs, extra_apis=()):
+        return Reinforce().build(env_id, config, total_steps, eval_envs, extra_apis)
+
+    def steps_per_iteration(self, config):
+        return config.num_envs * config.num_steps
+
+    def distributed(self):
+        return ReinforceSamplers()
+
+
+class UnfinishedBySamplers(DistributedAlgorithm):
+    config_class = ReinforceConfig
+
+    def build(self, env_id, config, total_steps, eval_envs):
+        raise NotImplementedError
