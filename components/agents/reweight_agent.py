@@ -31,6 +31,7 @@ policy a `MaskedPolicy`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -181,7 +182,8 @@ class ReweightAgent(mg.Component):
         [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
         learner."""
         n, horizon = self.config.num_paths, self.horizon
-        rows, columns, _ = observation_shape(self.rollout.env.env_spec.env_id)
+        shape = observation_shape(self.rollout.env.env_spec.env_id)
+        cells = math.prod(shape[:-1] if len(shape) > 1 else shape)  # the margin's scale
         side_key, opponent_key, key = jax.random.split(key, 3)
         side = jnp.arange(n) % 2  # the learner's player in each game
         iteration = self.get_state("iteration", jnp.zeros((), jnp.int32))
@@ -226,7 +228,7 @@ class ReweightAgent(mg.Component):
                 ended_here = trajectory.terminated & (in_game > 0)  # where each game ended
                 first = (trajectory.task_extras[MARGIN] * ended_here).sum(0)
                 margin = jnp.where(side == 0, first, -first)  # for the learner's side
-                return quality.margin_outcome(outcome, margin, rows * columns)
+                return quality.margin_outcome(outcome, margin, cells)
             return outcome
 
         q = self._scored(paths, by_name)
