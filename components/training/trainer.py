@@ -36,6 +36,7 @@ from components.training.run.loop import Counters, NonFiniteError, TrainingLoop
 from components.training.run.memory import check_state_fits
 from components.training.run.run_dir import RunDir
 from components.training.run.run_spec import RunSpec
+from metagraph.checks import positive_int
 from metagraph.graph import MetaGraph
 
 
@@ -91,6 +92,8 @@ def resume(out: str | Path, *, steps: int | None = None, algo: str | AlgorithmBa
             raise ValueError(f"{run.path}: cannot resume: {run.checkpoint_path.name} is "
                              f"missing (nothing to continue from; train without --resume to "
                              f"start again, which replaces {run.metrics_path.name})")
+        if steps is not None:
+            positive_int(steps, "resume: steps")
         spec = spec.replace(steps=max(steps or 0, spec.steps),
                             evaluation=evaluation or spec.evaluation)
     except BaseException:

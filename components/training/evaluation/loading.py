@@ -66,7 +66,6 @@ class TrainedAgent:
                  per_seed: list | None = None, programs: dict[str, Any] | None = None,
                  executor: str = "xla"):
         self.run, self.spec, self.graph = run, spec, graph
-        self.algorithm, self.config = spec.algorithm, spec.config
         self.executor_name = executor
         self.state, self.seed = state, seed
         self.env_id: str = spec.env_id
@@ -75,6 +74,16 @@ class TrainedAgent:
         self._programs: dict[str, Any] = {} if programs is None else programs  # seeds share
         self._needed: dict[str, Any] = {}
         self._key = jax.random.PRNGKey(seed)
+
+    @property
+    def algorithm(self) -> AlgorithmBase:
+        """The run's algorithm (its spec's)."""
+        return self.spec.algorithm
+
+    @property
+    def config(self) -> Any:
+        """The run's config (its spec's; with `load`'s acting overrides)."""
+        return self.spec.config
 
     @property
     def executor(self) -> Any:

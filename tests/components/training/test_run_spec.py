@@ -60,3 +60,14 @@ def test_a_run_recorded_before_the_spec_had_its_tracking_and_executor_reads(tmp_
     old = {k: v for k, v in spec.record().items() if k not in ("track", "executor")}
     (tmp_path / "config.json").write_text(json.dumps(old))
     assert RunSpec.read(tmp_path).record() == spec.record()
+
+
+@pytest.mark.parametrize("steps", [0, -5, 1.5, "100"])
+def test_resume_refuses_steps_that_are_no_count(tmp_path, steps):
+    from components.training import resume
+
+    spec = RunSpec.make("CartPole-v1", "ppo", steps=100)
+    RunDir(tmp_path).write_config(spec.record())
+    (tmp_path / "checkpoint.npz").write_bytes(b"")  # refused before it is read
+    with pytest.raises(ValueError, match="resume: steps must be a positive int"):
+        resume(tmp_path, steps=steps, progress=False)
