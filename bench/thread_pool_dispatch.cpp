@@ -19,7 +19,7 @@ using metagraph::engine::ThreadPool;
 // Median microseconds of one run(), over `calls` calls after a warm-up.
 static double median_us(ThreadPool& pool, int64_t n, bool two_phases, int calls,
                         std::vector<int64_t>& sums) {
-  const ThreadPool::Job touch = [&](int t, int64_t begin, int64_t end) {
+  const ThreadPool::Job touch = [&](int, int t, int64_t begin, int64_t end) {
     sums[t * 8] += end - begin;  // one cache line a thread
   };
   const ThreadPool::Job none{};

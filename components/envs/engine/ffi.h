@@ -145,7 +145,7 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
                                                                    : nullptr,
                               want_mask ? legal_mask->typed_data() : nullptr};
   const int threads = std::max(1, static_cast<int>(num_threads));
-  std::vector<char> fast(threads, 0);
+  std::vector<char> fast(static_cast<size_t>(threads) * T::kPartsPerThread, 0);
   FirstProblem bad_action, bad_state, failed;
   // A part [begin, end) of the total touches the blocks g = begin / n ... (end - 1) / n.
   auto blocks = [&](int64_t begin, int64_t end, auto&& f) {
@@ -155,25 +155,25 @@ ffi::Error ffi_step(ffi::Buffer<ffi::U32> state_in, ActionBuffer<Task> action,
       f(Batch<Task>(task, state + g * w * n * 2, n), g, lo, hi);
     }
   };
-  const ThreadPool::Job check = [&](int t, int64_t begin, int64_t end) {
+  const ThreadPool::Job check = [&](int p, int, int64_t begin, int64_t end) {
     std::vector<double> scratch(w);
     bool all_fast = true;
     blocks(begin, end, [&](const Batch<Task>& batch, int64_t g, int64_t lo, int64_t hi) {
       all_fast &= check_part(task, batch, actions + g * n * dim, lo, hi, g * n, bad_action,
                              bad_state, scratch.data());
     });
-    fast[t] = all_fast;
+    fast[p] = all_fast;
   };
-  const ThreadPool::Job step = [&](int t, int64_t begin, int64_t end) {
+  const ThreadPool::Job step = [&](int p, int, int64_t begin, int64_t end) {
     typename Instance<Task>::Lease ws(*owner);
     std::vector<double> scratch(w);
     blocks(begin, end, [&](const Batch<Task>& batch, int64_t g, int64_t lo, int64_t hi) {
       step_part(task, ws.get(), batch, actions + g * n * dim, lo, hi, out.from(g * n, o, e, a),
-                static_cast<bool>(fast[t]), g * n, failed, scratch.data());
+                static_cast<bool>(fast[p]), g * n, failed, scratch.data());
     });
   };
   try {
-    parallel_run(threads, T::kMinPerThread, total, check, step,
+    parallel_run(threads, T::kMinPerThread, T::kPartsPerThread, total, check, step,
                  [&] { return !bad_action.found() && !bad_state.found(); });
   } catch (const std::exception& e) {  // no exception may cross into XLA
     return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " step: " + e.what());
@@ -271,7 +271,7 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
     const int64_t per_key = total / num_keys;
     const int a = task.num_actions();
     FirstProblem bad_state, failed;
-    const ThreadPool::Job play = [&](int, int64_t begin, int64_t end) {
+    const ThreadPool::Job play = [&](int, int, int64_t begin, int64_t end) {
       typename Instance<Task>::Lease ws(*owner);
       std::vector<double> s(w);
       std::vector<char> mask_store(static_cast<size_t>(a));
@@ -314,7 +314,8 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
       }
     };
     try {
-      parallel_run(std::max(1, static_cast<int>(num_threads)), T::kMinPerThread, total, play);
+      parallel_run(std::max(1, static_cast<int>(num_threads)), T::kMinPerThread,
+                   T::kPartsPerThread, total, play);
     } catch (const std::exception& ex) {  // no exception may cross into XLA
       return ffi::Error(ffi::ErrorCode::kResourceExhausted, task.id() + " playout: " + ex.what());
     } catch (...) {  // a task that threw something else

@@ -67,8 +67,13 @@ class FunctionalEnv:
         if legal_mask:
             self.env_spec.legal_mask_width()  # (a TypeError for continuous actions)
         try:
-            return self._step(state, action, final_obs=final_obs, extras=extras,
-                              legal_mask=legal_mask)
+            out = self._step(state, action, final_obs=final_obs, extras=extras,
+                             legal_mask=legal_mask)
+            if not any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(out)):
+                # Eager: where dispatch is asynchronous (JAX 0.11, a GPU as default backend),
+                # a refusal would surface only when the caller reads the result.
+                jax.block_until_ready(out)
+            return out
         except (ValueError, jax.errors.JaxRuntimeError) as error:
             refusal = engine_refusal(error)
             if refusal is error:

@@ -57,8 +57,8 @@ class Pool {
         dim_(T::action_dim(*task_)),
         storage_(static_cast<size_t>(words_) * n_),
         actions_(static_cast<size_t>(n_) * dim_),
-        threads_(check_threads(*task_, num_threads), T::kMinPerThread),
-        parts_(threads_.size()),
+        threads_(check_threads(*task_, num_threads), T::kMinPerThread, T::kPartsPerThread),
+        parts_(threads_.max_parts()),
         scratch_(threads_.size(), std::vector<double>(words_)) {
     for (int t = 0; t < threads_.size(); ++t) workspaces_.push_back(T::workspace(*task_));
     const npy_intp rows = n_;
@@ -150,25 +150,25 @@ class Pool {
       Action* a = actions_.data();
       threads_.run(
           n_,
-          [&](int t, int64_t begin, int64_t end) {
+          [&](int p, int t, int64_t begin, int64_t end) {
             take_actions(*task_, given, a, dim_, begin, end, 0, bad_action);
-            parts_[t].fast = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
-                                        scratch(t), parts_[t].own, parts_[t].in_fast_range);
+            parts_[p].fast = check_part(*task_, all, a, begin, end, 0, bad_action, bad_state,
+                                        scratch(t), parts_[p].own, parts_[p].in_fast_range);
           },
-          [&](int t, int64_t begin, int64_t end) {
+          [&](int p, int t, int64_t begin, int64_t end) {
             bool fast_after = false;
-            parts_[t].own = parts_[t].in_fast_range = false;  // until the step is done
+            parts_[p].own = parts_[p].in_fast_range = false;  // until the step is done
             std::memset(final_obs + begin * obs_dim, 0, (end - begin) * obs_dim * sizeof(O));
             try {
-              parts_[t].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
-                                             parts_[t].fast, 0, failed, scratch(t),
+              parts_[p].any_done = step_part(*task_, workspaces_[t], all, a, begin, end, out,
+                                             parts_[p].fast, 0, failed, scratch(t),
                                              &fast_after);
             } catch (...) {
               throw_task_exception("the step of environments " + std::to_string(begin) + ".." +
                                    std::to_string(end - 1));
             }
-            parts_[t].own = !failed.found();  // (another part's failure only costs a scan)
-            parts_[t].in_fast_range = fast_after;
+            parts_[p].own = !failed.found();  // (another part's failure only costs a scan)
+            parts_[p].in_fast_range = fast_after;
             std::memcpy(done_copy + begin, done + begin, static_cast<size_t>(end - begin));
           },
           [&] { return !bad_action.found() && !bad_state.found(); });
@@ -178,7 +178,7 @@ class Pool {
     if (failed.found()) throw std::runtime_error(failed.message());
     const int used = threads_.parts(n_);
     bool any_done = false;
-    for (int t = 0; t < used; ++t) any_done |= parts_[t].any_done;
+    for (int p = 0; p < used; ++p) any_done |= parts_[p].any_done;
     if (!any_done)
       return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
                             arrays.final_obs, nb::none(), nb::none(), arrays.extras);
@@ -366,7 +366,7 @@ class Pool {
   // f(workspace, i, scratch) for every environment, on the pool's threads.
   template <class F>
   void parallel(F&& f) {
-    threads_.run(n_, [&](int t, int64_t begin, int64_t end) {
+    threads_.run(n_, [&](int, int t, int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) f(workspaces_[t], i, scratch(t));
     });
   }

@@ -1,7 +1,14 @@
-// A fixed set of worker threads that run one range-partitioned job at a time, in one or two
+// A fixed set of worker threads that run one job at a time over items [0, n), in one or two
 // phases: a step first checks its inputs on every thread, all threads meet, and only then (if
-// every check passed) each steps its part, so that checks run in parallel and still nothing
-// moves when one fails.
+// every check passed) each steps, so that checks run in parallel and still nothing moves when
+// one fails.
+//
+// A job is cut into parts, contiguous ranges that stay the same for the same n (a host pool
+// keeps flags per part between steps): one per thread, or up to `parts_per_thread` for costly
+// items. Thread t runs part t, then the threads claim the other parts one at a time from a
+// counter, in both phases. A thread that a virtual machine deschedules for a while, or that
+// steps costlier environments (MuJoCo's contacts, an episode that restarts), then holds up
+// only the part in its hands: the others take the rest.
 //
 // Waking a sleeping thread through the kernel costs tens of microseconds on small virtual
 // machines, more than a whole step of a few hundred environments. So workers spin on an atomic
@@ -36,10 +43,12 @@ namespace metagraph::engine {
 
 class ThreadPool {
  public:
-  // `min_per_thread`: the fewest items worth handing to another thread.
-  explicit ThreadPool(int num_threads, int64_t min_per_thread = 256)
+  // `min_per_thread`: the fewest items worth handing to another thread; `parts_per_thread`:
+  // the most parts a job is cut into per thread.
+  explicit ThreadPool(int num_threads, int64_t min_per_thread = 256, int parts_per_thread = 1)
       : num_threads_(num_threads < 1 ? 1 : std::min(num_threads, kMaxThreads)),  // doors: <= 1024
         min_per_thread_(min_per_thread),
+        parts_per_thread_(std::max(1, parts_per_thread)),
         arrived_(num_threads_),
         finished_(num_threads_) {
     workers_.reserve(num_threads_ - 1);
@@ -62,38 +71,57 @@ class ThreadPool {
   int size() const { return num_threads_; }
   int64_t min_per_thread() const { return min_per_thread_; }
 
-  // A part of a job: (part index, begin, end).
-  using Job = std::function<void(int, int64_t, int64_t)>;
+  // The most parts a job is cut into: arrays kept per part are this long.
+  int max_parts() const { return num_threads_ * parts_per_thread_; }
+  int parts_per_thread() const { return parts_per_thread_; }
 
-  // The number of parts a job over n items is split into (1: the caller alone).
+  // A part of a job: (part, thread, begin, end). The part names the range [begin, end), the
+  // same for the same n on every call; the thread (0: the caller) names what the part may
+  // use as its own while it runs (a workspace, scratch), as no two parts run on one thread at
+  // once.
+  using Job = std::function<void(int, int, int64_t, int64_t)>;
+
+  // The number of parts a job over n items is cut into (1: the caller alone).
   int parts(int64_t n) const {
     int64_t used = n / (min_per_thread_ > 0 ? min_per_thread_ : 1);
-    if (used > num_threads_) used = num_threads_;
+    if (used > max_parts()) used = max_parts();
     return used < 2 ? 1 : static_cast<int>(used);
   }
+  // The range of part `part` of a job over n items cut into `parts` parts.
+  static std::pair<int64_t, int64_t> range(int64_t n, int parts, int part) {
+    const int64_t chunk = (n + parts - 1) / parts;
+    const int64_t begin = part * chunk < n ? part * chunk : n;
+    const int64_t end = begin + chunk < n ? begin + chunk : n;
+    return {begin, end};
+  }
 
-  // Calls first(t, begin, end) over [0, n) split into parts(n) contiguous parts, one per
-  // thread (the caller's thread runs part 0); then, once every part of `first` is done and if
-  // `proceed()` (called on each thread after they all met) is true, second(t, begin, end) over
-  // the same parts. Returns when every part is done.
+  // Calls first(part, thread, begin, end) for every part of [0, n) (parts(n) of them: thread t
+  // runs part t, the caller's thread part 0, and the rest go to the threads as they come
+  // free); then, once every part of
+  // `first` is done and if `proceed()` (called on each thread after they all met) is true,
+  // second(...) over the same parts. Returns when every part is done.
   void run(int64_t n, const Job& first, const Job& second = {},
            const std::function<bool()>& proceed = {}) {
-    const int used = parts(n);
-    if (used < 2) {
-      first(0, 0, n);
-      if (second && (!proceed || proceed())) second(0, 0, n);
+    const int parts_used = parts(n);
+    if (parts_used < 2) {
+      first(0, 0, 0, n);
+      if (second && (!proceed || proceed())) second(0, 0, 0, n);
       return;
     }
+    const int used = std::min(num_threads_, parts_used);
     thrown_ = nullptr;
     failed_.store(false, std::memory_order_relaxed);
     first_ = &first;
     second_ = second ? &second : nullptr;
     proceed_ = proceed ? &proceed : nullptr;
     n_ = n;
-    // The job's number and its number of parts in one word: a thread with no part in it
+    parts_ = parts_used;
+    claimed_[0].job.store(0, std::memory_order_relaxed);
+    claimed_[1].job.store(0, std::memory_order_relaxed);
+    // The job's number and its number of threads in one word: a thread with no share in it
     // reads nothing else of it, so the next job can be written while it looks.
     const uint64_t job =
-        ((generation_.load(std::memory_order_relaxed) >> kPartsBits) + 1) << kPartsBits |
+        ((generation_.load(std::memory_order_relaxed) >> kThreadsBits) + 1) << kThreadsBits |
         static_cast<uint64_t>(used);
     {
       std::lock_guard<std::mutex> lock(mutex_);  // pairs with a worker about to sleep
@@ -108,8 +136,8 @@ class ThreadPool {
   }
 
  private:
-  static constexpr int kPartsBits = 16;
-  static constexpr int kMaxThreads = (1 << kPartsBits) - 1;
+  static constexpr int kThreadsBits = 16;
+  static constexpr int kMaxThreads = (1 << kThreadsBits) - 1;
   // The last job (generation_'s word) each thread reached a point of, one cache line a thread.
   struct alignas(64) Mark {
     std::atomic<uint64_t> job{0};
@@ -125,13 +153,7 @@ class ThreadPool {
     for (auto& w : workers_) w.join();
     workers_.clear();
   }
-  static int parts_of(uint64_t job) { return static_cast<int>(job & kMaxThreads); }
-  std::pair<int64_t, int64_t> part(int t, int used) const {
-    const int64_t chunk = (n_ + used - 1) / used;
-    const int64_t begin = t * chunk < n_ ? t * chunk : n_;
-    const int64_t end = begin + chunk < n_ ? begin + chunk : n_;
-    return {begin, end};
-  }
+  static int threads_of(uint64_t job) { return static_cast<int>(job & kMaxThreads); }
   // Waits for `done()`, which other threads make true within a part's time: spinning with the
   // CPU's pause hint for the first few thousand tries (a pause is 10-140 cycles by CPU: at
   // most about 0.2 ms in all), as a yield is a system call that can hold the waiter past the
@@ -169,20 +191,29 @@ class ThreadPool {
     __builtin_ia32_pause();
 #endif
   }
-  // Part t of both phases of `job`; the threads meet between them (also after a part threw).
+  // Thread t's share of both phases of `job`; the threads meet between the phases (also after
+  // a part threw).
   void work(int t, uint64_t job) {
-    const auto range = part(t, parts_of(job));
-    guarded(*first_, t, range);
+    claim(*first_, t, threads_of(job), claimed_[0].job);
     if (second_ == nullptr) return;
     arrived_[t].job.store(job, std::memory_order_release);
     all_reached(arrived_, job, 0);
     if (!failed_.load(std::memory_order_acquire) && (proceed_ == nullptr || (*proceed_)()))
-      guarded(*second_, t, range);
+      claim(*second_, t, threads_of(job), claimed_[1].job);
+  }
+  // Part t first (each thread's own, so that every thread of the job steps some environments
+  // on every call, as a thread-count check expects), then the parts after the first `used`,
+  // claimed one at a time until none is left.
+  void claim(const Job& job, int t, int used, std::atomic<uint64_t>& counter) {
+    guarded(job, t, t, range(n_, parts_, t));
+    for (uint64_t p; (p = used + counter.fetch_add(1, std::memory_order_relaxed)) <
+                     static_cast<uint64_t>(parts_);)
+      guarded(job, static_cast<int>(p), t, range(n_, parts_, static_cast<int>(p)));
   }
   // Runs one part, keeping the first exception any part throws for `run` to rethrow.
-  void guarded(const Job& job, int t, std::pair<int64_t, int64_t> range) {
+  void guarded(const Job& job, int part, int t, std::pair<int64_t, int64_t> range) {
     try {
-      job(t, range.first, range.second);
+      job(part, t, range.first, range.second);
     } catch (...) {
       std::lock_guard<std::mutex> lock(thrown_mutex_);
       if (!failed_.load(std::memory_order_relaxed)) thrown_ = std::current_exception();
@@ -193,7 +224,7 @@ class ThreadPool {
   // the waiters read them, where one counter that every thread increments passes its cache
   // line from core to core once per thread (2-3 microseconds for 16 threads).
   void all_reached(const std::vector<Mark>& marks, uint64_t job, int from) const {
-    const int used = parts_of(job);
+    const int used = threads_of(job);
     int i = from;
     wait_until([&] {
       while (i < used && marks[i].job.load(std::memory_order_acquire) == job) ++i;
@@ -205,7 +236,7 @@ class ThreadPool {
     for (;;) {
       seen = wait_for_job(seen);
       if (stop_.load()) return;
-      if (t < parts_of(seen)) {
+      if (t < threads_of(seen)) {
         work(t, seen);
         finished_[t].job.store(seen, std::memory_order_release);
       }
@@ -215,12 +246,14 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   int num_threads_;
   int64_t min_per_thread_;
+  int parts_per_thread_;
   std::mutex mutex_;
   std::condition_variable wake_;
   const Job* first_ = nullptr;
   const Job* second_ = nullptr;
   const std::function<bool()>* proceed_ = nullptr;
   int64_t n_ = 0;
+  int parts_ = 0;
   std::vector<Mark> arrived_;   // the first phase done
   std::vector<Mark> finished_;  // the part done
   // The counters every thread spins on, 64 bytes apart (each on its own cache line, without
@@ -231,6 +264,7 @@ class ThreadPool {
   char apart1_[64];
   std::atomic<bool> stop_{false};
   char apart2_[64];
+  Mark claimed_[2];  // the next part of each phase to claim
   std::mutex thrown_mutex_;
   std::exception_ptr thrown_;  // the first exception a part threw in this run
   std::atomic<bool> failed_{false};
@@ -241,19 +275,20 @@ class ThreadPool {
 // once) runs on its own thread, which gives the same results. Throws std::runtime_error when
 // the workers cannot be started (nothing has been stepped then). The arguments after n are
 // ThreadPool::run's.
-inline void parallel_run(int num_threads, int64_t min_per_thread, int64_t n,
-                         const ThreadPool::Job& first, const ThreadPool::Job& second = {},
+inline void parallel_run(int num_threads, int64_t min_per_thread, int parts_per_thread,
+                         int64_t n, const ThreadPool::Job& first, const ThreadPool::Job& second = {},
                          const std::function<bool()>& proceed = {}) {
   static std::mutex guard;
   static std::unique_ptr<ThreadPool> pool;
   std::unique_lock<std::mutex> lock(guard, std::try_to_lock);
   if (num_threads <= 1 || !lock.owns_lock()) {
-    first(0, 0, n);
-    if (second && (!proceed || proceed())) second(0, 0, n);
+    first(0, 0, 0, n);
+    if (second && (!proceed || proceed())) second(0, 0, 0, n);
     return;
   }
-  if (!pool || pool->size() != num_threads || pool->min_per_thread() != min_per_thread)
-    pool = std::make_unique<ThreadPool>(num_threads, min_per_thread);
+  if (!pool || pool->size() != num_threads || pool->min_per_thread() != min_per_thread ||
+      pool->parts_per_thread() != parts_per_thread)
+    pool = std::make_unique<ThreadPool>(num_threads, min_per_thread, parts_per_thread);
   pool->run(n, first, second, proceed);
 }
 

@@ -44,9 +44,9 @@ def test_the_correct_walk_conforms(walk):
     ("nan_obs", SPACE_CASE, "step 0: environment 0's observation has nan at index 1"),
     ("outside", SPACE_CASE, "step 0: environment 0's observation 100.0 at index 1 is outside "
                             "the declared observation space [-10.0, 10.0]"),
+    # (which environments differ depends on which parts each thread claimed)
     ("thread", "results independent of the thread count",
-     "with 2 threads, step 0's reward of environment 384 differs from one thread's (384 of "
-     "768 environments differ)"),
+     "with 2 threads, step 0's reward of environment "),
 ])
 def test_the_check_fails_a_broken_task_naming_the_case(walk, flaw, case, why):
     with pytest.raises(envs.ConformanceError) as error:
