@@ -7,6 +7,7 @@ twin, `HostDoor`) supplies `_batch_shape`, `_reset`, `_step` and, where it can, 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, ClassVar
 
 import jax
@@ -124,7 +125,8 @@ def engine_refusal(error: Exception) -> Exception:
     text = str(error)
     prefix = "INVALID_ARGUMENT: "
     if text.startswith(prefix):
-        return ValueError(text[len(prefix):])
+        # JAX 0.11 names the program after the message: " [executable_name='jit_ffi_call']"
+        return ValueError(re.sub(r" \[executable_name='[^']*'\]$", "", text[len(prefix):]))
     raised = "\nValueError: "
     if text.startswith("INTERNAL: CpuCallback error") and raised in text:
         return ValueError(text.rsplit(raised, 1)[1])

@@ -85,5 +85,21 @@ def test_an_illegal_action_is_refused_on_both_doors_with_nothing_moved(nim):
         jax.block_until_ready(door.step(state, jnp.asarray(actions)))
 
 
+@pytest.mark.parametrize("text", [
+    "INVALID_ARGUMENT: Nim-v0: action 2 at index 4 is not legal in its state",
+    # JAX 0.11 (a GPU machine's JAX) names the program after the message
+    "INVALID_ARGUMENT: Nim-v0: action 2 at index 4 is not legal in its state "
+    "[executable_name='jit_ffi_call']",
+])
+def test_an_eager_refusal_is_the_engines_message_whatever_jax_adds(text):
+    from components.envs.engine.functional import engine_refusal
+
+    refusal = engine_refusal(jax.errors.JaxRuntimeError(text))
+    assert type(refusal) is ValueError
+    assert str(refusal) == "Nim-v0: action 2 at index 4 is not legal in its state"
+    other = jax.errors.JaxRuntimeError("INTERNAL: something else")
+    assert engine_refusal(other) is other
+
+
 def test_nim_conforms(nim):
     assert set(envs.check(nim).values()) == {"ok"}
