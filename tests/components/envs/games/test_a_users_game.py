@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from user_tasks import register_task
+from user_tasks import TASKS, register_task
 
 import components.envs as envs
 from components.envs.engine.spec import check_spec
@@ -89,6 +89,60 @@ def test_alphazero_and_ppo_self_play_train_on_the_users_game_and_it_is_evaluated
         main(["evaluate", str(tmp_path / "ppo"), "--opponent", "mcts:5", "--games", "2"])
     assert info.value.code == 2
     assert "TicTacToe-v0 has no OpenSpiel twin" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def game_with_margin():
+    """The same header with `margin=True`: its own signal, "margin_player_0", beside the
+    protocol's extras."""
+    module = envs.build_extension(TASKS / "tic_tac_toe.h", "ttt::TicTacToe")
+
+    def make_spec(made_id, kwargs):
+        made = module.TicTacToe(made_id, {**kwargs, "margin": True})
+        return envs.EnvSpec(made_id, gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_),
+                            gymnasium.spaces.Discrete(9), int(made.max_steps), made)
+
+    envs.register("TicTacToeMargin-v0", make_spec)
+    return "TicTacToeMargin-v0"
+
+
+def test_path_reweighting_ranks_a_users_games_by_the_margin_its_task_reports(
+        game, game_with_margin):
+    """`quality = "margin"` reads a user's game's own extra, as Othello's: random games
+    (explore = 1), each path's q its outcome plus half the learner's final margin over the 9
+    cells, the margin counted again from OpenSpiel's `tic_tac_toe` replaying the paths'
+    moves (one plus the empty cells, the winner's)."""
+    import metagraph as mg
+    from backends import xla
+    from components.agents.reweight_agent import ReweightAgent
+    from components.agents.reweight_config import ReweightConfig
+    from metagraph.spaces import PRNGKey
+
+    assert envs.spec(game_with_margin).extras_names[-1] == "margin_player_0"
+    config = ReweightConfig(num_paths=8, fit_paths=2, hidden=(8,), explore=1.0,
+                            quality="margin")
+    exe = xla.lower(mg.build(ReweightAgent(game_with_margin, config), {"key": PRNGKey()},
+                             apis=["sample_paths"]))
+    out = exe.sample_paths(np.asarray(jax.random.PRNGKey(3)))
+    openspiel_game = pyspiel.load_game("tic_tac_toe")
+    outcomes = set()
+    for path, (actions, q) in enumerate(zip(np.asarray(out["action"]),
+                                            np.asarray(out["quality"]), strict=True)):
+        state, side = openspiel_game.new_initial_state(), path % 2  # the learner's player
+        for action in actions:
+            if state.is_terminal():
+                break
+            state.apply_action(int(action))
+        assert state.is_terminal()
+        outcome = state.returns()[side]
+        empty = str(state).count(".")  # OpenSpiel's board: "x", "o" and "." a cell
+        expected = 0.0 if outcome == 0 else outcome + 0.5 * outcome * (1 + empty) / 9
+        assert q == pytest.approx(expected), path
+        outcomes.add(outcome)
+    assert len(outcomes) > 1  # the ranking met more than one kind of game
+
+    with pytest.raises(ValueError, match="TicTacToe-v0 reports \\['player_to_move'"):
+        ReweightAgent(game, ReweightConfig(quality="margin", hidden=(8,)))
 
 
 def _task(**changes):

@@ -28,7 +28,13 @@ class TicTacToe {
   static constexpr int kStateWords = kCells + 2;  // cells, player to move, outcome
   static constexpr int kToMove = kCells, kOutcome = kCells + 1;
 
-  explicit TicTacToe(const engine::Config& config) : id_(config.task()) { config.only({}); }
+  // `margin=True`: a fourth extra, "margin_player_0", a game's own signal beside the protocol
+  // (as Othello's disc margin): at the end of a won game, the winner's margin is one plus the
+  // cells left empty (a quicker win counts more), signed for player 0; 0 otherwise.
+  explicit TicTacToe(const engine::Config& config)
+      : id_(config.task()), margin_(config.has("margin") && config.flag("margin")) {
+    config.only({"margin"});
+  }
   std::string id() const { return id_; }
   int obs_dim() const { return kCells * 2; }
   std::vector<int64_t> obs_shape() const { return {3, 3, 2}; }
@@ -37,9 +43,11 @@ class TicTacToe {
   int physical_dim() const { return kCells + 1; }
 
   int num_players() const { return 2; }
-  int extras_dim() const { return 3; }
+  int extras_dim() const { return margin_ ? 4 : 3; }
   std::vector<std::string> extras_names() const {
-    return {"player_to_move", "reward_player_0", "reward_player_1"};
+    std::vector<std::string> names{"player_to_move", "reward_player_0", "reward_player_1"};
+    if (margin_) names.push_back("margin_player_0");
+    return names;
   }
 
   void reset(double* s, uint64_t& /*one first position*/) const {
@@ -77,6 +85,11 @@ class TicTacToe {
     out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
     out[1] = first;
     out[2] = -first;
+    if (margin_) {
+      int empty = 0;
+      for (int c = 0; c < kCells; ++c) empty += s[c] == -1;
+      out[3] = first * static_cast<float>(1 + empty);
+    }
   }
   // A position of a game going on: marks of 0 and 1 only, x's count equal to o's or one
   // more, the player to move the one those counts say, nobody with three in a row, a free cell.
@@ -113,6 +126,7 @@ class TicTacToe {
     return true;
   }
   std::string id_;
+  bool margin_;
 };
 
 }  // namespace ttt
