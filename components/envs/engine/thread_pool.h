@@ -97,9 +97,9 @@ class ThreadPool {
 
   // Calls first(part, thread, begin, end) for every part of [0, n) (parts(n) of them: thread t
   // runs part t, the caller's thread part 0, and the rest go to the threads as they come
-  // free); then, once every part of
-  // `first` is done and if `proceed()` (called on each thread after they all met) is true,
-  // second(...) over the same parts. Returns when every part is done.
+  // free); then, once every part of `first` is done and if `proceed()` (called on each thread
+  // after they all met) is true, second(...) over the same parts. Returns when every part is
+  // done.
   void run(int64_t n, const Job& first, const Job& second = {},
            const std::function<bool()>& proceed = {}) {
     const int parts_used = parts(n);
