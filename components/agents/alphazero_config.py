@@ -41,6 +41,7 @@ class AlphaZeroConfig(AgentConfig):
     rollouts: int = 0             # native random playouts mixed into each expanded node's
     eval_rollouts: int = 0        #   value in self-play's search / when playing (0: none)
     rollout_weight: float = 0.5   # the playouts' share of those values (AlphaGo's lambda)
+    eval_rollout_weight: float | None = None  # the same when playing (None: rollout_weight)
     gumbel_scale: float = 1.0     # Gumbel noise of self-play's root (exploration)
     explore: float = 0.0          # self-play: probability of playing a uniformly random legal
     #                               move instead of the search's (its policy still recorded)
@@ -73,6 +74,8 @@ class AlphaZeroConfig(AgentConfig):
             "rollouts": (lambda v: v >= 0, "an int >= 0"),
             "eval_rollouts": (lambda v: v >= 0, "an int >= 0"),
             "rollout_weight": UNIT,
+            "eval_rollout_weight": (lambda v: v is None or UNIT[0](v),
+                                    f"None (as rollout_weight) or {UNIT[1]}"),
             "gumbel_scale": NON_NEGATIVE,
             "explore": UNIT,
             "buffer_size": (lambda v: BUFFER_SIZE[0](v) and v >= self.num_games * self.num_steps,

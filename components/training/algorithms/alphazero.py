@@ -25,7 +25,7 @@ class AlphaZero(IterativeAlgorithm):
 
     config_class = AlphaZeroConfig
     agent_class = AlphaZeroAgent
-    acting_settings = ("eval_simulations", "eval_rollouts")
+    acting_settings = ("eval_simulations", "eval_rollouts", "eval_rollout_weight")
     acting_apis = ("greedy",)  # the network's argmax; playing searches (game_player)
 
     def config(self, env_id: str, values: dict[str, Any]) -> AlphaZeroConfig:
@@ -37,13 +37,18 @@ class AlphaZero(IterativeAlgorithm):
     def game_player(self, agent: Any, deterministic: bool = True) -> GamePlayer:
         """A player searching every move with `config.eval_simulations` simulations of the
         run's network (`GameSearch`) and `config.eval_rollouts` random playouts mixed into
-        each expanded node's value, without Gumbel noise when `deterministic`. `agent` is a
+        each expanded node's value with weight `config.eval_rollout_weight` (None: self-play's
+        `rollout_weight`), without Gumbel noise when `deterministic`. `agent` is a
         `TrainedAgent` (`load(RUN)`)."""
         root = agent.graph.root
         params = jax.device_put(agent.state[agent.graph.scope_of(root.network)]["params"])
-        searcher = dataclasses.replace(root.search, rollouts=agent.config.eval_rollouts)
+        config = agent.config
+        weight = config.rollout_weight if config.eval_rollout_weight is None \
+            else config.eval_rollout_weight
+        searcher = dataclasses.replace(root.search, rollouts=config.eval_rollouts,
+                                       rollout_weight=weight)
         search = jax.jit(functools.partial(
-            searcher, num_simulations=agent.config.eval_simulations,
+            searcher, num_simulations=config.eval_simulations,
             gumbel_scale=0.0 if deterministic else 1.0))
 
         def play(state: Any, key: jax.Array) -> np.ndarray:

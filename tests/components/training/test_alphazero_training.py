@@ -6,7 +6,9 @@ refused naming the field. Its pure parts against references: the value targets
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from unittest import mock
 
 import jax
 import jax.numpy as jnp
@@ -71,6 +73,25 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
     from components.training import cli, load
 
     assert load(run, overrides={"eval_simulations": 3}).config.eval_simulations == 3
+    # the playouts' weight when playing reaches the player's search
+    from components.training.algorithms import AlphaZero
+
+    played = load(run, overrides={"eval_rollout_weight": 0.25})
+    assert played.config.eval_rollout_weight == 0.25
+    searches = []
+    original = dataclasses.replace
+
+    def recording(obj, **changes):
+        searches.append(changes)
+        return original(obj, **changes)
+
+    with mock.patch("dataclasses.replace", recording):
+        AlphaZero().game_player(played)
+        assert searches[-1]["rollout_weight"] == 0.25
+        AlphaZero().game_player(load(run))  # None: self-play's weight
+        assert searches[-1]["rollout_weight"] == load(run).config.rollout_weight
+    with pytest.raises(ValueError, match="AlphaZeroConfig.eval_rollout_weight"):
+        load(run, overrides={"eval_rollout_weight": 1.5})
     capsys.readouterr()
     cli.main(["evaluate", str(run), "--opponent", "random", "--games", "2", "--json",
               "--set", "eval_simulations=3"])
@@ -79,7 +100,8 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
     for setting in ("hidden=[32]", "simulations=3", "gamma=0.5", "activation=relu"):
         message = refusal(capsys, ["evaluate", str(run), "--set", setting])
         assert str(run) in message and f"--set {setting.split('=')[0]}: not a setting of " \
-            f"how alphazero acts (those: eval_simulations, eval_rollouts)" in message, message
+            f"how alphazero acts (those: eval_simulations, eval_rollouts, " \
+            f"eval_rollout_weight)" in message, message
     for command in (["--opponent", "mcts:2147483647"], ["--opponent", "mcts: 5"],
                     ["--seed", "4294967296"], ["--seed", "-1"], ["--games", "1000000000"],
                     ["--set", "eval_simulations=100000000"], ["--video", "x.mp4"]):
@@ -140,8 +162,10 @@ def test_each_game_ships_its_playouts():
 
     c4 = AlphaZero().config("ConnectFour-v0", {"eval_rollouts": 2})
     assert (c4.rollouts, c4.eval_rollouts, c4.rollout_weight) == (4, 2, 0.75)
+    assert c4.eval_rollout_weight is None  # playing mixes as self-play does
     othello = AlphaZero().config("Othello-v0", {})
-    assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 4, 0.5)
+    assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 4, 0.75)
+    assert othello.eval_rollout_weight == 0.5  # the 82% recipe: 0.75 to learn, 0.5 to play
     hex_ = AlphaZero().config("Hex-v0", {"num_games": 8})
     assert (hex_.num_games, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
     assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
