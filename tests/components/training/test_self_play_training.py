@@ -9,6 +9,7 @@ import re
 import jax
 import numpy as np
 import pytest
+from margin_paths import margin_paths
 
 from components.training import load
 from components.training.cli import main
@@ -338,28 +339,7 @@ def test_margin_ranks_games_by_the_final_disc_margin_as_openspiel_counts_it():
     outcome plus half the learner's final disc margin over 64 (the margin Othello's task
     reports, its extra "margin_player_0"), the games replayed in OpenSpiel's Othello from the
     paths' actions and its discs counted there."""
-    import pyspiel
-
-    import metagraph as mg
-    from backends import xla
-    from components.agents.reweight_agent import ReweightAgent
-    from components.agents.reweight_config import ReweightConfig
-    from metagraph.spaces import PRNGKey
-
-    config = ReweightConfig(num_paths=8, fit_paths=2, hidden=(8,), explore=1.0,
-                            quality="margin")
-    exe = xla.lower(mg.build(ReweightAgent("Othello-v0", config), {"key": PRNGKey()},
-                             apis=["sample_paths"]))
-    out = exe.sample_paths(np.asarray(jax.random.PRNGKey(3)))
-    game = pyspiel.load_game("othello")
-    for path, (actions, q) in enumerate(zip(np.asarray(out["action"]),
-                                            np.asarray(out["quality"]), strict=True)):
-        state, side = game.new_initial_state(), path % 2  # the learner's player
-        for action in actions:
-            if state.is_terminal():
-                break
-            state.apply_action(int(action))
-        assert state.is_terminal()
+    for path, q, state, side in margin_paths("Othello-v0", "othello"):
         planes = np.asarray(state.observation_tensor(side)).reshape(3, 64)  # empty, own, theirs
         margin = planes[1].sum() - planes[2].sum()
         outcome = state.returns()[side]

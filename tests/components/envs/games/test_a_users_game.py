@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from margin_paths import margin_paths
 from user_tasks import TASKS, register_task
 
 import components.envs as envs
@@ -112,28 +113,12 @@ def test_path_reweighting_ranks_a_users_games_by_the_margin_its_task_reports(
     (explore = 1), each path's q its outcome plus half the learner's final margin over the 9
     cells, the margin counted again from OpenSpiel's `tic_tac_toe` replaying the paths'
     moves (one plus the empty cells, the winner's)."""
-    import metagraph as mg
-    from backends import xla
     from components.agents.reweight_agent import ReweightAgent
     from components.agents.reweight_config import ReweightConfig
-    from metagraph.spaces import PRNGKey
 
     assert envs.spec(game_with_margin).extras_names[-1] == "margin_player_0"
-    config = ReweightConfig(num_paths=8, fit_paths=2, hidden=(8,), explore=1.0,
-                            quality="margin")
-    exe = xla.lower(mg.build(ReweightAgent(game_with_margin, config), {"key": PRNGKey()},
-                             apis=["sample_paths"]))
-    out = exe.sample_paths(np.asarray(jax.random.PRNGKey(3)))
-    openspiel_game = pyspiel.load_game("tic_tac_toe")
     outcomes = set()
-    for path, (actions, q) in enumerate(zip(np.asarray(out["action"]),
-                                            np.asarray(out["quality"]), strict=True)):
-        state, side = openspiel_game.new_initial_state(), path % 2  # the learner's player
-        for action in actions:
-            if state.is_terminal():
-                break
-            state.apply_action(int(action))
-        assert state.is_terminal()
+    for path, q, state, side in margin_paths(game_with_margin, "tic_tac_toe"):
         outcome = state.returns()[side]
         empty = str(state).count(".")  # OpenSpiel's board: "x", "o" and "." a cell
         expected = 0.0 if outcome == 0 else outcome + 0.5 * outcome * (1 + empty) / 9
