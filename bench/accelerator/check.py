@@ -50,6 +50,8 @@ TESTS = [
     "tests/components/envs/test_step_result.py",
     "tests/components/envs/games/test_games_bad_input.py",
     "tests/components/policy/test_masked_policy.py",
+    # MJX, the pure-JAX twin of the MuJoCo tasks, on the accelerator against the native core
+    "tests/components/envs/mujoco/test_mjx_twin_vs_native.py",
 ]
 
 

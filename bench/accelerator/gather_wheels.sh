@@ -16,6 +16,8 @@ PACKAGES=(
   gymnasium==1.4.0 farama-notifications==0.0.4        # the Gymnasium door and the peers
   mujoco==4.0.0 mujoco-core==4.0.0 mujoco-studio==4.0.0 websockets==17.4
   glfw==2.11.0 pyopengl==3.1.10                       # MuJoCo's headers and libmujoco
+  mujoco-mjx==3.17.0 trimesh==5.2.0 etils==1.15.0     # the MJX twin (door "jax")
+  absl-py==2.5.1 fsspec==2026.9.0 zipp==4.1.2
   tensorboardX==2.6.5 graphviz==0.21                  # reporting and drawing
 )
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$PY" \
