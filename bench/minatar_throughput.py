@@ -15,9 +15,14 @@ NumPy's default int64 (what `integers` and `action_space.sample()` give):
   `jax.jit(jax.vmap(...))` in the same `lax.scan`, carrying its observations too (unread,
   XLA would not compute them);
 - `minatar`: the `minatar` package itself (Young and Tian's NumPy code, sticky actions on),
-  environments stepped in turn from Python, timed after 300 steps of play.
+  environments stepped in turn from Python as the package's own Gym wrapper steps them
+  (`minatar/gym.py`: `game.act(action)`, then `game.state()`, the observation every other
+  contender returns too), timed after 300 steps of play;
+- `minatar-act`: the same without `state()`, the game's rules alone (no observation): a
+  floor under the package's cost, shown for comparison.
 
-The goals: at N=4096, `graph` at least 5x gymnax, `host` at least 20x the package.
+The goals: at N=4096, `graph` at least 5x gymnax, `host` at least 20x the package (stepped
+with its observations, as a user of it gets them).
 """
 
 from __future__ import annotations
@@ -113,10 +118,11 @@ def gymnax_rate(game: str, n: int, steps: int) -> float | str:
     return scanned(reset, step, n, steps)
 
 
-def package(game: str, n: int, steps: int) -> float | str:
+def package(game: str, n: int, steps: int, observe: bool = True) -> float | str:
     """The package steps one environment at a time, so its rate does not depend on N: it is
     measured over min(N, 64) environments, after 300 steps of play (a game's first steps,
-    with few entities on the board, are its cheapest)."""
+    with few entities on the board, are its cheapest). With `observe`, each step also makes
+    the observation (`state()`), as the package's Gym wrapper's `step` does."""
     try:
         from minatar import Environment
     except ImportError:
@@ -134,17 +140,20 @@ def package(game: str, n: int, steps: int) -> float | str:
                 _, terminal = env.act(action)
                 if terminal:
                     env.reset()
+                if observe:
+                    env.state()
 
     play(drawn[steps:])  # into the games
     return rate(n, steps, lambda k: play(drawn[:k]))
 
 
-CONTENDERS = {"host": host, "graph": graph, "gymnax": gymnax_rate, "minatar": package}
+CONTENDERS = {"host": host, "graph": graph, "gymnax": gymnax_rate, "minatar": package,
+              "minatar-act": lambda game, n, steps: package(game, n, steps, observe=False)}
 # Steps each contender is timed for: gymnax fewer (a rate is per step; its Seaquest steps
 # about 10^4 a second), the package 200 over at most 64 environments
 STEPS_OF = {"host": lambda steps, n: steps, "graph": lambda steps, n: steps,
             "gymnax": lambda steps, n: max(10, steps // 10),
-            "minatar": lambda steps, n: 200}
+            "minatar": lambda steps, n: 200, "minatar-act": lambda steps, n: 200}
 
 
 def in_fresh_process(name: str, game: str, n: int, steps: int) -> float | str:
@@ -178,7 +187,7 @@ def main() -> None:
         return
     print(f"MinAtar, million steps per second (each contender in a fresh process, best of "
           f"{REPEATS} runs; int64 actions)")
-    header = ["game", "N", *CONTENDERS, "graph/gymnax", "host/minatar"]
+    header = ["game", "N", *CONTENDERS, "graph/gymnax", "host/minatar", "host/m-act"]
     print(" ".join(f"{h:>13}" for h in header))
     for game in args.games:
         for n in args.sizes:
@@ -187,7 +196,8 @@ def main() -> None:
                    for name in CONTENDERS}
             cells = [f"{game:>13}", f"{n:>13}"] + [f"{fmt(v):>13}" for v in row.values()]
             cells += [f"{ratio(row['graph'], row['gymnax']):>13}",
-                      f"{ratio(row['host'], row['minatar']):>13}"]
+                      f"{ratio(row['host'], row['minatar']):>13}",
+                      f"{ratio(row['host'], row['minatar-act']):>13}"]
             print(" ".join(cells), flush=True)
 
 

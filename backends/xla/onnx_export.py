@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import jax
 import numpy as np
 
 from backends.xla.export import needed_state
@@ -47,9 +48,12 @@ def export_onnx(graph: MetaGraph, api: str, state: State, inputs: list[Any]) -> 
                                   f"a dynamic dimension ({x.shape}) cannot be given to "
                                   f"jax2onnx; give it a fixed shape")
     try:
-        model = jax2onnx.to_onnx(lambda *args: program(needed, *args)[1], specs,
-                                 model_name=f"{graph.root.name}_{api}",
-                                 input_names=list(graph.apis[api].inputs))
+        # nested jits inlined: jax2onnx 0.17's converter of a nested jit (pjit) reads
+        # jax._src.core.ClosedJaxpr, which JAX 0.12 no longer has
+        with jax.disable_jit():
+            model = jax2onnx.to_onnx(lambda *args: program(needed, *args)[1], specs,
+                                     model_name=f"{graph.root.name}_{api}",
+                                     input_names=list(graph.apis[api].inputs))
     except Exception as error:  # jax2onnx reports an unconverted primitive in its message
         found = re.search(r"primitive[s]?\W+'?([a-z_][a-z0-9_]*)", str(error), re.I)
         what = f"the operation {found.group(1)!r}" if found else "it"

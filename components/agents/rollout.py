@@ -10,6 +10,11 @@ is whatever the policy wants back (log-probabilities, values), stacked like the 
 
 An episode counts as finished at the step that terminated or truncated it, whatever its return
 (0 and negative returns included).
+
+For a game (a task of `num_players()` >= 2) the rollout also keeps whose turn it is in every
+environment, as the task reports it (its "player_to_move" extra after each step; player 0 at a
+game's start, the engine's convention): `run_with_turns` gives it to the acting function, across
+calls and across games that end and restart within one (`SelfPlayRollout`).
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ class Rollout(mg.Component):
     def __init__(self, env: mg.Component, name: str | None = None):
         super().__init__(name)
         self.env = env
+        spec = getattr(env, "env_spec", None)
+        self.num_players = int(getattr(spec, "num_players", 1))
 
     @property
     def num_envs(self) -> int:
@@ -110,12 +117,15 @@ class Rollout(mg.Component):
         float32 `Box`; for a `Dict` observation (a game's {"obs", "legal"}) each entry so."""
         return with_lead(self.env.observation_space, lead)
 
-    def _running(self) -> tuple[Any, jax.Array]:
-        """The current observations and the returns of the running episodes (state)."""
+    def _running(self) -> tuple[Any, jax.Array, jax.Array]:
+        """The current observations, the returns of the running episodes and, in a game, the
+        player to move in each (state; zeros where the rollout steps no game)."""
         space = self.observation_space_of(self.num_envs)
         zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), space.to_abstract())
+        first = jnp.zeros((self.num_envs,), jnp.int32)
         return (self.get_state("obs", zeros),
-                self.get_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32)))
+                self.get_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32)),
+                self.get_state("to_move", first) if self.num_players > 1 else first)
 
     @mg.api
     def reset(self, key):
@@ -125,6 +135,8 @@ class Rollout(mg.Component):
         obs = self.env.reset(key)
         self.set_state("obs", obs)
         self.set_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32))
+        if self.num_players > 1:  # every game at its start: player 0 moves
+            self.set_state("to_move", jnp.zeros((self.num_envs,), jnp.int32))
         return obs
 
     def run(self, act: Act, key: jax.Array, steps: int) -> Trajectory:
@@ -132,28 +144,32 @@ class Rollout(mg.Component):
         `act(observations, key) -> (actions, extras)` (one key per step, split from `key`).
         A method, not an API (it takes a function); the `env.step` calls it makes are
         recorded in the graph under the caller's API."""
-        return self.run_counted(lambda obs, step_key, _: act(obs, step_key), key, steps)
+        return self.run_with_turns(lambda obs, step_key, _: act(obs, step_key), key, steps)
 
-    def run_counted(self, act: Callable[[Any, jax.Array, jax.Array], tuple[jax.Array, Any]],
+    def run_with_turns(self, act: Callable[[Any, jax.Array, jax.Array], tuple[jax.Array, Any]],
                     key: jax.Array, steps: int) -> Trajectory:
-        """`run` with `act(observations, key, t)` also given the step's index t (int32, 0
-        the first of this call): a schedule of who acts (`SelfPlayRollout`)."""
-        obs, episode_return = self._running()
+        """`run` with `act(observations, key, to_move)` also given, in a game, the player to
+        move in each environment ([N] int32, as the task reported it; see the module
+        docstring); zeros where the rollout steps no game."""
+        obs, episode_return, to_move = self._running()
 
-        def step(carry, xs):
-            obs, episode_return = carry
-            t, step_key = xs
-            action, extras = act(obs, step_key, t)
+        def step(carry, step_key):
+            obs, episode_return, to_move = carry
+            action, extras = act(obs, step_key, to_move)
             out = self.env.step(action)
             done = out.terminated | out.truncated
             episode_return = episode_return + out.reward
+            if self.num_players > 1:  # a new game (auto-reset) starts with player 0
+                to_move = jnp.where(done, 0, out.extras["player_to_move"].astype(jnp.int32))
             record = (obs, action, out.reward, out.terminated, out.truncated,
                       out.final_obs, extras, jnp.where(done, episode_return, 0.0))
-            return (out.obs, jnp.where(done, 0.0, episode_return)), (record, out.extras or {})
+            return ((out.obs, jnp.where(done, 0.0, episode_return), to_move),
+                    (record, out.extras or {}))
 
-        (last, episode_return), (record, task_extras) = mg.scan(
-            step, (obs, episode_return),
-            (jnp.arange(steps, dtype=jnp.int32), jax.random.split(key, steps)))
+        (last, episode_return, to_move), (record, task_extras) = mg.scan(
+            step, (obs, episode_return, to_move), jax.random.split(key, steps))
         self.set_state("obs", last)
         self.set_state("episode_return", episode_return)
+        if self.num_players > 1:
+            self.set_state("to_move", to_move)
         return Trajectory(*record, last_observations=last, task_extras=task_extras)

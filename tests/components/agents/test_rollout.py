@@ -172,3 +172,48 @@ def test_self_play_rollout_follows_the_player_schedule():
                               "num_players())")
     else:
         raise AssertionError("a task that is no game was taken")
+
+
+class RandomPlayer(mg.Component):
+    """`SelfPlayRollout` over 8 Connect Four games, random legal moves by every player, the
+    learner player 0 in the even games and 1 in the odd ones; `play` continues the games."""
+
+    def __init__(self):
+        super().__init__()
+        from components.agents.self_play_rollout import SelfPlayRollout
+        from components.envs import Environment
+
+        self.rollout = SelfPlayRollout(Environment("ConnectFour-v0", 8))
+
+    @mg.api
+    def reset(self, key):
+        self.rollout.reset(key)
+        return key
+
+    @mg.api
+    def play(self, key):
+        def act(obs, step_key, learner_moves):
+            logits = jnp.where(obs["legal"], 0.0, -jnp.inf)
+            return jax.random.categorical(step_key, logits).astype(jnp.int32), learner_moves
+
+        trajectory = self.rollout.play(act, key, 15, jnp.arange(8) % 2)
+        return {"learner": trajectory.learner, "seen": trajectory.extras,
+                "done": trajectory.done}
+
+
+def test_self_play_rollout_follows_whose_turn_it_is_across_calls_and_games():
+    """Three calls of 15 moves (odd: a call starts with player 1 to move in some games) in which
+    games end and restart: the learner's mask is true exactly where the player to move, counted
+    from each game's first move (Connect Four alternates, no passes), is the learner's side."""
+    player = ComponentTest(RandomPlayer(), {"key": PRNGKey()})
+    player.reset(np.asarray(jax.random.PRNGKey(0)))
+    calls = [player.play(np.asarray(jax.random.PRNGKey(k))) for k in range(1, 4)]
+    learner = np.concatenate([c["learner"] for c in calls])
+    done = np.concatenate([c["done"] for c in calls])
+    np.testing.assert_array_equal(np.concatenate([c["seen"] for c in calls]), learner)
+    assert done.any(axis=0).all() and done[:15].sum() < done.sum()  # games restarted
+    moves = np.zeros(8, int)  # moves made in each running game
+    side = np.arange(8) % 2
+    for t in range(len(learner)):
+        np.testing.assert_array_equal(learner[t], moves % 2 == side, err_msg=f"step {t}")
+        moves = np.where(done[t], 0, moves + 1)
