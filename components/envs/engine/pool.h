@@ -55,7 +55,7 @@ class Pool {
         first_stream_(first_stream),
         words_(Batch<Task>::rows(*task_)),
         dim_(T::action_dim(*task_)),
-        storage_(static_cast<size_t>(words_) * n_),
+        storage_(static_cast<size_t>(words_) * Batch<Task>::padded_stride(n_)),
         actions_(static_cast<size_t>(n_) * dim_),
         threads_(check_threads(*task_, num_threads), T::kMinPerThread, T::kPartsPerThread),
         parts_(threads_.max_parts()),
@@ -241,7 +241,8 @@ class Pool {
     if (PyArray_NDIM(array) != 2 || PyArray_DIM(array, 0) != n_ || PyArray_DIM(array, 1) != words_)
       throw std::invalid_argument(task_->id() + ": records must have shape (" +
                                   std::to_string(n_) + ", " + std::to_string(words_) + ")");
-    std::vector<uint64_t> block = checked_block(*task_, given, n_);
+    std::vector<uint64_t> block =
+        checked_block(*task_, given, n_, Batch<Task>::padded_stride(n_));
     locked([&] {
       distrust();
       storage_ = std::move(block);
@@ -388,7 +389,8 @@ class Pool {
   }
   npy_intp rows() const { return static_cast<npy_intp>(n_); }
   Batch<Task> batch() const {
-    return Batch<Task>(*task_, const_cast<uint64_t*>(storage_.data()), n_);
+    return Batch<Task>(*task_, const_cast<uint64_t*>(storage_.data()), n_,
+                       Batch<Task>::padded_stride(n_));
   }
 
   std::shared_ptr<const Task> task_;
