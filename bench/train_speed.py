@@ -24,15 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ppo_reference import make_train  # noqa: E402
 
 from components.agents import PPOConfig  # noqa: E402
-from components.training import trainer  # noqa: E402
+from components.training import RunSpec, trainer  # noqa: E402
 from components.training.evaluation import episodes as evaluation
 
 
 def ours(steps: int, seed: int) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
-        metrics = trainer.train("CartPole-v1", out, "ppo", PPOConfig(), seed=seed, steps=steps,
-                                progress=False)
+        spec = RunSpec.make("CartPole-v1", "ppo", PPOConfig(), seed=seed, steps=steps)
+        metrics = trainer.train(spec, out, progress=False)
         wall = time.perf_counter() - start
         result = evaluation.evaluate(out, episodes=100)
     last = [m["episode_return_mean"] for m in metrics[-20:] if m["episode_return_mean"]]
