@@ -46,7 +46,7 @@ class Batch {
   // cache lines, an odd number of them. Rows a power of two apart put every word of one
   // environment in the same few cache sets (N = 4096: 32 KiB apart, all in one set of L1),
   // and a task of many words then evicts its own state as it loads it: Seaquest's 85 words
-  // stepped at 5.2 M steps/s at N = 4096 on two cores, 8.9 M at N = 4104.
+  // stepped at 4.4 M steps/s at N = 4096 on two cores, 6.3 M with the rows padded.
   static int64_t padded_stride(int64_t n) {
     int64_t lines = (n + 7) / 8;
     if (lines % 2 == 0) ++lines;
