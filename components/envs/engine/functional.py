@@ -83,11 +83,12 @@ class FunctionalEnv:
 
     def _asked(self, out: StepResult, final_obs: bool, extras: bool, legal_mask: bool
                ) -> StepResult:
-        """`out`, a door's whole step (final observations included) with what was not asked
-        for dropped; extras and legal masks for a door that computes neither: none for a task
-        without them (an empty dict, every action legal), a TypeError for a task with them."""
+        """`out`, a door's whole step (final observations included, extras where the door
+        computes them) with what was not asked for dropped; extras and legal masks for a door
+        that computes neither: none for a task without them (an empty dict, every action
+        legal), a TypeError for a task with them."""
         task = self.env_spec.task
-        if extras and self.env_spec.extras_dim:
+        if extras and out.extras is None and self.env_spec.extras_dim:
             raise TypeError(f"{self.env_spec.env_id}: the {self.door} door gives no extras; "
                             f"the native door does")
         if legal_mask and task is not None and task.has_legal:
@@ -97,7 +98,8 @@ class FunctionalEnv:
         if legal_mask:
             mask = jnp.ones(out.reward.shape + (self.env_spec.legal_mask_width(),), jnp.bool_)
         return out._replace(final_obs=out.final_obs if final_obs else None,
-                            extras={} if extras else None, legal_mask=mask)
+                            extras=(out.extras or {}) if extras else None,
+                            legal_mask=mask)
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
         raise NotImplementedError

@@ -41,12 +41,17 @@ class Env(gymnasium.Env):
         return obs[0], info
 
     def step(self, action: Any):
-        """Gymnasium's step: `(obs, reward, terminated, truncated, info)`."""
+        """Gymnasium's step: `(obs, reward, terminated, truncated, info)`; `info` holds the
+        task's extras by name (a MuJoCo task's Gymnasium info terms, as floats; an array term
+        as an array)."""
         batched = np.asarray(action)[None]  # checked before any cast (2**32 is not 0)
         obs, reward, terminated, truncated, info = self._vector.step(batched)
         if terminated[0] or truncated[0]:  # a single env hands back the final observation
             obs = info["final_obs"]
-        return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), {}
+        terms = {name: float(value[0]) if value.ndim == 1 else value[0]
+                 for name, value in info.items()
+                 if not name.startswith("_") and name not in ("final_obs", "final_info")}
+        return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), terms
 
     def physical_state(self) -> np.ndarray:
         """The environment's physical state (Gymnasium's layout)."""

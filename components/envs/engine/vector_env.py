@@ -29,6 +29,21 @@ def check_seed(seed: Any, where: str) -> int:
     return int(seed)
 
 
+def extras_info(names: tuple[str, ...], extras: np.ndarray) -> dict[str, np.ndarray]:
+    """A step's extras (num_envs, extras_dim) by name, as Gymnasium's `info` has them (a
+    MuJoCo task's "x_velocity", "reward_ctrl", ...; a game's "player_to_move", ...): each
+    (num_envs,), an array term's elements ("tendon_length[0]", "tendon_length[1]", ...)
+    together as (num_envs, k) under their common name."""
+    info: dict[str, Any] = {}
+    for k, name in enumerate(names):
+        head, bracket, _ = name.partition("[")
+        if bracket:
+            info.setdefault(head, []).append(extras[:, k])
+        else:
+            info[name] = extras[:, k]
+    return {name: np.stack(v, axis=1) if isinstance(v, list) else v for name, v in info.items()}
+
+
 class VectorEnv(gymnasium.vector.VectorEnv):
     """`num_envs` copies of an environment, stepped by `num_threads` C++ threads (by default
     every core this process may run on, capped at `num_envs`; results do not depend on it).
@@ -36,9 +51,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     `step` returns the next observations; where an episode ended (terminated or truncated)
     that is already the next episode's first observation, and `info["final_obs"]` (masked by
     `info["_final_obs"]`) holds the last one (zeros in the other rows, as Gymnasium's own
-    vector envs fill it); `info["final_info"]` (masked by
-    `info["_final_info"]`) is the ended episodes' last info, as Gymnasium's own vector envs set
-    it (empty: these environments report none).
+    vector envs fill it); `info["final_info"]` (masked by `info["_final_info"]`) is the ended
+    episodes' last info, as Gymnasium's own vector envs set it: the task's extras by name
+    (empty for a task without extras). A step's `info` has the extras by name too.
 
     Several Python threads may call one pool at once: each call holds the pool's lock, so the
     environments end as if the calls had run one after another. A pool pickles with its whole
@@ -125,14 +140,23 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Gymnasium's vector step with same-step auto-reset: `(obs, reward, terminated,
         truncated, info)`; a done environment's last observation is in `info["final_obs"]`;
-        a task with extra step outputs puts them in `info["extras"]` (num_envs, extras_dim),
-        read from the state each step ended in."""
+        a task with extra step outputs puts each in `info` by name (`extras_info`: a MuJoCo
+        task's Gymnasium info terms, a game's "player_to_move", ...; float32 (num_envs,), with
+        Gymnasium's `info["_<name>"]` mask, all True), read from the state each step ended
+        in."""
         obs, reward, terminated, truncated, final_obs, done, done_copy, extras = \
             self._pool_step(actions)
-        info = {} if extras is None else {"extras": extras}
-        if done is not None:
+        terms = {} if extras is None else extras_info(self.env_spec.extras_names, extras)
+        info: dict[str, Any] = {}
+        everyone = np.ones(self.num_envs, bool)
+        for name, value in terms.items():
+            info[name], info[f"_{name}"] = value, everyone
+        if done is not None:  # an ended episode's last info: the terms of the step it ended
+            final_info: dict[str, Any] = {}
+            for name, value in terms.items():
+                final_info[name], final_info[f"_{name}"] = value, done
             info.update({"final_obs": final_obs, "_final_obs": done,
-                         "final_info": {}, "_final_info": done_copy})
+                         "final_info": final_info, "_final_info": done_copy})
         return obs, reward, terminated, truncated, info
 
     def step_result(self, actions: Any, *, final_obs: bool = False, extras: bool = False,

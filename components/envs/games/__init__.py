@@ -13,7 +13,7 @@ Conventions (the C++ side, `board_game.h`, says the same):
   and no environment moves.
 - The reward a step returns is that of the player who moved: +1 win, -1 loss, 0 draw or not
   over. `terminated` is true at the game's end (the next game starts in the same step).
-- Extras (`info["extras"]`; in-graph `door.step(..., extras=True).extras`, by name), float32[3]
+- Extras (`info[name]`; in-graph `door.step(..., extras=True).extras`, by name), float32[3]
   per game: `EXTRAS` = [player to move after the step (-1: the game ended), player 0's reward,
   player 1's reward].
 - Observations: the board from the point of view of the player to move (at a game's end, the

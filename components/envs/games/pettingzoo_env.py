@@ -123,10 +123,8 @@ class GameEnv(AECEnv):
         self._remember(info["final_obs"][0] if ended else obs[0], viewer=1 - mover)
         self._mask = self._game.legal_mask()[0]
         self._cumulative_rewards[agent] = 0.0
-        extras = info["extras"][0]
-        made = self._game.env_spec
-        self.rewards = {name: float(extras[made.extras_index(
-            f"reward_player_{self.possible_agents.index(name)}")]) for name in self.agents}
+        self.rewards = {name: float(info[f"reward_player_{self.possible_agents.index(name)}"][0])
+                        for name in self.agents}
         self.terminations = dict.fromkeys(self.agents, bool(terminated[0]))
         self.truncations = dict.fromkeys(self.agents, bool(truncated[0]))
         self.agent_selection = self.possible_agents[1 - mover]

@@ -28,6 +28,10 @@ def _square_sum(x: jax.Array) -> jax.Array:
     return jnp.sum(jnp.square(x))
 
 
+def _norm2(xy: jax.Array) -> jax.Array:
+    return jnp.sqrt(jnp.sum(jnp.square(xy)))
+
+
 class MjxRules:
     """What a task adds to MJX's physics (see the module docstring)."""
 
@@ -37,6 +41,7 @@ class MjxRules:
     def __init__(self, config: dict[str, Any], model: Any):
         self.config = config
         self.nq, self.nv = int(model.nq), int(model.nv)
+        self.qpos0 = jnp.asarray(model.qpos0, jnp.float32)
 
     def reset(self, qpos0: jax.Array, key: jax.Array) -> tuple[jax.Array, jax.Array]:
         """Gymnasium's reset_model: the new episode's qpos and qvel."""
@@ -51,8 +56,10 @@ class MjxRules:
         raise NotImplementedError
 
     def reward(self, data: Any, action: jax.Array, before: jax.Array, after: jax.Array,
-               dt: float) -> tuple[jax.Array, jax.Array]:
-        """The step's reward and whether it terminated the episode."""
+               dt: float) -> tuple[jax.Array, jax.Array, list[jax.Array]]:
+        """The step's reward, whether it terminated the episode, and Gymnasium's `info`
+        terms in the order of the native task's extras (`rules/*.h`, `info_names`; an array
+        term flattened)."""
         raise NotImplementedError
 
     def _control_cost(self, action: jax.Array) -> jax.Array:
@@ -86,8 +93,9 @@ class HalfCheetah(MjxRules):
 
     def reward(self, data, action, before, after, dt):
         x_velocity = (after[0] - before[0]) / dt
-        reward = self.config["forward_reward_weight"] * x_velocity - self._control_cost(action)
-        return reward, jnp.bool_(False)
+        forward = self.config["forward_reward_weight"] * x_velocity
+        ctrl = self._control_cost(action)
+        return forward - ctrl, jnp.bool_(False), [after[0], x_velocity, forward, -ctrl]
 
 
 class Swimmer(HalfCheetah):
@@ -98,6 +106,13 @@ class Swimmer(HalfCheetah):
 
     def tracked(self, data):
         return data.qpos[:2]
+
+    def reward(self, data, action, before, after, dt):
+        x_velocity, y_velocity = (after - before) / dt
+        forward = self.config["forward_reward_weight"] * x_velocity
+        ctrl = self._control_cost(action)
+        return forward - ctrl, jnp.bool_(False), [after[0], after[1], _norm2(after), x_velocity,
+                                                  y_velocity, forward, -ctrl]
 
 
 class Hopper(MjxRules):
@@ -128,9 +143,11 @@ class Hopper(MjxRules):
         c = self.config
         x_velocity = (after[0] - before[0]) / dt
         healthy = self._healthy(data)
-        reward = (c["forward_reward_weight"] * x_velocity + healthy * c["healthy_reward"]
-                  - self._control_cost(action))
-        return reward, ~healthy & c["terminate_when_unhealthy"]
+        forward = c["forward_reward_weight"] * x_velocity
+        survive = healthy * c["healthy_reward"]
+        ctrl = self._control_cost(action)
+        info = [after[0], data.qpos[1] - self.qpos0[1], x_velocity, forward, -ctrl, survive]
+        return forward + survive - ctrl, ~healthy & c["terminate_when_unhealthy"], info
 
 
 class Walker2d(Hopper):
@@ -172,9 +189,14 @@ class Ant(MjxRules):
         low, high = c["healthy_z_range"]
         healthy = finite & (low <= data.qpos[2]) & (data.qpos[2] <= high)
         contact_cost = c["contact_cost_weight"] * _square_sum(self._forces(data))
-        reward = (x_velocity * c["forward_reward_weight"] + healthy * c["healthy_reward"]
-                  - (self._control_cost(action) + contact_cost))
-        return reward, ~healthy & c["terminate_when_unhealthy"]
+        forward = x_velocity * c["forward_reward_weight"]
+        survive = healthy * c["healthy_reward"]
+        ctrl = self._control_cost(action)
+        y_velocity = (after[1] - before[1]) / dt
+        info = [data.qpos[0], data.qpos[1], _norm2(data.qpos[:2]), x_velocity, y_velocity,
+                forward, -ctrl, -contact_cost, survive]
+        return (forward + survive - (ctrl + contact_cost),
+                ~healthy & c["terminate_when_unhealthy"], info)
 
 
 class InvertedPendulum(MjxRules):
@@ -189,7 +211,8 @@ class InvertedPendulum(MjxRules):
     def reward(self, data, action, before, after, dt):
         obs = self.observe(data)
         terminated = ~jnp.all(jnp.isfinite(obs)) | (jnp.abs(obs[1]) > 0.2)
-        return jnp.where(terminated, 0.0, 1.0), terminated
+        reward = jnp.where(terminated, 0.0, 1.0)
+        return reward, terminated, [reward]
 
 
 class InvertedDoublePendulum(MjxRules):
@@ -210,7 +233,8 @@ class InvertedDoublePendulum(MjxRules):
         dist_penalty = 0.01 * x**2 + (y - 2) ** 2
         vel_penalty = 1e-3 * v1**2 + 5e-3 * v2**2
         alive_bonus = self.config["healthy_reward"] * ~terminated
-        return alive_bonus - dist_penalty - vel_penalty, terminated
+        return (alive_bonus - dist_penalty - vel_penalty, terminated,
+                [alive_bonus, -dist_penalty, -vel_penalty])
 
 
 def _body(model: Any, name: str) -> int:
@@ -260,7 +284,7 @@ class Reacher(MjxRules):
         vec = data.xpos[self.fingertip] - data.xpos[self.target]
         reward_dist = -jnp.linalg.norm(vec) * c["reward_dist_weight"]
         reward_ctrl = -_square_sum(action) * jnp.float32(c["reward_control_weight"])
-        return reward_dist + reward_ctrl, jnp.bool_(False)
+        return reward_dist + reward_ctrl, jnp.bool_(False), [reward_dist, reward_ctrl]
 
 
 class Pusher(MjxRules):
@@ -293,7 +317,8 @@ class Pusher(MjxRules):
         reward_near = -jnp.linalg.norm(item - tips_arm) * c["reward_near_weight"]
         reward_dist = -jnp.linalg.norm(item - goal) * c["reward_dist_weight"]
         reward_ctrl = -_square_sum(action) * jnp.float32(c["reward_control_weight"])
-        return reward_dist + reward_ctrl + reward_near, jnp.bool_(False)
+        return (reward_dist + reward_ctrl + reward_near, jnp.bool_(False),
+                [reward_dist, reward_ctrl, reward_near])
 
 
 class HumanoidBody(MjxRules):
@@ -322,6 +347,11 @@ class HumanoidBody(MjxRules):
         cost = self.config[weight] * _square_sum(data._impl.cfrc_ext)
         return jnp.clip(cost, *self.config[bounds])
 
+    @staticmethod
+    def _tendons(data) -> list[jax.Array]:
+        """The tendons' lengths then velocities, element by element."""
+        return [*data.ten_length, *data.ten_velocity]
+
 
 class Humanoid(HumanoidBody):
     """Humanoid-v5: walk forward (the mass centre's velocity) while the torso is high."""
@@ -338,9 +368,13 @@ class Humanoid(HumanoidBody):
         x_velocity = (after[0] - before[0]) / dt
         healthy = _inside(data.qpos[2], c["healthy_z_range"])
         ctrl_cost = c["ctrl_cost_weight"] * _square_sum(data.ctrl)
-        costs = ctrl_cost + self._contact_cost(data, "contact_cost_weight", "contact_cost_range")
-        reward = c["forward_reward_weight"] * x_velocity + healthy * c["healthy_reward"] - costs
-        return reward, ~healthy & c["terminate_when_unhealthy"]
+        contact = self._contact_cost(data, "contact_cost_weight", "contact_cost_range")
+        forward = c["forward_reward_weight"] * x_velocity
+        survive = healthy * c["healthy_reward"]
+        info = [data.qpos[0], data.qpos[1], *self._tendons(data), _norm2(data.qpos[:2]),
+                x_velocity, (after[1] - before[1]) / dt, survive, forward, -ctrl_cost, -contact]
+        return (forward + survive - (ctrl_cost + contact),
+                ~healthy & c["terminate_when_unhealthy"], info)
 
 
 class HumanoidStandup(HumanoidBody):
@@ -355,7 +389,9 @@ class HumanoidStandup(HumanoidBody):
         uph_cost = data.qpos[2] / self.timestep
         quad_ctrl_cost = c["ctrl_cost_weight"] * _square_sum(data.ctrl)
         quad_impact_cost = self._contact_cost(data, "impact_cost_weight", "impact_cost_range")
-        return uph_cost - quad_ctrl_cost - quad_impact_cost + 1, jnp.bool_(False)
+        info = [data.qpos[0], data.qpos[1], data.qpos[2] - self.qpos0[2], *self._tendons(data),
+                uph_cost, -quad_ctrl_cost, -quad_impact_cost]
+        return uph_cost - quad_ctrl_cost - quad_impact_cost + 1, jnp.bool_(False), info
 
 
 # (the humanoids' rules are here for a later MJX with the PGS solver: tasks.MJX_IDS)

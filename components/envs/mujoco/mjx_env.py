@@ -144,7 +144,7 @@ class MjxFunctionalEnv(FunctionalEnv):
 
     def _step_one(self, data: Any, tracked: jax.Array, action: jax.Array) -> tuple:
         """One Gymnasium step of one environment: (data', tracked', obs, reward, terminated,
-        finite)."""
+        info terms (float32, the task's extras in order), finite)."""
         data = data.replace(ctrl=action.astype(data.ctrl.dtype))
         with twin_precision():
             data = jax.lax.fori_loop(0, self._config["frame_skip"],
@@ -152,11 +152,12 @@ class MjxFunctionalEnv(FunctionalEnv):
             if self._rules.needs_rne:  # cfrc_ext for the observation and the costs
                 data = self._mjx.rne_postconstraint(self._model, data)
         after = self._tracked(data)
-        reward, terminated = self._rules.reward(data, action, tracked, after, self._dt)
+        reward, terminated, info = self._rules.reward(data, action, tracked, after, self._dt)
         finite = (jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
                   & jnp.all(jnp.isfinite(data.qacc)))
+        info = jnp.stack([jnp.asarray(term, jnp.float32) for term in info])
         return (data, after, self._observe(data), jnp.asarray(reward, jnp.float32),
-                jnp.asarray(terminated, bool), finite)
+                jnp.asarray(terminated, bool), info, finite)
 
     # ---- the functional interface ------------------------------------------------------------
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
@@ -211,7 +212,7 @@ class MjxFunctionalEnv(FunctionalEnv):
 
     def _step_traced(self, state: MjxState, action: jax.Array) -> tuple[StepResult, jax.Array]:
         n_shape = tuple(state.steps.shape)
-        data, tracked, final_obs, reward, terminated, finite = _over(
+        data, tracked, final_obs, reward, terminated, info, finite = _over(
             n_shape, jax.vmap(self._step_one), state.data, state.tracked, action)
         steps = state.steps + 1
         truncated = steps >= self.env_spec.max_episode_steps
@@ -229,8 +230,9 @@ class MjxFunctionalEnv(FunctionalEnv):
                                      tracked)
         obs = jnp.where(done[..., None], _over(n_shape, jax.vmap(self._observe), data),
                         final_obs)
+        extras = {name: info[..., k] for k, name in enumerate(self.env_spec.extras_names)}
         return StepResult(MjxState(data, tracked, jnp.where(done, 0, steps), keys), obs, reward,
-                          terminated, truncated, final_obs), finite
+                          terminated, truncated, final_obs, extras), finite
 
     # ---- physical states ---------------------------------------------------------------------
     def physical_state(self, state: MjxState) -> np.ndarray:

@@ -3,11 +3,13 @@
 // workspace mjData.
 //
 // An environment's state is MuJoCo's integration state (mj_getState with mjSTATE_INTEGRATION:
-// time, qpos, qvel, act, the warm start, ctrl, applied forces, ...) then the position the next
-// step's velocity is measured from (2 words). A step loads it into the thread's mjData
+// time, qpos, qvel, act, the warm start, ctrl, applied forces, ...), the position the next
+// step's velocity is measured from (2 words), then the last step's info terms (Gymnasium's
+// `info`, by the rules' info_names: the task's extras; zeros after a reset). A step loads it into the thread's mjData
 // (mj_setState), steps, and saves it back: mj_step reads nothing of an mjData but its
 // integration state, so this gives the bits a persistent mjData gives, on every door.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -83,10 +85,18 @@ class MujocoTask {
     rules_->bind(m);
     obs_dim_ = rules_->observation_size(m);
     state_size_ = mj_stateSize(m, kStateSig);
+    info_names_ = rules_->info_names(m);
   }
 
   std::string id() const { return id_; }
-  int state_words() const { return state_size_ + 2; }
+  int state_words() const { return state_size_ + 2 + extras_dim(); }
+  // The extras: Gymnasium's info terms of the step that ended in the state (float32).
+  int extras_dim() const { return static_cast<int>(info_names_.size()); }
+  std::vector<std::string> extras_names() const { return info_names_; }
+  void extras(const double* state, float* out) const {
+    const double* info = state + state_size_ + 2;
+    for (int k = 0; k < extras_dim(); ++k) out[k] = static_cast<float>(info[k]);
+  }
   int obs_dim() const { return obs_dim_; }
   int action_dim() const { return model_->nu; }
   int64_t max_steps() const { return max_steps_; }
@@ -114,6 +124,7 @@ class MujocoTask {
     rules_->reset(model_.get(), ws.data.get(), rng);
     mj_forward(model_.get(), ws.data.get());
     save(ws, state);
+    std::fill_n(state + state_size_ + 2, extras_dim(), 0.0);
   }
   // Gymnasium's reset followed by set_state(qpos, qvel): physics is qpos then qvel.
   void set_physical(Workspace& ws, double* state, const double* physics) const {
@@ -124,6 +135,7 @@ class MujocoTask {
     std::memcpy(d->qvel, physics + m->nq, sizeof(double) * m->nv);
     mj_forward(m, d);
     save(ws, state);
+    std::fill_n(state + state_size_ + 2, extras_dim(), 0.0);
   }
   // One Gymnasium step (ctrl, frame_skip mj_steps, mj_rnePostConstraint; reward, terminated).
   // An unstable step (a MuJoCo warning, NaN or inf) sets out.error and leaves the state as it
@@ -141,7 +153,7 @@ class MujocoTask {
     double after[2];
     rules_->tracked(m, d, after);
     const StepView view{m, d, action, state + state_size_, after, m->opt.timestep * frame_skip_,
-                        ws.scratch.data()};
+                        ws.scratch.data(), state + state_size_ + 2};
     out.reward = rules_->reward(view, &out.terminated);
     save(ws, state);
   }
@@ -152,7 +164,7 @@ class MujocoTask {
   }
   bool valid(const double* state) const {
     bool ok = true;
-    for (int k = 0; k < state_size_ + 2; ++k) ok = ok && std::isfinite(state[k]);
+    for (int k = 0; k < state_words(); ++k) ok = ok && std::isfinite(state[k]);
     return ok;
   }
   void physical(const double* state, double* physics) const {
@@ -180,6 +192,7 @@ class MujocoTask {
   std::unique_ptr<mjModel, ModelDeleter> model_;
   int obs_dim_ = 0;
   int state_size_ = 0;
+  std::vector<std::string> info_names_;
 };
 
 }  // namespace metagraph::mujoco

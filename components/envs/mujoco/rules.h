@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,8 +40,8 @@ inline double clip(double x, double lo, double hi) {  // np.clip: NaN stays NaN
 }
 
 // What a step's reward is computed from: the model, the data after the step, the action, the
-// tracked position before and after (Rules::tracked), the control time step, and scratch of
-// Rules::scratch_size doubles.
+// tracked position before and after (Rules::tracked), the control time step, scratch of
+// Rules::scratch_size doubles, and where the step's info terms go (Rules::info_names).
 struct StepView {
   const mjModel* m;
   const mjData* d;
@@ -49,6 +50,7 @@ struct StepView {
   const double* after;
   double dt;
   double* scratch;
+  double* info;
 };
 
 class Rules {
@@ -63,7 +65,11 @@ class Rules {
   virtual int observation_size(const mjModel* m) const = 0;
   // Gymnasium's _get_obs into obs[observation_size].
   virtual void observe(const mjModel* m, const mjData* d, double* obs) const = 0;
-  // The reward of a step, and whether it terminated the episode.
+  // The names of Gymnasium's `info` terms of a step, in the order reward() writes them; an
+  // array term (Humanoid's tendon_length) is one name per element, "tendon_length[0]", ...
+  virtual std::vector<std::string> info_names(const mjModel* m) const = 0;
+  // The reward of a step and whether it terminated the episode; the step's info terms into
+  // s.info, as Gymnasium's step computes them.
   virtual double reward(const StepView& s, bool* terminated) const = 0;
   // Gymnasium's reset_model after mj_resetData: the new episode's qpos and qvel into d (the
   // engine then runs mj_forward, as set_state does).
@@ -112,6 +118,14 @@ inline void need_sizes(const mjModel* m, const std::string& task, int min_nq) {
   if (m->nq < min_nq || m->nv < 1 || m->nu < 1)
     throw std::invalid_argument(task + ": the model needs at least " + std::to_string(min_nq) +
                                 " position coordinates, one velocity and one actuator");
+}
+
+// sqrt(x^2 + y^2): np.linalg.norm of a 2-vector (Gymnasium's distance_from_origin).
+inline double norm2(double x, double y) { return std::sqrt(x * x + y * y); }
+
+// "name[0]", ..., "name[n-1]": the names of an array info term's elements.
+inline void add_array_names(std::vector<std::string>& names, const char* name, int n) {
+  for (int i = 0; i < n; ++i) names.push_back(std::string(name) + "[" + std::to_string(i) + "]");
 }
 
 // ||a - b|| of two 3-vectors as np.linalg.norm computes it: the square root of the dot product,

@@ -63,7 +63,8 @@ def test_legal_mask_and_extras_follow_the_rules_on_both_doors(nim):
         mover_is_0 = physics[:, 1] == 0
         winner_0 = np.where(stones == 0, np.where(mover_is_0, 1.0, -1.0), 0.0)
         expected = np.stack([1 - physics[:, 1], winner_0, -winner_0], axis=1)
-        np.testing.assert_array_equal(info["extras"], expected)
+        np.testing.assert_array_equal(np.stack([info[name] for name in names], axis=1), expected)
+        assert all(info[f"_{name}"].all() for name in names)
         np.testing.assert_array_equal(np.asarray(extras), expected)
         np.testing.assert_array_equal(np.asarray(reward_graph), reward)
 

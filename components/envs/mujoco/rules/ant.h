@@ -49,15 +49,25 @@ class Ant : public Rules {
       for (int i = 6; i < 6 * m->nbody; ++i)
         obs[k++] = clip(d->cfrc_ext[i], contact_force_.lo, contact_force_.hi);
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    return {"x_position", "y_position", "distance_from_origin", "x_velocity", "y_velocity",
+            "reward_forward", "reward_ctrl", "reward_contact", "reward_survive"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     const double x_velocity = (s.after[0] - s.before[0]) / s.dt;
     const float ctrl = float32_control_cost(ctrl_weight_, s.action, s.m->nu,
                                             reinterpret_cast<float*>(s.scratch));
     const bool is_healthy = healthy(s.m, s.d);
     *terminated = !is_healthy && terminate_;
-    const double rewards =
-        x_velocity * forward_weight_ + static_cast<double>(is_healthy) * healthy_reward_;
-    return rewards - (static_cast<double>(ctrl) + contact_cost(s.m, s.d, s.scratch));
+    const double forward = x_velocity * forward_weight_;
+    const double survive = static_cast<double>(is_healthy) * healthy_reward_;
+    const double contact = contact_cost(s.m, s.d, s.scratch);
+    const double* qpos = s.d->qpos;
+    const double info[] = {qpos[0], qpos[1], norm2(qpos[0], qpos[1]), x_velocity,
+                           (s.after[1] - s.before[1]) / s.dt, forward,
+                           -static_cast<double>(ctrl), -contact, survive};
+    std::copy(std::begin(info), std::end(info), s.info);
+    return forward + survive - (static_cast<double>(ctrl) + contact);
   }
   void reset(const mjModel* m, mjData* d, uint64_t& rng) const override {
     noisy_qpos(m, d, noise_, rng);

@@ -31,12 +31,29 @@ class HalfCheetah : public Rules {
     for (int i = skip_; i < m->nq; ++i) obs[k++] = d->qpos[i];
     for (int i = 0; i < m->nv; ++i) obs[k++] = d->qvel[i];
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    if (swimmer_)
+      return {"x_position", "y_position", "distance_from_origin", "x_velocity", "y_velocity",
+              "reward_forward", "reward_ctrl"};
+    return {"x_position", "x_velocity", "reward_forward", "reward_ctrl"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     const double x_velocity = (s.after[0] - s.before[0]) / s.dt;
     const float ctrl = float32_control_cost(ctrl_weight_, s.action, s.m->nu,
                                             reinterpret_cast<float*>(s.scratch));
     *terminated = false;
-    return forward_weight_ * x_velocity - static_cast<double>(ctrl);
+    const double forward = forward_weight_ * x_velocity;
+    double* info = s.info;
+    *info++ = s.after[0];
+    if (swimmer_) {
+      *info++ = s.after[1];
+      *info++ = norm2(s.after[0], s.after[1]);
+    }
+    *info++ = x_velocity;
+    if (swimmer_) *info++ = (s.after[1] - s.before[1]) / s.dt;
+    *info++ = forward;
+    *info = -static_cast<double>(ctrl);
+    return forward - static_cast<double>(ctrl);
   }
   void reset(const mjModel* m, mjData* d, uint64_t& rng) const override {
     noisy_qpos(m, d, noise_, rng);

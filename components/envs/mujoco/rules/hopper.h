@@ -40,15 +40,22 @@ class Hopper : public Rules {
     for (int i = skip_; i < m->nq; ++i) obs[k++] = d->qpos[i];
     for (int i = 0; i < m->nv; ++i) obs[k++] = clip(d->qvel[i], -10.0, 10.0);
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    return {"x_position", "z_distance_from_origin", "x_velocity", "reward_forward",
+            "reward_ctrl", "reward_survive"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     const double x_velocity = (s.after[0] - s.before[0]) / s.dt;
     const float ctrl = float32_control_cost(ctrl_weight_, s.action, s.m->nu,
                                             reinterpret_cast<float*>(s.scratch));
     const bool is_healthy = healthy(s.m, s.d);
     *terminated = !is_healthy && terminate_;
-    const double rewards =
-        forward_weight_ * x_velocity + static_cast<double>(is_healthy) * healthy_reward_;
-    return rewards - static_cast<double>(ctrl);
+    const double forward = forward_weight_ * x_velocity;
+    const double survive = static_cast<double>(is_healthy) * healthy_reward_;
+    const double info[] = {s.after[0], s.d->qpos[1] - s.m->qpos0[1], x_velocity, forward,
+                           -static_cast<double>(ctrl), survive};
+    std::copy(std::begin(info), std::end(info), s.info);
+    return forward + survive - static_cast<double>(ctrl);
   }
   void reset(const mjModel* m, mjData* d, uint64_t& rng) const override {
     noisy_qpos(m, d, noise_, rng);

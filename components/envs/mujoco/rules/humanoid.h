@@ -52,6 +52,17 @@ class HumanoidBody : public Rules {
   int scratch_size(const mjModel* m) const override { return std::max(m->nu, 6 * m->nbody); }
 
  protected:
+  // The tendons' lengths then velocities (Gymnasium's tendon_length and tendon_velocity).
+  static double* tendons(const mjModel* m, const mjData* d, double* info) {
+    for (int i = 0; i < m->ntendon; ++i) *info++ = d->ten_length[i];
+    for (int i = 0; i < m->ntendon; ++i) *info++ = d->ten_velocity[i];
+    return info;
+  }
+  static void add_tendon_names(const mjModel* m, std::vector<std::string>& names) {
+    add_array_names(names, "tendon_length", m->ntendon);
+    add_array_names(names, "tendon_velocity", m->ntendon);
+  }
+
   // `weight * np.sum(np.square(data.ctrl))`: the ctrl in float64, as set from the action.
   static double control_cost(double weight, const StepView& s) {
     for (int j = 0; j < s.m->nu; ++j) {
@@ -100,15 +111,32 @@ class Humanoid : public HumanoidBody {
       k.push_back(key);
     return k;
   }
+  std::vector<std::string> info_names(const mjModel* m) const override {
+    std::vector<std::string> names = {"x_position", "y_position"};
+    add_tendon_names(m, names);
+    for (const char* name : {"distance_from_origin", "x_velocity", "y_velocity",
+                             "reward_survive", "reward_forward", "reward_ctrl",
+                             "reward_contact"})
+      names.push_back(name);
+    return names;
+  }
   double reward(const StepView& s, bool* terminated) const override {
     const double x_velocity = (s.after[0] - s.before[0]) / s.dt;
     const bool healthy = healthy_z_.lo < s.d->qpos[2] && s.d->qpos[2] < healthy_z_.hi;
     *terminated = !healthy && terminate_;
-    const double rewards =
-        forward_weight_ * x_velocity + static_cast<double>(healthy) * healthy_reward_;
-    const double costs =
-        control_cost(ctrl_weight_, s) + contact_cost(contact_weight_, contact_range_, s);
-    return rewards - costs;
+    const double forward = forward_weight_ * x_velocity;
+    const double survive = static_cast<double>(healthy) * healthy_reward_;
+    const double ctrl = control_cost(ctrl_weight_, s);
+    const double contact = contact_cost(contact_weight_, contact_range_, s);
+    const double* qpos = s.d->qpos;
+    double* info = s.info;
+    *info++ = qpos[0];
+    *info++ = qpos[1];
+    info = tendons(s.m, s.d, info);
+    const double rest[] = {norm2(qpos[0], qpos[1]), x_velocity,
+                           (s.after[1] - s.before[1]) / s.dt, survive, forward, -ctrl, -contact};
+    std::copy(std::begin(rest), std::end(rest), info);
+    return forward + survive - (ctrl + contact);
   }
   // Gymnasium's mass_center: the bodies' xipos weighted by their masses (summed body by body,
   // as NumPy sums down a column), over the total mass (a pairwise sum).
@@ -148,11 +176,27 @@ class HumanoidStandup : public HumanoidBody {
   }
   // The torso's height over the model's time step (not the control step), minus the costs,
   // plus one.
+  std::vector<std::string> info_names(const mjModel* m) const override {
+    std::vector<std::string> names = {"x_position", "y_position", "z_distance_from_origin"};
+    add_tendon_names(m, names);
+    for (const char* name : {"reward_linup", "reward_quadctrl", "reward_impact"})
+      names.push_back(name);
+    return names;
+  }
   double reward(const StepView& s, bool* terminated) const override {
     *terminated = false;
     const double uph_cost = (s.d->qpos[2] - 0) / s.m->opt.timestep;
     const double quad_ctrl_cost = control_cost(ctrl_weight_, s);
     const double quad_impact_cost = contact_cost(impact_weight_, impact_range_, s);
+    const double* qpos = s.d->qpos;
+    double* info = s.info;
+    *info++ = qpos[0];
+    *info++ = qpos[1];
+    *info++ = qpos[2] - s.m->qpos0[2];
+    info = tendons(s.m, s.d, info);
+    *info++ = uph_cost;
+    *info++ = -quad_ctrl_cost;
+    *info = -quad_impact_cost;
     return uph_cost - quad_ctrl_cost - quad_impact_cost + 1;
   }
 

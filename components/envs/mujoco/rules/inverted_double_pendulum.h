@@ -32,6 +32,9 @@ class InvertedDoublePendulum : public Rules {
     for (int i = 0; i < m->nv; ++i) obs[k++] = clip(d->qvel[i], -10.0, 10.0);
     obs[k++] = clip(d->qfrc_constraint[0], -10.0, 10.0);
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    return {"reward_survive", "distance_penalty", "velocity_penalty"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     const double x = s.d->site_xpos[0], y = s.d->site_xpos[2];
     *terminated = y <= 1.0;
@@ -39,6 +42,9 @@ class InvertedDoublePendulum : public Rules {
     const double dist_penalty = 0.01 * (x * x) + (y - 2.0) * (y - 2.0);
     const double vel_penalty = 1e-3 * (v1 * v1) + 5e-3 * (v2 * v2);
     const double alive_bonus = healthy_reward_ * static_cast<double>(!*terminated);
+    s.info[0] = alive_bonus;
+    s.info[1] = -dist_penalty;
+    s.info[2] = -vel_penalty;
     return alive_bonus - dist_penalty - vel_penalty;
   }
   void reset(const mjModel* m, mjData* d, uint64_t& rng) const override {

@@ -17,12 +17,16 @@ class InvertedPendulum : public Rules {
     for (int i = 0; i < m->nq; ++i) obs[k++] = d->qpos[i];
     for (int i = 0; i < m->nv; ++i) obs[k++] = d->qvel[i];
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    return {"reward_survive"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     bool finite = true;
     for (int i = 0; i < s.m->nq; ++i) finite = finite && std::isfinite(s.d->qpos[i]);
     for (int i = 0; i < s.m->nv; ++i) finite = finite && std::isfinite(s.d->qvel[i]);
     *terminated = !finite || std::abs(s.d->qpos[1]) > 0.2;
-    return *terminated ? 0.0 : 1.0;
+    s.info[0] = *terminated ? 0.0 : 1.0;
+    return s.info[0];
   }
   void reset(const mjModel* m, mjData* d, uint64_t& rng) const override {
     noisy_qpos(m, d, noise_, rng);

@@ -31,6 +31,9 @@ class Pusher : public Rules {
     for (int body : {tips_arm_, object_, goal_})
       for (int i = 0; i < 3; ++i) obs[k++] = d->xpos[3 * body + i];
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    return {"reward_dist", "reward_ctrl", "reward_near"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     *terminated = false;
     const double* xpos = s.d->xpos;
@@ -38,6 +41,9 @@ class Pusher : public Rules {
     const double reward_dist = -distance(xpos + 3 * object_, xpos + 3 * goal_) * dist_weight_;
     const float reward_ctrl = -float32_control_cost(control_weight_, s.action, s.m->nu,
                                                     reinterpret_cast<float*>(s.scratch));
+    s.info[0] = reward_dist;
+    s.info[1] = static_cast<double>(reward_ctrl);
+    s.info[2] = reward_near;
     return reward_dist + static_cast<double>(reward_ctrl) + reward_near;
   }
   // qpos0 with the object's two coordinates drawn ([-0.3, 0] then [-0.2, 0.2]) until farther

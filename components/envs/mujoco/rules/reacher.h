@@ -30,12 +30,17 @@ class Reacher : public Rules {
     for (int i = 0; i < 2; ++i) obs[k++] = d->qvel[i];
     for (int i = 0; i < 2; ++i) obs[k++] = d->xpos[3 * fingertip_ + i] - d->xpos[3 * target_ + i];
   }
+  std::vector<std::string> info_names(const mjModel*) const override {
+    return {"reward_dist", "reward_ctrl"};
+  }
   double reward(const StepView& s, bool* terminated) const override {
     *terminated = false;
     const double reward_dist =
         -distance(s.d->xpos + 3 * fingertip_, s.d->xpos + 3 * target_) * dist_weight_;
     const float reward_ctrl = -float32_control_cost(control_weight_, s.action, s.m->nu,
                                                     reinterpret_cast<float*>(s.scratch));
+    s.info[0] = reward_dist;
+    s.info[1] = static_cast<double>(reward_ctrl);
     return reward_dist + static_cast<double>(reward_ctrl);
   }
   // qpos0 plus uniform noise of 0.1, the target's two coordinates drawn uniformly in

@@ -48,13 +48,13 @@ def test_random_self_play_keeps_the_rules_invariants_and_equals_the_host_pool(en
     assert (np.abs(after.rewards[ended]) <= 1).all()
 
     pool = envs.make(env_id, N, seed=0, num_threads=1)
-    rewards = [envs.spec(env_id).extras_index(f"reward_player_{p}") for p in (0, 1)]
     obs, _ = pool.reset(seed=0)
     for t in range(STEPS):
         np.testing.assert_array_equal(before.observation[t].reshape(N, -1), obs)
         np.testing.assert_array_equal(before.legal_action_mask[t], pool.legal_mask())
         obs, reward, terminated, _, info = pool.step(actions[t])
-        np.testing.assert_array_equal(after.rewards[t], info["extras"][:, rewards])
+        np.testing.assert_array_equal(after.rewards[t], np.stack(
+            [info["reward_player_0"], info["reward_player_1"]], axis=1))
         np.testing.assert_array_equal(after.terminated[t], terminated)
         movers = before.current_player[t]
         np.testing.assert_array_equal(reward, after.rewards[t][np.arange(N), movers])

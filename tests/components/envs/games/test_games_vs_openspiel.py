@@ -100,7 +100,9 @@ class HostGames:
 
     def step(self, actions):
         self.obs, reward, terminated, truncated, info = self.env.step(actions)
-        return reward, terminated, truncated, info.get("final_obs", self.obs), info["extras"]
+        names = self.env.env_spec.extras_names
+        return (reward, terminated, truncated, info.get("final_obs", self.obs),
+                np.stack([info[name] for name in names], axis=1))
 
 
 class InGraphGames:

@@ -63,8 +63,7 @@ def play_against_pgx(env_id: str, num_games: int, num_envs: int, seed: int) -> i
         rewards = np.asarray(theirs.rewards)
         by_player = np.stack([rewards[np.arange(num_envs), first],
                               rewards[np.arange(num_envs), 1 - first]], axis=1)
-        by_name = [envs.spec(env_id).extras_index(f"reward_player_{p}") for p in (0, 1)]
-        ours = info["extras"][:, by_name]
+        ours = np.stack([info["reward_player_0"], info["reward_player_1"]], axis=1)
         np.testing.assert_array_equal(ours[terminated], by_player[terminated],
                                       err_msg=f"{where}: rewards")
         if terminated.any():

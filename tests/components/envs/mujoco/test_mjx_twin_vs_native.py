@@ -1,6 +1,7 @@
 """The pure-JAX twin of the MuJoCo tasks (door "jax", MJX) steps like the native core:
 teacher-forced from the same positions and velocities, with the same actions and elapsed steps,
-observation, final observation, reward, terminated, truncated and the step count agree; bad
+observation, final observation, reward, terminated, truncated, the info terms (extras by name)
+and the step count agree; bad
 actions, forged states and unstable steps are refused with the other doors' messages; it runs
 as the `Environment` component inside a compiled graph, auto-resetting into Gymnasium's reset
 distribution.
@@ -79,13 +80,16 @@ def case(request):
         env = envs.make_functional(env_id, door=door)
         # MJX's door compiles its step even when called eagerly: called so, that one program
         # serves every test of the task below (an MJX compile is the cost here)
-        step = functools.partial(env.step, final_obs=True)
+        step = functools.partial(env.step, final_obs=True, extras=True)
         step = step if door == "jax" else jax.jit(step)
         state = env.state_from_physical(states, seed=1, elapsed_steps=elapsed)
         out = step(state, jnp.asarray(actions))
         results[door] = [np.asarray(x) for x in (out.obs, out.reward, out.terminated,
                                                  out.truncated, out.final_obs)]
         results[door].append(env.elapsed_steps(out.state))
+        names = env.env_spec.extras_names
+        assert set(out.extras) == set(names)
+        results[door].append(np.stack([np.asarray(out.extras[n]) for n in names], axis=1))
         if door == "jax":
             twin, twin_step, start = env, step, env.state_from_physical(states)
     return env_id, results, (twin, twin_step, start, actions)
@@ -93,8 +97,8 @@ def case(request):
 
 def test_teacher_forced_step_agrees_with_the_native_core(case):
     env_id, results, _ = case
-    obs, reward, term, trunc, final, steps = results["native"]
-    t_obs, t_reward, t_term, t_trunc, t_final, t_steps = results["jax"]
+    obs, reward, term, trunc, final, steps, info = results["native"]
+    t_obs, t_reward, t_term, t_trunc, t_final, t_steps, t_info = results["jax"]
     np.testing.assert_array_equal(t_term, term)
     np.testing.assert_array_equal(t_trunc, trunc)
     assert trunc.sum() > 0
@@ -103,9 +107,12 @@ def test_teacher_forced_step_agrees_with_the_native_core(case):
     close_final = (np.abs(t_final - final) <= OBS_BOUND * np.maximum(1.0, np.abs(final))).all(1)
     close_obs = (np.abs(t_obs - obs) <= OBS_BOUND * np.maximum(1.0, np.abs(obs))).all(1)
     close_reward = np.abs(t_reward - reward) <= REWARD_BOUND * (1 + np.abs(reward))
-    agree = close_final & close_reward & (close_obs | ~running)
+    # the info terms come from the same positions, velocities and costs as the observation
+    close_info = (np.abs(t_info - info) <= OBS_BOUND * np.maximum(1.0, np.abs(info))).all(1)
+    agree = close_final & close_reward & close_info & (close_obs | ~running)
     print(f"{env_id}: {agree.mean():.3f} of the states agree; max differences: final obs "
-          f"{np.abs(t_final - final).max():.3g}, reward {np.abs(t_reward - reward).max():.3g}")
+          f"{np.abs(t_final - final).max():.3g}, reward {np.abs(t_reward - reward).max():.3g}, "
+          f"info {np.abs(t_info - info).max():.3g}")
     assert agree.mean() >= MIN_AGREEING.get(env_id, 1.0), agree.mean()
     # finished environments restart near the model's initial pose (the reset noise)
     assert np.isfinite(t_obs[~running]).all()

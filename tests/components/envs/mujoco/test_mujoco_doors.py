@@ -15,6 +15,7 @@ from gymnasium.utils.env_checker import check_env
 import components.envs as envs
 from components.envs import MUJOCO_IDS, make, make_functional
 from components.envs.engine.in_graph import state_of
+from components.envs.engine.vector_env import extras_info
 from components.envs.environment import Environment
 from metagraph.spaces import PRNGKey
 from metagraph.testing import BACKENDS, ComponentTest
@@ -43,14 +44,21 @@ def test_in_graph_rollout_equals_persistent_mjdata_bit_for_bit(env_id):
     @jax.jit
     def rollout(state, actions):
         def body(state, action):
-            out = env.step(state, action, final_obs=True)
+            out = env.step(state, action, final_obs=True, extras=True)
             return out.state, (out.obs, out.reward, out.terminated, out.truncated,
-                               out.final_obs)
+                               out.final_obs, out.extras)
         return jax.lax.scan(body, state, actions)
 
-    state, (obs, reward, terminated, truncated, final) = rollout(state, jnp.asarray(actions))
+    state, (obs, reward, terminated, truncated, final, extras) = rollout(state,
+                                                                        jnp.asarray(actions))
+    names = env.env_spec.extras_names
+    assert names and set(extras) == set(names)
     for t in range(T):
         h_obs, h_reward, h_term, h_trunc, info = host.step(actions[t])
+        terms = extras_info(names, np.stack([np.asarray(extras[n][t]) for n in names], axis=1))
+        for name, value in terms.items():  # Gymnasium's info terms, by name, on both doors
+            np.testing.assert_array_equal(value, info[name])
+            np.testing.assert_array_equal(info.get("final_info", {}).get(name, value), value)
         np.testing.assert_array_equal(np.asarray(obs[t]), h_obs.astype(np.float32))
         np.testing.assert_array_equal(np.asarray(reward[t]), h_reward.astype(np.float32))
         np.testing.assert_array_equal(np.asarray(terminated[t]), h_term)
@@ -113,6 +121,12 @@ def test_gymnasium_make_and_check_env(env_id):
     env = gymnasium.make(f"metagraph/{env_id}")
     check_env(env.unwrapped, skip_render_check=True)
     reference = gymnasium.make(env_id)
+    action = reference.action_space.sample()
+    env.reset(seed=0)
+    reference.reset(seed=0)
+    info, their_info = env.step(action)[4], reference.step(action)[4]
+    assert info.keys() == their_info.keys()  # Gymnasium's info terms, by name
+    assert all(np.shape(info[name]) == np.shape(their_info[name]) for name in info)
     assert env.observation_space == reference.observation_space
     assert env.action_space == reference.action_space
     assert env.spec.max_episode_steps == reference.spec.max_episode_steps

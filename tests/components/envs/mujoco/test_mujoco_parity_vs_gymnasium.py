@@ -1,8 +1,9 @@
 """The native MuJoCo tasks (all eleven of Gymnasium's v5 suite) step exactly like Gymnasium's
 own v5 environments (same MuJoCo): teacher-forced from the same qpos/qvel with the same actions,
-observation, reward, terminated and truncated agree to 1e-9 (in practice bit for bit), over
-many steps and through resets (each task's own episode limit: Reacher 50, Pusher 100), with
-Gymnasium's keyword arguments."""
+observation, reward, terminated and truncated agree to 1e-9 (in practice bit for bit), and
+every `info` term by name to float32's rounding (ours are float32 extras), over many steps and
+through resets (each task's own episode limit: Reacher 50, Pusher 100), with Gymnasium's keyword
+arguments."""
 
 import gymnasium
 import numpy as np
@@ -11,6 +12,22 @@ import pytest
 from components.envs import MUJOCO_IDS, make
 
 TOL = 1e-9
+INFO_TOL = 1e-6  # relative (at least 1): float32's rounding of the same float64 term
+
+
+def info_terms(info):
+    """A host pool's step info for its first environment: the task's terms by name."""
+    return {name: value[0] for name, value in info.items()
+            if not name.startswith("_") and name not in ("final_obs", "final_info")}
+
+
+def info_error(ours, theirs):
+    """The largest relative difference between our float32 terms and Gymnasium's."""
+    assert ours.keys() == theirs.keys(), (sorted(ours), sorted(theirs))
+    assert all(np.asarray(value).dtype == np.float32 for value in ours.values())
+    return max(float(np.max(np.abs(np.float32(theirs[name]) - value)
+                            / np.maximum(1.0, np.abs(theirs[name]))))
+               for name, value in ours.items())
 
 
 def random_actions(env, rng, count):
@@ -27,6 +44,7 @@ def teacher_forced(env_id, steps, seed=0, **kwargs):
     ours = make(env_id, 1, seed=seed, **kwargs)
     rng = np.random.default_rng(seed)
     worst = {"obs": 0.0, "reward": 0.0}
+    worst_info = 0.0
     episodes = 0
 
     def restart(reset_seed):
@@ -38,8 +56,9 @@ def teacher_forced(env_id, steps, seed=0, **kwargs):
 
     restart(seed)
     for t, action in enumerate(random_actions(ours, rng, steps)):
-        obs, reward, terminated, truncated, _ = reference.step(action)
+        obs, reward, terminated, truncated, their_info = reference.step(action)
         mine, my_reward, my_terminated, my_truncated, info = ours.step(action[None])
+        worst_info = max(worst_info, info_error(info_terms(info), their_info))
         done = bool(my_terminated[0] or my_truncated[0])
         last = info["final_obs"][0] if done else mine[0]
         worst["obs"] = max(worst["obs"], float(np.max(np.abs(last - obs))))
@@ -49,6 +68,7 @@ def teacher_forced(env_id, steps, seed=0, **kwargs):
             episodes += 1
             restart(seed + 1 + episodes)
     assert worst["obs"] <= TOL and worst["reward"] <= TOL, worst
+    assert worst_info <= INFO_TOL, worst_info
     return worst, episodes
 
 
