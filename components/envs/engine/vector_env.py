@@ -148,9 +148,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             self._pool_step(actions)
         terms = {} if extras is None else extras_info(self.env_spec.extras_names, extras)
         info: dict[str, Any] = {}
-        everyone = np.ones(self.num_envs, bool)
-        for name, value in terms.items():
-            info[name], info[f"_{name}"] = value, everyone
+        if terms:  # (a task without extras allocates nothing here: CartPole's hot path)
+            everyone = np.ones(self.num_envs, bool)
+            for name, value in terms.items():
+                info[name], info[f"_{name}"] = value, everyone
         if done is not None:  # an ended episode's last info: the terms of the step it ended
             final_info: dict[str, Any] = {}
             for name, value in terms.items():
