@@ -70,7 +70,7 @@
 //       for every player i (what the step gave that player); its reward is that of the player
 //       who moved, and its observation is the board as the player to move sees it. Self-play,
 //       AlphaZero, the opponents of `evaluate` and `play` follow from it, for a user's game as
-//       for the built-in ones (components.envs.is_game).
+//       for the built-in ones (components.envs.num_players).
 #pragma once
 #include <algorithm>
 #include <cstdint>
