@@ -9,7 +9,8 @@
    that probability, a uniformly random legal one instead of the search's (the search's
    policy is still its position's target), so that self-play sees more varied positions;
 2. the targets: the search's improved policy of every position, and the game's outcome for
-   its mover (`losses.game_outcomes`); positions whose game does not end within the
+   its mover (`losses.game_outcomes`, following the task's player to move: a player who
+   moves again keeps the outcome's sign); positions whose game does not end within the
    iteration's moves are kept with weight 0 (not learnt from);
 3. `updates_per_iteration` updates on batches drawn from a replay of (observation, search
    policy, outcome, weight): policy cross-entropy + value squared error + L2
@@ -123,24 +124,25 @@ class AlphaZeroAgent(mg.Component):
     def _self_play(self, key):
         cfg = self.config
 
-        def act(obs, step_key):  # a search from each game's position; its policy recorded
+        def act(obs, step_key, to_move):  # a search from each position; its policy recorded
             planes, legal = self.planes(obs)
             out = self.search.search(self.network.current_params(planes), step_key,
                                      self.rollout.env.env_state(), planes, legal,
-                                     cfg.num_simulations, cfg.gumbel_scale)
+                                     cfg.num_simulations, cfg.gumbel_scale, to_move=to_move)
             action = out.action.astype(jnp.int32)
             if cfg.explore > 0:  # the move played, not the search's policy recorded
                 action = explore_legal(jax.random.fold_in(step_key, 1), action, legal,
                                        cfg.explore)
             return action, out.action_weights
 
-        return self.rollout.run(act, key, cfg.num_steps)
+        return self.rollout.run_with_turns(act, key, cfg.num_steps)
 
     def _iteration(self, key):
         cfg = self.config
         play_key, update_key = jax.random.split(key)
         trajectory = self._self_play(play_key)
-        outcome, complete = game_outcomes(trajectory.rewards, trajectory.terminated)
+        outcome, complete = game_outcomes(trajectory.rewards, trajectory.terminated,
+                                          trajectory.moves_again)
         records = {"obs": trajectory.observations["obs"], "policy": trajectory.extras,
                    "value": outcome, "weight": complete.astype(jnp.float32)}
         self.replay.insert(jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records))

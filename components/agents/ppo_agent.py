@@ -28,7 +28,8 @@ move, the observation that player's view with its legal moves by name, {"obs", "
 reward the mover's), its
 default policy a `MaskedPolicy` (illegal actions never sampled, the ratio and entropy over the
 legal ones), and its advantages the negamax GAE (`negamax_gae`: the next position's value
-is the opponent's, so it counts negated).
+counts negated where the opponent moves there and as it is where the mover moves again, as
+the task reports whose move it is: `Trajectory.moves_again`).
 """
 
 from __future__ import annotations
@@ -201,20 +202,27 @@ class PPOAgent(mg.Component):
                      else None)
         learned = self._learn_from(obs, action, log_prob, value, trajectory.rewards,
                                    trajectory.done, cut_value,
-                                   self._value_of(trajectory.last_observations), shuffle_key)
+                                   self._value_of(trajectory.last_observations), shuffle_key,
+                                   moves_again=self._moves_again(trajectory))
         return {**trajectory.episode_statistics(), **learned,
                 "steps": jnp.asarray(cfg.num_envs * cfg.num_steps, jnp.int32)}
+
+    def _moves_again(self, trajectory):
+        """In self-play, whether each step's mover moves again ([T, N] bool, the task's
+        player to move); None for a task of one player."""
+        return trajectory.moves_again if self.self_play else None
 
     def _value_of(self, observations):
         """V of raw observations (preprocessed with the current statistics, not updated)."""
         return self.policy.value(preprocess(self.preprocessor, observations))
 
     def _learn_from(self, seen, action, log_prob, value, reward, done, cut_value, last_value,
-                    key):
+                    key, *, moves_again=None):
         """The learning half of an iteration, from a time-major trajectory [T, N] of the
         observations the policy saw, its actions, their log-probabilities and values, the
         rewards and episode ends, V(final observation) where a step truncated an episode
-        (None without `bootstrap_truncated`) and V(last observations) [N]: rewards scaled,
+        (None without `bootstrap_truncated`), V(last observations) [N] and, in self-play,
+        whether each step's mover moves again ([T, N] bool): rewards scaled,
         GAE, `epochs` x `minibatches` clipped-surrogate updates. Returns the mean loss, and the
         policy's mean entropy over the updates where the loss reports one (`entropy` in its
         stats, as `PPOLoss` does): a policy that stops exploring shows there."""
@@ -225,7 +233,8 @@ class PPOAgent(mg.Component):
             learned = bootstrap_truncated(learned, cut_value, cfg.gamma)
         values = jnp.concatenate([value, last_value[None]])
         if self.self_play:  # each step from its mover's view: the next value is negated
-            advantage = negamax_gae(learned, done, values, cfg.gamma, cfg.gae_lambda)
+            advantage = negamax_gae(learned, done, values, cfg.gamma, cfg.gae_lambda,
+                                    moves_again=moves_again)
         else:
             discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
             advantage = gae(learned, discounts, values, cfg.gae_lambda)
@@ -266,15 +275,16 @@ class PPOAgent(mg.Component):
         return {"obs": observations(t, n), "action": action, "log_prob": Box((t, n)),
                 "value": Box((t, n)), "reward": Box((t, n)), "done": Bool((t, n)),
                 "cut": Bool((t, n)), "final_obs": observations(t, n),
-                "last_obs": observations(n)}
+                "last_obs": observations(n), "moves_again": Bool((t, n))}
 
     @mg.api(on_request=True)
     def sample(self, key):
         """A sampler's rollout of `num_steps` steps, continuing the episodes, with the
         policy and observation statistics the learner published (not updated here): the raw
         observations, the actions, their log-probabilities and values, rewards, episode ends,
-        truncations (`cut`), final and last observations for `learn`, and the statistics of
-        the episodes that finished."""
+        truncations (`cut`), final and last observations and, in self-play, whether each
+        step's mover moves again (false for a task of one player) for `learn`, and the
+        statistics of the episodes that finished."""
         def act(obs, step_key):
             seen = preprocess(self.preprocessor, obs)
             action, log_prob = self.policy.sample_action(seen, step_key)
@@ -287,10 +297,13 @@ class PPOAgent(mg.Component):
                 "cut": trajectory.truncated & ~trajectory.terminated,
                 "final_obs": trajectory.final_observations,
                 "last_obs": trajectory.last_observations,
+                "moves_again": (trajectory.moves_again if self.self_play
+                                else jnp.zeros_like(trajectory.done)),
                 **trajectory.episode_statistics()}
 
     @mg.api(on_request=True)
-    def learn(self, obs, action, log_prob, value, reward, done, cut, final_obs, last_obs, key):
+    def learn(self, obs, action, log_prob, value, reward, done, cut, final_obs, last_obs,
+              moves_again, key):
         """The learner's half of an iteration on a sampled batch (`sample`'s outputs): the
         observation statistics updated with the batch's observations, then the batch
         learned as `train` learns its own rollout. Returns the mean loss (and entropy, see
@@ -299,7 +312,8 @@ class PPOAgent(mg.Component):
         cut_value = (jnp.where(cut, self._value_of(final_obs), 0.0)
                      if self.config.bootstrap_truncated else None)
         return self._learn_from(seen, action, log_prob, value, reward, done, cut_value,
-                                self._value_of(last_obs), key)
+                                self._value_of(last_obs), key,
+                                moves_again=moves_again if self.self_play else None)
 
     @mg.api
     def start(self, key):

@@ -218,7 +218,8 @@ class ReweightAgent(mg.Component):
                  "action": actions.swapaxes(0, 1), "reward": rewards.swapaxes(0, 1),
                  "mask": (in_game * learner).swapaxes(0, 1),
                  "plies": in_game.swapaxes(0, 1)}  # both sides' moves: the steps taken
-        outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side)
+        outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side,
+                                       trajectory.movers.swapaxes(0, 1))
         paths.update(outcome=outcome, side=side)
 
         def by_name():

@@ -54,6 +54,9 @@ class Trajectory(NamedTuple):
         task_extras: the task's named extra outputs at each step, {name: [steps, N]}, read in
             the state the step ended in (before any auto-reset): a game's "player_to_move"
             and "reward_player_<i>", Othello's "margin_player_0"; {} for a task without.
+        movers: [steps, N] int32, in a game the player who made each step's move, as the
+            task reported it (the player to move before the step); None for a task of one
+            player.
     """
 
     observations: jax.Array
@@ -67,11 +70,28 @@ class Trajectory(NamedTuple):
     last_observations: jax.Array
     learner: jax.Array | None = None
     task_extras: dict[str, jax.Array] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
+    movers: jax.Array | None = None
 
     @property
     def done(self) -> jax.Array:
         """[steps, N] bool: an episode ended at this step (terminated or truncated)."""
         return self.terminated | self.truncated
+
+    @property
+    def moves_again(self) -> jax.Array:
+        """[steps, N] bool, in a game: the player who made each step's move is the player to
+        move after it (a move that earns another, as the task reports it: its
+        "player_to_move" extra), false where the game ended. What `losses.game_outcomes`,
+        `negamax_gae` and the search's discounts take; never the step's parity.
+
+        Raises:
+            ValueError: the trajectory is not of a game (no movers, or no "player_to_move").
+        """
+        if self.movers is None or "player_to_move" not in self.task_extras:
+            raise ValueError("Trajectory.moves_again: the trajectory is not of a game (a task "
+                             "of num_players() >= 2 reporting its 'player_to_move' extra)")
+        after = self.task_extras["player_to_move"].astype(jnp.int32)
+        return (after == self.movers) & ~self.done
 
     def episode_statistics(self) -> dict[str, jax.Array]:
         """The finished episodes' statistics, as every agent reports them:
@@ -159,17 +179,20 @@ class Rollout(mg.Component):
             out = self.env.step(action)
             done = out.terminated | out.truncated
             episode_return = episode_return + out.reward
+            next_to_move = to_move
             if self.num_players > 1:  # a new game (auto-reset) starts with player 0
-                to_move = jnp.where(done, 0, out.extras["player_to_move"].astype(jnp.int32))
+                next_to_move = jnp.where(done, 0,
+                                         out.extras["player_to_move"].astype(jnp.int32))
             record = (obs, action, out.reward, out.terminated, out.truncated,
                       out.final_obs, extras, jnp.where(done, episode_return, 0.0))
-            return ((out.obs, jnp.where(done, 0.0, episode_return), to_move),
-                    (record, out.extras or {}))
+            return ((out.obs, jnp.where(done, 0.0, episode_return), next_to_move),
+                    (record, out.extras or {}, to_move))
 
-        (last, episode_return, to_move), (record, task_extras) = mg.scan(
+        (last, episode_return, to_move), (record, task_extras, movers) = mg.scan(
             step, (obs, episode_return, to_move), jax.random.split(key, steps))
         self.set_state("obs", last)
         self.set_state("episode_return", episode_return)
         if self.num_players > 1:
             self.set_state("to_move", to_move)
-        return Trajectory(*record, last_observations=last, task_extras=task_extras)
+        return Trajectory(*record, last_observations=last, task_extras=task_extras,
+                          movers=movers if self.num_players > 1 else None)

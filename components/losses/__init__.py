@@ -18,6 +18,7 @@ from components.losses.returns import (
     n_step_returns,
     n_step_terms,
     negamax_gae,
+    turn_discounts,
 )
 from components.losses.sac_loss import (
     SACLoss,
@@ -35,7 +36,7 @@ from components.losses.weighted_nll_loss import WeightedNLLLoss
 __all__ = [
     "ActorCriticLoss", "AlphaZeroLoss", "DQNLoss", "PPOLoss", "SACLoss", "VTraceLoss",
     "WeightedNLLLoss", "discounted_returns", "double_q_learning_td", "gae", "game_outcomes",
-    "huber", "n_step_returns", "n_step_terms", "negamax_gae", "policy_value_loss",
+    "huber", "n_step_returns", "n_step_terms", "negamax_gae", "policy_value_loss", "turn_discounts",
     "polyak_average", "policy_gradient", "ppo_clipped_surrogate", "q_learning_td",
     "sac_actor_loss", "soft_q_loss", "soft_q_target", "temperature_loss", "value_loss",
     "vtrace", "weighted_nll",

@@ -9,13 +9,20 @@
   discount product and the step whose next state bootstraps), what an n-step transition for
   a replay holds (DQN).
 - `discounted_returns(rewards, discounts, bootstrap)`: the full Monte-Carlo return.
-- `game_outcomes(rewards, terminated)`: each position's outcome for its mover in two-player
-  games (AlphaZero's value target), and whether its game ended within the sequence.
+- `game_outcomes(rewards, terminated, moves_again)`: each position's outcome for its mover in
+  two-player zero-sum games (AlphaZero's value target), and whether its game ended within the
+  sequence.
+- `turn_discounts(done, moves_again)`: what the next position's value counts for the mover of
+  a two-player zero-sum game: +1 where the same player moves again, -1 where the opponent
+  moves, 0 where the game ended.
 
-`discounts` are γ·(1 - terminated) per step.
+`discounts` are γ·(1 - terminated) per step. Whose move it is comes from the task (a
+`Trajectory`'s `moves_again`), never from the step's parity.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -42,23 +49,50 @@ def gae(rewards: jax.Array, discounts: jax.Array, values: jax.Array,
     return advantages
 
 
+def turn_discounts(done: jax.Array, moves_again: jax.Array | None,
+                   where: str = "turn_discounts") -> jax.Array:
+    """The sign the next position's value takes for the mover of each step of a two-player
+    zero-sum game, float32 [T, ...]: +1 where `moves_again` (the player who moved is the
+    player to move next, as the task reports it), -1 where the opponent moves next, 0 where
+    the step ended the game (`done`). `moves_again=None` assumes the players alternate
+    strictly (-1 at every step), with a DeprecationWarning naming `where`: pass it
+    (`Trajectory.moves_again`); it becomes required in the next release."""
+    if moves_again is None:
+        warnings.warn(f"{where} without moves_again assumes the players alternate strictly; "
+                      f"pass moves_again (Trajectory.moves_again: the mover is the player "
+                      f"to move next) so that a game where a player moves again is learnt "
+                      f"right. It becomes required in the next release.",
+                      DeprecationWarning, stacklevel=3)
+        moves_again = jnp.zeros(done.shape, bool)
+    require_same_shape(where, done=done, moves_again=moves_again)
+    if moves_again.dtype != jnp.bool_:
+        raise TypeError(f"{where}: moves_again must be bool (whether the mover moves again), "
+                        f"got {moves_again.dtype}")
+    sign = jnp.where(moves_again, 1.0, -1.0)
+    return jnp.where(done.astype(bool), 0.0, sign).astype(jnp.float32)
+
+
 def negamax_gae(rewards: jax.Array, done: jax.Array, values: jax.Array, gamma: float,
-                lambda_: float = 0.95) -> jax.Array:
-    """GAE for a two-player zero-sum game whose players alternate strictly, one policy and one
-    value function playing both sides, each step from the view of its mover: `rewards` [T,
-    ...] the mover's reward, `done` [T, ...] whether the step ended a game, `values` [T + 1,
-    ...] V(s_t) from the view of the player to move at s_t (the last bootstraps). The next
-    position is the opponent's, so its value counts negated (negamax):
+                lambda_: float = 0.95, moves_again: jax.Array | None = None) -> jax.Array:
+    """GAE for a two-player zero-sum game, one policy and one value function playing both
+    sides, each step from the view of its mover: `rewards` [T, ...] the mover's reward,
+    `done` [T, ...] whether the step ended a game, `values` [T + 1, ...] V(s_t) from the view
+    of the player to move at s_t (the last bootstraps), `moves_again` [T, ...] bool whether
+    the mover of step t is the player to move at s_{t+1} (a capture that earns another move;
+    the task says so: `Trajectory.moves_again`). The next position's value counts negated
+    where the opponent moves there (negamax) and as it is where the same player moves again:
 
-        delta_t = r_t - gamma * V(s_{t+1}) * (1 - done_t) - V(s_t)
-        A_t = delta_t - gamma * lambda * (1 - done_t) * A_{t+1}
+        delta_t = r_t + gamma * sign_t * V(s_{t+1}) - V(s_t)
+        A_t = delta_t + gamma * lambda * sign_t * A_{t+1}
 
-    i.e. `gae` with discounts -gamma * (1 - done). With lambda = 1, A_t + V(s_t) is each
-    mover's own discounted return over its game's plies, the opponent's rewards negated: the
-    per-player GAE (lambda 1, discount gamma^2 per own move) of the separated player
-    sequences (tests/components/losses/test_negamax_gae.py compares them)."""
+    with sign_t = `turn_discounts(done, moves_again)` (+1, -1, 0 at a game's end): `gae` with
+    discounts gamma * sign. With lambda = 1, A_t + V(s_t) is each mover's own discounted
+    return over its game's plies, the opponent's rewards negated: the per-player GAE of the
+    separated player sequences (tests/components/losses/test_negamax_gae.py compares them).
+    Without `moves_again` the players are taken to alternate strictly (a DeprecationWarning)."""
     require_same_shape("negamax_gae", rewards=rewards, done=done)
-    return gae(rewards, -gamma * (1.0 - done.astype(rewards.dtype)), values, lambda_)
+    signs = turn_discounts(done, moves_again, "negamax_gae")
+    return gae(rewards, gamma * signs.astype(rewards.dtype), values, lambda_)
 
 
 def discounted_returns(rewards: jax.Array, discounts: jax.Array,
@@ -108,17 +142,22 @@ def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: j
     return reward_sum + discount * bootstrap_values[last]
 
 
-def game_outcomes(rewards: jax.Array, terminated: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """The outcome of every position of two-player games over [T, ...] from its mover's view,
-    and whether it is known: `rewards` the mover's reward of each move (nonzero only at a
-    game's end), `terminated` whether the move ended the game. The players alternate, so the
-    outcome of a move that did not end the game is the negated outcome of the next (AlphaZero's
-    value target z): `discounted_returns` with discounts -(1 - terminated). An outcome is
-    known where a game's end follows within the sequence (`complete`, bool [T, ...]); where
-    none does, it is 0 and not to be learnt from."""
+def game_outcomes(rewards: jax.Array, terminated: jax.Array,
+                  moves_again: jax.Array | None = None) -> tuple[jax.Array, jax.Array]:
+    """The outcome of every position of two-player zero-sum games over [T, ...] from its
+    mover's view, and whether it is known: `rewards` the mover's reward of each move,
+    `terminated` whether the move ended the game, `moves_again` bool whether the mover of
+    each move is the player to move after it (the task says so: `Trajectory.moves_again`).
+    A move's outcome is its reward plus the next position's outcome, as it is where the same
+    player moves again and negated where the opponent moves (AlphaZero's value target z):
+    `discounted_returns` with discounts `turn_discounts(terminated, moves_again)`. An outcome
+    is known where a game's end follows within the sequence (`complete`, bool [T, ...]);
+    where none does, it is 0 and not to be learnt from. Without `moves_again` the players
+    are taken to alternate strictly (a DeprecationWarning)."""
     require_same_shape("game_outcomes", rewards=rewards, terminated=terminated)
     ended = terminated.astype(rewards.dtype)
-    outcome = discounted_returns(rewards, -(1.0 - ended))
+    signs = turn_discounts(terminated, moves_again, "game_outcomes")
+    outcome = discounted_returns(rewards, signs.astype(rewards.dtype))
     # (lax's cumsum: jax2onnx, once imported for an export, replaces jnp.cumsum process-wide
     # with a wrapper that refuses a positional axis)
     complete = jax.lax.cumsum(ended, axis=0, reverse=True) > 0

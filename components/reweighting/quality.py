@@ -5,6 +5,8 @@ common ones.
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 
@@ -31,13 +33,24 @@ def success(flags: jax.Array, mask: jax.Array) -> jax.Array:
     return (flags.astype(bool) & (mask > 0)).any(-1).astype(jnp.float32)
 
 
-def game_outcome(rewards: jax.Array, mask: jax.Array, side: jax.Array) -> jax.Array:
-    """A two-player game's outcome for player `side` [N] (0 moves first), from paths of
-    [N, T] plies played from the start, where ply t is player t % 2's move and its reward is
-    the mover's (+1 win, -1 loss, 0 draw or not over): each ply's reward counts for `side`
-    when `side` moved, negated when the opponent did (zero-sum)."""
-    mover = jnp.arange(rewards.shape[-1]) % 2
-    sign = jnp.where(mover == side[..., None], 1.0, -1.0)
+def game_outcome(rewards: jax.Array, mask: jax.Array, side: jax.Array,
+                 movers: jax.Array | None = None) -> jax.Array:
+    """A two-player zero-sum game's outcome for player `side` [N], from paths of [N, T]
+    plies where `movers` [N, T] is the player who made each ply (as the task reported it:
+    `Trajectory.movers`; a player may move twice in a row) and its reward is the mover's
+    (+1 win, -1 loss, 0 draw or not over): each ply's reward counts for `side` when `side`
+    moved, negated when the opponent did. Without `movers` the players are taken to
+    alternate from player 0 (ply t is player t % 2's; a DeprecationWarning: pass them)."""
+    if movers is None:
+        warnings.warn("game_outcome without movers takes ply t as player t % 2's; pass movers "
+                      "(Trajectory.movers) so that a game where a player moves again is "
+                      "scored right. It becomes required in the next release.",
+                      DeprecationWarning, stacklevel=2)
+        movers = jnp.broadcast_to(jnp.arange(rewards.shape[-1]) % 2, rewards.shape)
+    if movers.shape != rewards.shape:
+        raise ValueError(f"game_outcome: movers must have the rewards' shape {rewards.shape} "
+                         f"(the player who made each ply), got {movers.shape}")
+    sign = jnp.where(movers == side[..., None], 1.0, -1.0)
     return (rewards * mask * sign).sum(-1)
 
 

@@ -10,7 +10,9 @@ game itself: `recurrent_fn` steps the C++ game through the in-graph door (`SelfP
 The conventions are pgx's AlphaZero example's, on the engine's games:
 
 - a node's value is from the view of its player to move; a move's reward is the mover's
-  (the door's reward), and the next position is the opponent's, so the discount is -1;
+  (the door's reward). The discount says whose the next position is, as the task reports it
+  (its "player_to_move"): -1 where the opponent moves next (its value counts negated), +1
+  where the mover moves again (a capture that earns another move), never the ply's parity;
 - a move that ends the game has discount 0 (nothing after it counts). The engine's
   auto-reset makes the child of such a move the next game's first position: the search may
   step on from it (always legally), but with discount 0 none of it reaches the root;
@@ -21,14 +23,18 @@ The conventions are pgx's AlphaZero example's, on the engine's games:
 
 The tree keeps one embedding per node, batch first: the engine's state of one game,
 uint32[W, 1, 2] (the door treats the leading batch axis as more games), a few words where
-pgx keeps its whole state.
+pgx keeps its whole state, and its player to move, int32 (a `SearchNode`).
+
+Only two-player zero-sum games: a game of more players is refused by name (`SelfPlay`'s
+`num_players`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -65,6 +71,15 @@ def embedding_of(env_state: jax.Array) -> jax.Array:
     return jnp.moveaxis(env_state, -2, 0)[:, :, None, :]
 
 
+class SearchNode(NamedTuple):
+    """A search tree node's embedding (batch first): the game's in-graph state
+    (`embedding_of`) and its player to move, int32 (what the next move's discount compares
+    with the player to move after it)."""
+
+    state: jax.Array
+    to_move: jax.Array
+
+
 @dataclasses.dataclass(frozen=True)
 class GameSearch:
     """Gumbel MuZero over `game` with the network `evaluate` (see the module docstring).
@@ -88,6 +103,11 @@ class GameSearch:
     rollout_weight: float = 0.5
 
     def __post_init__(self) -> None:
+        if self.game.num_players != 2:
+            raise ValueError(f"GameSearch: {self.game.env_id} is a game of "
+                             f"{self.game.num_players} players; the search values a position "
+                             f"for its player to move and the opponent's negated, which holds "
+                             f"for two-player zero-sum games")
         if isinstance(self.rollouts, bool) or not isinstance(self.rollouts, int) \
                 or self.rollouts < 0:
             raise ValueError(f"GameSearch: rollouts must be an int >= 0, got "
@@ -112,23 +132,35 @@ class GameSearch:
         return mixed.astype(net_value.dtype)
 
     def recurrent_fn(self, params: Any, rng_key: jax.Array, action: jax.Array,
-                     embedding: jax.Array) -> tuple[Any, jax.Array]:
+                     embedding: SearchNode) -> tuple[Any, SearchNode]:
         """mctx's model step (a `RecurrentFnOutput` and the next embeddings): move `action`
-        [B] in each game `embedding` [B, W, 1, 2] through the native door; the mover's
-        reward, discount -1 (0 where the game ended), the next position's floored prior
-        logits and value (0 past a game's end)."""
-        out = self.game.door.step(embedding, action[:, None].astype(jnp.int32), extras=True,
-                                  legal_mask=True)
+        [B] in each game `embedding` (a `SearchNode` of [B] games) through the native door;
+        the mover's reward, the discount +1 where the mover moves again, -1 where the
+        opponent moves next, 0 where the game ended (the task's player to move after the
+        move against the node's), the next position's floored prior logits and value (0
+        past a game's end). An embedding of the state alone (before `SearchNode`) is taken
+        as a position whose opponent always moves next (a DeprecationWarning)."""
+        plain = not isinstance(embedding, SearchNode)
+        if plain:
+            warnings.warn("GameSearch.recurrent_fn of a state alone takes every next position "
+                          "as the opponent's; give it SearchNode(state, to_move) embeddings "
+                          "(GameSearch.search makes them). It becomes required in the next "
+                          "release.", DeprecationWarning, stacklevel=2)
+            embedding = SearchNode(embedding, jnp.full(action.shape, -1, jnp.int32))
+        out = self.game.door.step(embedding.state, action[:, None].astype(jnp.int32),
+                                  extras=True, legal_mask=True)
         logits, value = self.evaluate(params, self.game.planes(out.obs[:, 0]))
         over = (out.terminated | out.truncated)[:, 0]
         # the player to move after the move (-1 where the game ended; those nodes' value is 0
-        # below, whatever their playouts give)
+        # below, whatever their playouts give, and their discount 0)
         player = jnp.maximum(self.game.player_to_move(out.extras)[:, 0], 0)
         value = self.value(value, out.state, player, rng_key)
+        discount = jnp.where(over, 0.0, jnp.where(player == embedding.to_move, 1.0, -1.0))
         return require_mctx().RecurrentFnOutput(
-            reward=out.reward[:, 0], discount=jnp.where(over, 0.0, -1.0).astype(jnp.float32),
+            reward=out.reward[:, 0], discount=discount.astype(jnp.float32),
             prior_logits=floor_illegal(logits, out.legal_mask[:, 0]),
-            value=jnp.where(over, 0.0, value)), out.state
+            value=jnp.where(over, 0.0, value)), (out.state if plain
+                                                  else SearchNode(out.state, player))
 
     def __call__(self, params: Any, key: jax.Array, state: GameState, num_simulations: int,
                  gumbel_scale: float = 1.0) -> Any:
@@ -137,19 +169,34 @@ class GameSearch:
         the improved policy, 0 on illegal actions; `search_tree`). `gumbel_scale=0` searches
         without Gumbel noise (deterministic play)."""
         return self.search(params, key, state.env_state, state.observation,
-                           state.legal_action_mask, num_simulations, gumbel_scale)
+                           state.legal_action_mask, num_simulations, gumbel_scale,
+                           to_move=state.current_player)
 
     def search(self, params: Any, key: jax.Array, env_state: jax.Array, planes: jax.Array,
-               legal: jax.Array, num_simulations: int, gumbel_scale: float = 1.0) -> Any:
+               legal: jax.Array, num_simulations: int, gumbel_scale: float = 1.0, *,
+               to_move: jax.Array | None = None) -> Any:
         """`__call__` on a batch's parts: its in-graph state uint32[W, n, 2], its planes
-        [n, rows, columns, planes] and legal actions bool[n, num_actions]."""
+        [n, rows, columns, planes], legal actions bool[n, num_actions] and players to move
+        int32[n] (as the task reports them: `Rollout.run_with_turns`'s `to_move`). Without
+        `to_move` every root is taken as player 0's, which is right for the first move only
+        where a player may move twice (a DeprecationWarning: pass it)."""
         mctx = require_mctx()
+        if to_move is None:
+            warnings.warn("GameSearch.search without to_move takes every root as player 0's; "
+                          "pass to_move (the task's player to move of each game) so that a "
+                          "game where a player moves again is searched right. It becomes "
+                          "required in the next release.", DeprecationWarning, stacklevel=2)
+            to_move = jnp.zeros(legal.shape[:1], jnp.int32)
         logits, value = self.evaluate(params, planes)  # (the root's value: the network's)
-        root = mctx.RootFnOutput(prior_logits=logits, value=value,
-                                 embedding=embedding_of(env_state))
+        root = mctx.RootFnOutput(
+            prior_logits=logits, value=value,
+            embedding=SearchNode(embedding_of(env_state),
+                                 jnp.broadcast_to(jnp.asarray(to_move, jnp.int32),
+                                                  legal.shape[:1])))
         return mctx.gumbel_muzero_policy(
             params, key, root, self.recurrent_fn, num_simulations, invalid_actions=~legal,
             max_num_considered_actions=self.max_num_considered_actions,
             gumbel_scale=gumbel_scale)
 
-__all__ = ["Evaluate", "GameSearch", "embedding_of", "floor_illegal", "require_mctx"]
+__all__ = ["Evaluate", "GameSearch", "SearchNode", "embedding_of", "floor_illegal",
+           "require_mctx"]

@@ -19,7 +19,7 @@ import pytest
 from components.envs.games import GAME_IDS
 from components.envs.games.self_play import GameState, SelfPlay
 from components.networks import PolicyValueNetwork
-from components.search import GameSearch, embedding_of, floor_illegal
+from components.search import GameSearch, SearchNode, embedding_of, floor_illegal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from games_search import pgx_recurrent_fn  # noqa: E402  pgx's example, the bench's peer
@@ -88,7 +88,7 @@ def test_recurrent_fn_steps_as_pgx(positions, network):
     reference = pgx_recurrent_fn(env, evaluate)
     rng = np.random.default_rng(1)
     model, pgx_model = jax.jit(search.recurrent_fn), jax.jit(reference)
-    embedding = embedding_of(ours.env_state)
+    embedding = SearchNode(embedding_of(ours.env_state), ours.current_player)
     alive = np.ones(B, bool)  # games not over in either (past an end, pgx's stays over)
     endings = 0
     legal = np.asarray(ours.legal_action_mask)
