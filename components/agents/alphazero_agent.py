@@ -79,7 +79,7 @@ class AlphaZeroAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         env_id = resolved_id(env_id)  # OpenSpiel's names too
-        if not plays_itself("AlphaZeroAgent", env_id):
+        if not plays_itself("AlphaZeroAgent", env_id, config.env_kwargs):
             raise ValueError(f"AlphaZeroAgent: {env_id!r} is not a game; AlphaZero plays a "
                              f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
                              f"Hex-v0 or your own)")

@@ -124,7 +124,7 @@ class PPOAgent(mg.Component):
                                  "or set normalise_observations=false, not both")
             preprocessor = ObservationNormaliser(clip=config.clip_observations)
         self.config = config
-        self.self_play = plays_itself("PPOAgent", env_id)
+        self.self_play = plays_itself("PPOAgent", env_id, config.env_kwargs)
         if self.self_play and config.cnn_channels:
             raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
                              f"a game (its observations carry the legal moves)")

@@ -101,7 +101,7 @@ class ReweightAgent(mg.Component):
             raise TypeError(f"ReweightAgent: quality must be a function of the paths giving "
                             f"float[num_paths], got {type(quality).__name__}")
         self.path_quality = quality
-        self.self_play = plays_itself("ReweightAgent", env_id)
+        self.self_play = plays_itself("ReweightAgent", env_id, config.env_kwargs)
         games_only, other = {"quick_outcome", "margin"}, {"max_height", "return_and_height"}
         if config.quality in (other if self.self_play else games_only):
             raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "

@@ -1,20 +1,73 @@
 """Which tasks an agent plays by self-play: one policy for every side, each position valued
-from its mover's view and the next position's value negated (negamax), which holds for
-two-player zero-sum games. A task of one player is played as usual; a game of three or more
-players is refused, naming the agent."""
+from its mover's view and the next position's value negated where the opponent moves there
+(negamax) and kept where the mover moves again, which holds for two-player zero-sum games. A
+task of one player is played as usual; a game of three or more players, or one whose players'
+rewards do not sum to zero, is refused, naming the agent."""
 
 from __future__ import annotations
 
+import functools
+import json
+
+import numpy as np
+
 from components.envs.engine.catalogue import num_players, resolved_id
 
+PROBE_GAMES, PROBE_STEPS = 8, 512
+"""The random play `zero_sum_refusal` watches: PROBE_GAMES games, PROBE_STEPS moves each."""
 
-def plays_itself(agent: str, env_id: str) -> bool:
-    """True for a two-player game, False for a task of one player; a ValueError naming
-    `agent` for a game of more players."""
+
+def plays_itself(agent: str, env_id: str, env_kwargs: dict | None = None) -> bool:
+    """True for a two-player zero-sum game, False for a task of one player; a ValueError
+    naming `agent` for a game of more players, or one that is not zero-sum
+    (`zero_sum_refusal`, under the run's `env_kwargs`)."""
     players = num_players(env_id)
+    name = resolved_id(env_id.removeprefix('metagraph/'))
     if players > 2:
-        raise ValueError(f"{agent}: {resolved_id(env_id.removeprefix('metagraph/'))} is a game "
-                         f"of {players} players; one policy playing every side with the "
-                         f"mover's value negated (self-play, AlphaZero) takes two-player "
-                         f"zero-sum games")
+        raise ValueError(f"{agent}: {name} is a game of {players} players; one policy playing "
+                         f"every side with the mover's value negated (self-play, AlphaZero) "
+                         f"takes two-player zero-sum games")
+    if players == 2:
+        refusal = zero_sum_refusal(env_id, json.dumps(env_kwargs or {}, sort_keys=True,
+                                                      default=repr))
+        if refusal:
+            raise ValueError(f"{agent}: {name} {refusal}; one policy playing both sides with "
+                             f"the opponent's value negated (self-play, AlphaZero) takes "
+                             f"two-player zero-sum games")
     return players == 2
+
+
+@functools.lru_cache(maxsize=64)
+def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
+    """Why `env_id` (a two-player game, with the keyword arguments `env_kwargs_json`) is not
+    zero-sum, "" where it looks so: PROBE_GAMES games of uniformly random legal moves on the
+    host pool, PROBE_STEPS moves each, every step's "reward_player_0" + "reward_player_1"
+    must be 0 and the step's reward the mover's. A probe, not a proof: a game whose rewards
+    stray only in positions random play does not reach passes it."""
+    from components.envs.engine.make import make
+
+    pool = make(env_id, PROBE_GAMES, seed=0, num_threads=1, **json.loads(env_kwargs_json))
+    rng = np.random.default_rng(0)
+    try:
+        pool.reset()
+        mover = np.zeros(PROBE_GAMES, np.int64)
+        for _ in range(PROBE_STEPS):
+            legal = pool.legal_mask()
+            actions = np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0
+                                for row in legal])
+            _, reward, terminated, truncated, info = pool.step(actions)
+            first, second = info["reward_player_0"], info["reward_player_1"]
+            if np.any(first + second != 0):
+                k = int(np.flatnonzero(first + second != 0)[0])
+                return (f"is not zero-sum: a step gave player 0 {first[k]:g} and player 1 "
+                        f"{second[k]:g}")
+            own = np.where(mover == 0, first, second)
+            if np.any(reward != own):
+                k = int(np.flatnonzero(reward != own)[0])
+                return (f"reports a step's reward {reward[k]:g} that is not its mover's "
+                        f"(player {mover[k]}: {own[k]:g})")
+            done = terminated | truncated
+            mover = np.where(done, 0, info["player_to_move"].astype(np.int64))
+    finally:
+        pool.close()
+    return ""

@@ -199,3 +199,27 @@ def test_the_search_with_exact_values_moves_optimally_where_a_player_moves_again
             misled += not {line for line, q in negated.items() if q == top} & best
     assert probed == 9 * 192
     assert closing_only >= 50 and misled >= 50, (closing_only, misled)
+
+
+def test_a_game_that_is_not_zero_sum_is_refused_by_every_self_play_agent():
+    """Tic-tac-toe whose players win and lose together (tasks/tic_tac_toe.h with shared=true):
+    the agents that value the opponent's positions negated refuse it by name; the zero-sum
+    game plays itself."""
+    import gymnasium
+    from user_tasks import register_task
+
+    from components.agents import PPOAgent, ReweightAgent
+    from components.agents.alphazero_agent import AlphaZeroAgent
+    from components.agents.alphazero_config import AlphaZeroConfig
+    from components.agents.ppo_config import PPOConfig
+    from components.agents.reweight_config import ReweightConfig
+    from components.agents.self_play import plays_itself
+
+    game = register_task("TicTacToe-v0", "tic_tac_toe.h", "ttt::TicTacToe",
+                         gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_), 9)
+    assert plays_itself("PPOAgent", game)
+    for agent, config in [(PPOAgent, PPOConfig), (ReweightAgent, ReweightConfig),
+                          (AlphaZeroAgent, AlphaZeroConfig)]:
+        with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 is not "
+                                             f"zero-sum: a step gave player 0 -?1 and player 1"):
+            agent(game, config(env_kwargs={"shared": True}))

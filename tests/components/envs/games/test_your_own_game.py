@@ -93,15 +93,19 @@ def test_a_forged_position_is_refused_saying_why(game):
 def test_a_users_game_takes_the_games_shipped_defaults(game):
     """The agents' shipped defaults for games (`[groups.games]` of their TOML) reach a game
     the library does not know, as they reach Connect Four: its task declares the game."""
+    from components.agents.alphazero_config import AlphaZeroConfig
     from components.agents.ppo_config import PPOConfig
     from components.agents.reweight_config import ReweightConfig
 
-    for config in (ReweightConfig, PPOConfig):
+    for config in (ReweightConfig, PPOConfig, AlphaZeroConfig):
         ours, theirs = config.for_env(game), config.for_env("ConnectFour-v0")
         assert ours == dataclasses.replace(theirs, env_kwargs={}), config.__name__
         assert ours != config.for_env("CartPole-v1")
     assert ReweightConfig.for_env(game).num_paths == 256
     assert ReweightConfig.for_env(game, {"num_paths": 512}).num_paths == 512  # the user's first
+    recipe = AlphaZeroConfig.for_env(game)  # the games recipe, not AlphaZero's plain defaults
+    assert (recipe.num_simulations, recipe.rollouts, recipe.eval_simulations) == (16, 4, 200)
+    assert AlphaZeroConfig() != recipe
 
 
 @pytest.mark.parametrize("name", ["", 5, b"breakthrough"])

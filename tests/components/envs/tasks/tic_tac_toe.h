@@ -31,9 +31,12 @@ class TicTacToe {
   // `margin=True`: a fourth extra, "margin_player_0", a game's own signal beside the protocol
   // (as Othello's disc margin): at the end of a won game, the winner's margin is one plus the
   // cells left empty (a quicker win counts more), signed for player 0; 0 otherwise.
+  // `shared=True`: not zero-sum, player 1's reward is player 0's (a win for both, a loss
+  // for both): a game the self-play agents refuse.
   explicit TicTacToe(const engine::Config& config)
-      : id_(config.task()), margin_(config.has("margin") && config.flag("margin")) {
-    config.only({"margin"});
+      : id_(config.task()), margin_(config.has("margin") && config.flag("margin")),
+        shared_(config.has("shared") && config.flag("shared")) {
+    config.only({"margin", "shared"});
   }
   std::string id() const { return id_; }
   int obs_dim() const { return kCells * 2; }
@@ -84,7 +87,7 @@ class TicTacToe {
     const float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
     out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
     out[1] = first;
-    out[2] = -first;
+    out[2] = shared_ ? first : 0.0f - first;  // (not -first: no -0)
     if (margin_) {
       int empty = 0;
       for (int c = 0; c < kCells; ++c) empty += s[c] == -1;
@@ -126,7 +129,7 @@ class TicTacToe {
     return true;
   }
   std::string id_;
-  bool margin_;
+  bool margin_, shared_;
 };
 
 }  // namespace ttt
