@@ -37,6 +37,7 @@ class AlphaZeroConfig(AgentConfig):
     num_steps: int = 48           # moves of every game per iteration
     num_simulations: int = 32     # search simulations per self-play move
     eval_simulations: int = 64    # search simulations per move when playing a trained agent
+    #                               (0: the network alone, its greedy legal move, no search)
     max_considered_actions: int = 16  # actions sequential halving considers at the root
     rollouts: int = 0             # native random playouts mixed into each expanded node's
     eval_rollouts: int = 0        #   value in self-play's search / when playing (0: none)
@@ -69,7 +70,8 @@ class AlphaZeroConfig(AgentConfig):
             "num_games": NUM_ENVS,
             "num_steps": POSITIVE_INT,
             "num_simulations": SIMULATIONS,
-            "eval_simulations": SIMULATIONS,
+            "eval_simulations": (lambda v: v == 0 or SIMULATIONS[0](v),
+                                 f"0 (the network alone) or {SIMULATIONS[1]}"),
             "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
             "rollouts": (lambda v: v >= 0, "an int >= 0"),
             "eval_rollouts": (lambda v: v >= 0, "an int >= 0"),

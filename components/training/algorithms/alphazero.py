@@ -15,7 +15,7 @@ import numpy as np
 from components.agents.alphazero_agent import AlphaZeroAgent
 from components.agents.alphazero_config import AlphaZeroConfig
 from components.training.algorithms.iterative import IterativeAlgorithm
-from components.training.game_player import GamePlayer
+from components.training.game_player import GamePlayer, policy_player
 
 
 class AlphaZero(IterativeAlgorithm):
@@ -38,8 +38,12 @@ class AlphaZero(IterativeAlgorithm):
         """A player searching every move with `config.eval_simulations` simulations of the
         run's network (`GameSearch`) and `config.eval_rollouts` random playouts mixed into
         each expanded node's value with weight `config.eval_rollout_weight` (None: self-play's
-        `rollout_weight`), without Gumbel noise when `deterministic`. `agent` is a
+        `rollout_weight`), without Gumbel noise when `deterministic`; with
+        `config.eval_simulations` 0 the network alone, one forward pass a move, its most
+        likely legal move (the `greedy` API, whatever `deterministic`). `agent` is a
         `TrainedAgent` (`load(RUN)`)."""
+        if agent.config.eval_simulations == 0:
+            return policy_player(agent, deterministic=True)
         root = agent.graph.root
         params = jax.device_put(agent.state[agent.graph.scope_of(root.network)]["params"])
         config = agent.config

@@ -1,4 +1,4 @@
-"""`negamax_gae` (one value function for both players of an alternating zero-sum game, each
+"""`negamax_gae` (one value function for both players of a zero-sum game, each
 step from its mover's view) against references written apart from it: the recursion in
 NumPy, and, with lambda = 1, rlax's lambda-returns of each player's own moves, separated from
 the interleaved sequence (each own move's reward: its own, minus gamma times the opponent's
@@ -22,23 +22,47 @@ def random_games(rng, steps=40, n=3):
     return rewards.astype(np.float32), done, values.astype(np.float32)
 
 
-def recursion(rewards, done, values, gamma, lam):
-    """The docstring's two lines, step by step backwards."""
+def recursion(rewards, done, values, gamma, lam, again=None):
+    """The docstring's lines, step by step backwards (`again`: the mover moves again)."""
+    again = np.zeros(done.shape, bool) if again is None else again
     advantages = np.zeros_like(rewards)
     next_advantage = np.zeros(rewards.shape[1], np.float32)
     for t in reversed(range(len(rewards))):
-        cont = 1.0 - done[t]
-        delta = rewards[t] - gamma * values[t + 1] * cont - values[t]
-        next_advantage = delta - gamma * lam * cont * next_advantage
+        sign = (1.0 - done[t]) * np.where(again[t], 1.0, -1.0)
+        delta = rewards[t] + gamma * sign * values[t + 1] - values[t]
+        next_advantage = delta + gamma * lam * sign * next_advantage
         advantages[t] = next_advantage
     return advantages
+
+
+def alternating(done):
+    return np.zeros(done.shape, bool)
 
 
 @pytest.mark.parametrize("gamma,lam", [(1.0, 0.95), (0.99, 0.9), (0.9, 0.0)])
 def test_negamax_gae_is_the_recursion(gamma, lam):
     rewards, done, values = random_games(np.random.default_rng(0))
-    got = jax.jit(negamax_gae, static_argnums=(3, 4))(rewards, done, values, gamma, lam)
+    got = jax.jit(negamax_gae, static_argnums=(3, 4))(rewards, done, values, gamma, lam,
+                                                      alternating(done))
     np.testing.assert_allclose(got, recursion(rewards, done, values, gamma, lam), rtol=1e-5,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("gamma,lam", [(1.0, 0.95), (0.9, 0.5)])
+def test_where_the_mover_moves_again_its_next_value_counts_as_it_is(gamma, lam):
+    rng = np.random.default_rng(4)
+    rewards, done, values = random_games(rng)
+    again = (rng.random(done.shape) < 0.3) & ~done
+    got = negamax_gae(rewards, done, values, gamma, lam, moves_again=again)
+    np.testing.assert_allclose(got, recursion(rewards, done, values, gamma, lam, again),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_without_moves_again_the_players_alternate_and_it_warns():
+    rewards, done, values = random_games(np.random.default_rng(5))
+    with pytest.warns(DeprecationWarning, match="negamax_gae without moves_again"):
+        got = negamax_gae(rewards, done, values, 0.99, 0.95)
+    np.testing.assert_allclose(got, recursion(rewards, done, values, 0.99, 0.95), rtol=1e-5,
                                atol=1e-5)
 
 
@@ -82,7 +106,8 @@ def test_with_lambda_one_each_player_gets_its_own_return(gamma):
     rng = np.random.default_rng(1)
     for _ in range(5):
         rewards, done, values = random_games(rng, steps=30, n=1)
-        got = np.asarray(negamax_gae(rewards, done, values, gamma, 1.0))[:, 0]
+        got = np.asarray(negamax_gae(rewards, done, values, gamma, 1.0,
+                                     alternating(done)))[:, 0]
         want = per_player_advantages(rewards[:, 0], done[:, 0], values[:, 0], gamma)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
@@ -93,13 +118,13 @@ def test_a_won_game_undiscounted_gives_each_mover_its_outcome():
     rewards = np.array([0, 0, 0, 0, 1], np.float32)[:, None]
     done = np.array([0, 0, 0, 0, 1], bool)[:, None]
     values = np.random.default_rng(2).uniform(-1, 1, (6, 1)).astype(np.float32)
-    advantage = np.asarray(negamax_gae(rewards, done, values, 1.0, 1.0))
+    advantage = np.asarray(negamax_gae(rewards, done, values, 1.0, 1.0, alternating(done)))
     np.testing.assert_allclose((advantage + values[:-1])[:, 0], [1, -1, 1, -1, 1], atol=1e-6)
 
 
 def test_negamax_gae_under_vmap():
     rewards, done, values = random_games(np.random.default_rng(3))
-    batched = jax.vmap(lambda r, d, v: negamax_gae(r, d, v, 0.99, 0.95), in_axes=1,
+    batched = jax.vmap(lambda r, d, v: negamax_gae(r, d, v, 0.99, 0.95, d & False), in_axes=1,
                        out_axes=1)(rewards, done, values)
     np.testing.assert_allclose(batched, recursion(rewards, done, values, 0.99, 0.95),
                                rtol=1e-5, atol=1e-5)

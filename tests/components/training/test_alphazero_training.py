@@ -182,7 +182,12 @@ def test_game_outcomes_are_each_movers_result():
     rng = np.random.default_rng(0)
     terminated = rng.random((40, 5)) < 0.15
     rewards = np.where(terminated, rng.choice([-1.0, 0.0, 1.0], (40, 5)), 0.0)
-    outcome, complete = game_outcomes(jnp.asarray(rewards, jnp.float32), jnp.asarray(terminated))
+    alternating = jnp.zeros(terminated.shape, bool)  # no player moves twice in a row
+    outcome, complete = game_outcomes(jnp.asarray(rewards, jnp.float32), jnp.asarray(terminated),
+                                      alternating)
+    with pytest.warns(DeprecationWarning, match="game_outcomes without moves_again"):
+        old = game_outcomes(jnp.asarray(rewards, jnp.float32), jnp.asarray(terminated))
+    np.testing.assert_array_equal(old[0], outcome)  # the old spelling: alternation
     for game in range(5):  # the reference: walk each column's games forwards
         start = 0
         for t in np.flatnonzero(terminated[:, game]):
@@ -206,7 +211,7 @@ def test_game_outcomes_survive_jax2onnx_replacing_jnp_cumsum():
         "import jax2onnx.plugins.jax.numpy.cumsum\n"
         "from components.losses import game_outcomes\n"
         "ended = jnp.asarray([[0.0], [1.0], [0.0]])\n"
-        "outcome, complete = game_outcomes(ended * 1.0, ended > 0)\n"
+        "outcome, complete = game_outcomes(ended * 1.0, ended > 0, ended < 0)\n"
         "assert np.asarray(complete)[:, 0].tolist() == [True, True, False], complete\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
