@@ -53,7 +53,7 @@ class Solver2x2:
     that completes a box keeps the move (the same player's value), any other passes it (the
     opponent's, negated)."""
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 (one solver per test session)
+    @functools.cache  # noqa: B019 (one solver per test session)
     def value(self, lines: int, lead: int) -> int:
         if lines == (1 << LINES) - 1:
             return int(np.sign(lead))

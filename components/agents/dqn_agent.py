@@ -2,8 +2,10 @@
 target network and prioritised replay (Schaul et al. 2016), as a meta-graph. One executable
 runs `iterations_per_call` iterations, each: an ε-greedy fused rollout of `rollout` steps over
 `num_envs` native environments, its n-step transitions into the replay, and
-`updates_per_iteration` prioritised updates (Huber loss, importance weights, new priorities);
-the target network is copied every `target_every` iterations.
+`updates_per_iteration` prioritised updates (Huber loss, importance weights, new priorities;
+with `alpha` 0 a uniform replay and no priorities)
+once `learning_starts` environment steps are in the replay; the target network is copied
+every `target_every` iterations.
 
 Its parts can be swapped without subclassing (keyword arguments, see `DQNAgent`): the
 Q-network, an observation preprocessor, the loss and the optimizer.
@@ -23,7 +25,7 @@ from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
 from components.losses import DQNLoss, n_step_terms
 from components.networks import MLP
-from components.replay import PrioritizedReplay
+from components.replay import PrioritizedReplay, ReplayBuffer
 from metagraph.spaces import Box, Dict, Discrete
 
 
@@ -50,7 +52,8 @@ class DQNAgent(mg.Component):
             weight) -> (total, {"td_error", ...})`, or a function of the Q-network returning
             one (default `DQNLoss(q_network, double=config.double)`).
         optimizer: an optax `GradientTransformation` (default Adam at
-            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+            `config.learning_rate`, annealed linearly to 0 over the run's updates when
+            `config.anneal_lr`); gradients are clipped to `config.max_grad_norm` first.
     """
 
     def __init__(self, env_id: str, config: DQNConfig = DQNConfig(),
@@ -73,11 +76,18 @@ class DQNAgent(mg.Component):
         obs = self.rollout.observation_space_of()
         record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
                       discount=Box(()), next_obs=obs)
-        self.replay = PrioritizedReplay(config.buffer_size, record, alpha=config.alpha)
+        # alpha 0 samples uniformly: the plain replay, without the priorities' sum tree
+        self.replay = (ReplayBuffer(config.buffer_size, record) if config.alpha == 0
+                       else PrioritizedReplay(config.buffer_size, record, alpha=config.alpha))
         self.loss = make_loss("DQNAgent", loss, self.q_network, q_network is not None,
-                              lambda q: DQNLoss(q, double=config.double))
+                              lambda q: DQNLoss(q, double=config.double, huber_delta=(
+                                  1.0 if config.td_loss == "huber" else None)))
+        updates = max(1, (total_steps - config.learning_starts)
+                      // self.steps_per_iteration(config)) * config.updates_per_iteration
+        rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
+                else config.learning_rate)
         self.optimizer = make_optimizer("DQNAgent", optimizer, self.loss, self.q_network,
-                                        optax.adam(config.learning_rate), config.max_grad_norm)
+                                        optax.adam(rate), config.max_grad_norm)
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
     @staticmethod
@@ -119,14 +129,24 @@ class DQNAgent(mg.Component):
 
     def _transitions(self, trajectory: Trajectory):
         """n-step transitions (truncated at the rollout's end) for every step [T, N], from
-        `losses.n_step_terms`."""
+        `losses.n_step_terms`; with `bootstrap_truncated`, a window cut by a time limit
+        bootstraps from the final observation (discount gamma) instead of ending as a
+        terminal step does (discount 0)."""
         cfg = self.config
         obs = trajectory.observations
-        discounts = cfg.gamma * (1.0 - trajectory.done.astype(jnp.float32))
-        following = jnp.concatenate([obs[1:], trajectory.last_observations[None]], 0)
-        reward_sum, discount, last = n_step_terms(trajectory.rewards, discounts, cfg.n_step)
+        if cfg.bootstrap_truncated:
+            discounts = cfg.gamma * (1.0 - trajectory.terminated.astype(jnp.float32))
+            reward_sum, discount, last = n_step_terms(trajectory.rewards, discounts,
+                                                      cfg.n_step, stops=trajectory.done)
+            columns = jnp.arange(last.shape[1])[None, :]
+            next_obs = jax.tree.map(lambda x: x[last, columns], trajectory.final_observations)
+        else:
+            discounts = cfg.gamma * (1.0 - trajectory.done.astype(jnp.float32))
+            following = jnp.concatenate([obs[1:], trajectory.last_observations[None]], 0)
+            reward_sum, discount, last = n_step_terms(trajectory.rewards, discounts, cfg.n_step)
+            next_obs = following[last]
         records = {"obs": obs, "action": trajectory.actions, "reward": reward_sum,
-                   "discount": discount, "next_obs": following[last]}
+                   "discount": discount, "next_obs": next_obs}
         return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records)
 
     def _iteration(self, key):
@@ -139,25 +159,37 @@ class DQNAgent(mg.Component):
         target = self._target_params(last_obs)
 
         def update(_, sample_key):
-            batch, indices, weights = self.replay.sample(sample_key, cfg.beta, cfg.batch_size)
+            if cfg.alpha == 0:  # uniform, stratified as PER draws: every importance weight 1
+                batch, _ = self.replay.sample(sample_key, cfg.batch_size, stratified=True)
+                weights = jnp.ones((cfg.batch_size,), jnp.float32)
+            else:
+                batch, indices, weights = self.replay.sample(sample_key, cfg.beta,
+                                                             cfg.batch_size)
             obs, next_obs = (preprocess(self.preprocessor, batch[name])
                              for name in ("obs", "next_obs"))
             target_q = self.q_network.forward_with(target, next_obs)
             stats = self.optimizer.step(obs, batch["action"], batch["reward"],
                                         batch["discount"], next_obs, target_q,
                                         weights / weights.max())
-            self.replay.update_priorities(indices,
-                                          stats["aux"]["td_error"] + cfg.priority_eps)
+            if cfg.alpha != 0:
+                self.replay.update_priorities(indices,
+                                              stats["aux"]["td_error"] + cfg.priority_eps)
             return None, stats["loss"]
 
-        _, losses = mg.scan(update, None, jax.random.split(update_key, cfg.updates_per_iteration))
+        def updates(update_key):
+            keys = jax.random.split(update_key, cfg.updates_per_iteration)
+            return mg.scan(update, None, keys)[1].mean()
+
+        # no update before `learning_starts` environment steps (the replay fills first)
+        learning = self._counters()[0] > cfg.learning_starts
+        loss = mg.cond(learning, updates, None, update_key)
         iteration = self._counters()[1] + 1
         online = self.q_network.current_params(last_obs)
         copy = iteration % cfg.target_every == 0
         self.set_state("target_params", jax.tree.map(lambda o, t: jnp.where(copy, o, t),
                                                      online, self._target_params(last_obs)))
         self.set_state("iteration", iteration)
-        return {**trajectory.episode_statistics(), "loss": losses.mean(),
+        return {**trajectory.episode_statistics(), "loss": loss,
                 "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32)}
 
     @mg.api

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 from components.agents.config_checks import (
     BUFFER_SIZE,
@@ -30,7 +31,9 @@ class DQNConfig(AgentConfig):
     buffer_size: int = 50_000
     batch_size: int = 64
     updates_per_iteration: int = 4
+    learning_starts: int = 0      # environment steps before the first update
     learning_rate: float = 5e-4
+    anneal_lr: bool = False       # the rate falls linearly to 0 over the run's updates
     max_grad_norm: float = 10.0
     target_every: int = 125       # iterations between target-network copies
     epsilon_start: float = 1.0
@@ -40,11 +43,15 @@ class DQNConfig(AgentConfig):
     beta: float = 0.4
     priority_eps: float = 1e-3
     double: bool = True
+    bootstrap_truncated: bool = False  # a step cut by the time limit bootstraps (not terminal)
+    td_loss: str = "huber"        # the TD error's penalty: "huber" (delta 1) or "squared"
     hidden: tuple[int, ...] = (64, 64)
     iterations_per_call: int = 64
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
     # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    # `for_env`'s per-environment defaults (CartPole's recipe)
+    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "dqn.toml"
 
     def rules(self) -> dict[str, Rule]:
         """Each field's rule beyond its type (`AgentConfig.rules`)."""
@@ -52,6 +59,7 @@ class DQNConfig(AgentConfig):
             "num_envs": NUM_ENVS, "rollout": POSITIVE_INT, "n_step": POSITIVE_INT,
             "buffer_size": BUFFER_SIZE, "batch_size": POSITIVE_INT,
             "updates_per_iteration": POSITIVE_INT, "target_every": POSITIVE_INT,
+            "learning_starts": (lambda v: v >= 0, "an int >= 0"),
             "iterations_per_call": POSITIVE_INT,
             "gamma": UNIT, "epsilon_start": UNIT, "epsilon_end": UNIT, "beta": UNIT,
             "epsilon_fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
@@ -60,6 +68,8 @@ class DQNConfig(AgentConfig):
             "alpha": NON_NEGATIVE,
             "priority_eps": POSITIVE,
             "double": (lambda v: isinstance(v, bool), "a bool"),
+            "bootstrap_truncated": (lambda v: isinstance(v, bool), "a bool"),
+            "td_loss": (lambda v: v in ("huber", "squared"), "'huber' or 'squared'"),
             "hidden": HIDDEN,
             "door": ENV_DOOR,
         }

@@ -15,11 +15,12 @@ class DQNLoss(mg.Component):
     Args:
         q_network: The network whose `forward(obs)` gives Q-values (linked, not owned).
         double: Pick the next action with the online network and value it with the target's.
-        huber_delta: Where the Huber penalty turns from quadratic to linear.
+        huber_delta: Where the Huber penalty turns from quadratic to linear; None: the
+            squared error throughout (td² / 2, CleanRL's and PureJaxRL's DQN).
         name: The scope name.
     """
-    def __init__(self, q_network: mg.Component, double: bool = True, huber_delta: float = 1.0,
-                 name: str | None = None):
+    def __init__(self, q_network: mg.Component, double: bool = True,
+                 huber_delta: float | None = 1.0, name: str | None = None):
         super().__init__(name)
         self.link("q_network", q_network)
         self.double, self.huber_delta = double, huber_delta
@@ -36,5 +37,6 @@ class DQNLoss(mg.Component):
                                       self.q_network.forward(next_obs))
         else:
             td = q_learning_td(q, action, reward, discount, target_q_next)
-        loss = (weight * huber(td, self.huber_delta)).mean()
+        penalty = 0.5 * td**2 if self.huber_delta is None else huber(td, self.huber_delta)
+        loss = (weight * penalty).mean()
         return loss, {"td_error": jnp.abs(td)}

@@ -110,27 +110,43 @@ def discounted_returns(rewards: jax.Array, discounts: jax.Array,
     return jax.lax.scan(back, init, (rewards, discounts), reverse=True)[1]
 
 
-def n_step_terms(rewards: jax.Array, discounts: jax.Array, n: int
-                 ) -> tuple[jax.Array, jax.Array, jax.Array]:
+def n_step_terms(rewards: jax.Array, discounts: jax.Array, n: int,
+                 stops: jax.Array | None = None) -> tuple[jax.Array, jax.Array, jax.Array]:
     """The pieces of the n-step return G_t = reward_sum_t + discount_t * v(s after step
     last_t), truncated at the sequence's end (m = min(n, T - t) steps):
     reward_sum_t = r_t + d_t r_{t+1} + ... + d_t…d_{t+m-2} r_{t+m-1},
     discount_t = d_t…d_{t+m-1}, last_t = t + m - 1 (int32[T]).
-    (Sutton & Barto 2018, §7.1; rlax.n_step_bootstrapped_returns for the whole return.)"""
+    (Sutton & Barto 2018, §7.1; rlax.n_step_bootstrapped_returns for the whole return.)
+
+    With `stops` (bool [T, ...], an episode ended at this step, by its end or by a time
+    limit), a window also ends at its first stop: last_t is that step, and the bootstrap is
+    its next state with the discounts as they are, so a step cut by a time limit (discount
+    gamma) bootstraps from its final observation instead of counting as terminal (discount
+    0), as Stable-Baselines3's and CleanRL's replays do (Pardo et al. 2018, "Time Limits in
+    Reinforcement Learning"). Without `stops`, an episode's end must be in `discounts`."""
     positive_int(n, "n-step returns (n_step_terms): n")
     require_same_shape("n_step_terms", rewards=rewards, discounts=discounts)
+    if stops is not None:
+        require_same_shape("n_step_terms", rewards=rewards, stops=stops)
     t_len = rewards.shape[0]
+    lead = (-1,) + (1,) * (rewards.ndim - 1)
     reward_sum = jnp.zeros_like(rewards)
     # accumulate k = 0..n-1 terms with running discount products
     scale = jnp.ones_like(rewards)
     index = jnp.arange(t_len)
-    last = jnp.minimum(index + n, t_len) - 1  # the step whose next state bootstraps G_t
+    last = jnp.broadcast_to(index.reshape(lead), rewards.shape)
+    running = jnp.ones(rewards.shape, bool)  # the window has not met a stop yet
     for k in range(n):
         src = jnp.minimum(index + k, t_len - 1)
-        valid = (index + k <= last).reshape((-1,) + (1,) * (rewards.ndim - 1))
+        valid = (index + k < t_len).reshape(lead) & running
         reward_sum = reward_sum + jnp.where(valid, scale * rewards[src], 0.0)
         scale = jnp.where(valid, scale * discounts[src], scale)
-    return reward_sum, scale, last
+        last = jnp.where(valid, src.reshape(lead), last)
+        if stops is not None:
+            running = running & ~stops[src].astype(bool)
+    if stops is None:  # every window of a column ends at the same step: one index per row
+        last = jnp.minimum(index + n, t_len) - 1
+    return reward_sum, scale, last.astype(jnp.int32)
 
 
 def n_step_returns(rewards: jax.Array, discounts: jax.Array, bootstrap_values: jax.Array,

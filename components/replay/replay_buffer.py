@@ -78,9 +78,10 @@ class ReplayBuffer(mg.Component):
             message = (f"{self.scope}.sample: the buffer holds fewer than "
                        f"min_size={self.min_size} records; insert some first (can_sample() "
                        f"says when sampling is possible)")
-            # the host callback runs only on the refusing branch: no round trip per sample
-            jax.lax.cond(self._counters()[1] >= self.min_size, lambda: None,
-                         lambda: runtime_checks.require(jnp.bool_(False), message))
+            # `require` calls the host only on its refusing branch (no round trip per sample)
+            # and reports only a value that fails, so it holds under vmap too (`--seeds`),
+            # where a cond runs both branches
+            runtime_checks.require(self._counters()[1] >= self.min_size, message)
 
     @mg.api(inputs={"records": lambda self: self.record_space})
     def insert(self, records):
@@ -89,12 +90,19 @@ class ReplayBuffer(mg.Component):
         return self._counters()[1]
 
     @mg.api
-    def sample(self, key, batch_size: int = 32):
-        """(records, indices): `batch_size` records drawn uniformly with replacement."""
+    def sample(self, key, batch_size: int = 32, stratified: bool = False):
+        """(records, indices): `batch_size` records drawn uniformly with replacement; with
+        `stratified`, one from each of `batch_size` equal slices of the records held (every
+        record still equally likely, a batch spread over the buffer's ages: how
+        `PrioritizedReplay` draws, here with equal priorities)."""
         self._require_records()
         storage = self._storage()
-        size = self._counters()[1]
-        indices = jax.random.randint(key, (batch_size,), 0, jnp.maximum(size, 1))
+        size = jnp.maximum(self._counters()[1], 1)
+        if stratified:
+            u = (jnp.arange(batch_size) + jax.random.uniform(key, (batch_size,))) / batch_size
+            indices = jnp.minimum((u * size).astype(jnp.int32), size - 1)
+        else:
+            indices = jax.random.randint(key, (batch_size,), 0, size)
         return jax.tree.map(lambda store: store[indices], storage), indices
 
     @mg.api

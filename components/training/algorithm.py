@@ -126,9 +126,13 @@ class AlgorithmBase(abc.ABC):
 
     def config(self, env_id: str, values: dict[str, Any]) -> Any:
         """The config `metagraph train ENV` runs with, from the `--config` / `--set` values:
-        `config_class.from_dict(values)` by default; an algorithm with per-environment
-        defaults (PPO's MuJoCo settings) starts from those."""
-        return self.config_class.from_dict(values)
+        by default `config_class.for_env(env_id, values)` where the class has it (an
+        `AgentConfig`: the environment's shipped defaults from its `defaults_file`, PPO's
+        MuJoCo settings, the games' recipes, under the user's values), else
+        `config_class.from_dict(values)`."""
+        for_env = getattr(self.config_class, "for_env", None)
+        return for_env(env_id, values) if for_env is not None \
+            else self.config_class.from_dict(values)
 
     @abc.abstractmethod
     def build(self, env_id: str, config: Any, total_steps: int, eval_envs: int) -> MetaGraph:

@@ -28,12 +28,6 @@ class AlphaZero(IterativeAlgorithm):
     acting_settings = ("eval_simulations", "eval_rollouts", "eval_rollout_weight")
     acting_apis = ("greedy",)  # the network's argmax; playing searches (game_player)
 
-    def config(self, env_id: str, values: dict[str, Any]) -> AlphaZeroConfig:
-        """`AlphaZeroConfig.for_env(env_id, values)`: the game's shipped defaults (its
-        playouts, `components/agents/configs/alphazero.toml`) under the user's
-        values."""
-        return AlphaZeroConfig.for_env(env_id, values)
-
     def game_player(self, agent: Any, deterministic: bool = True) -> GamePlayer:
         """A player searching every move with `config.eval_simulations` simulations of the
         run's network (`GameSearch`) and `config.eval_rollouts` random playouts mixed into

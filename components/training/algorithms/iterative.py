@@ -16,7 +16,7 @@ from components.agents.dqn_config import DQNConfig
 from components.agents.ppo_agent import PPOAgent
 from components.agents.ppo_config import PPOConfig
 from components.training.algorithm import Algorithm, AlgorithmBase, Distributed
-from components.training.algorithms.rows import learned_rows, per_seed, summarise
+from components.training.algorithms.rows import learned_rows, per_seed, summarise_iterations
 from components.training.metrics import Row
 from metagraph.spaces import Discrete, PRNGKey
 
@@ -63,15 +63,14 @@ class IterativeAlgorithm(Algorithm):
         count = min(iterations, config.iterations_per_call)
         counts = count if exe.seeds is None else np.full(exe.seeds, count)
         out = per_seed(exe, exe.train(np.asarray(key), np.asarray(counts, np.int32)))
-        rows = []
-        for i in range(count):  # outputs are [seeds, iterations_per_call]
-            episodes = out["episodes"][:, i]
-            means = np.where(episodes > 0, out["episode_return_sum"][:, i]
-                             / np.maximum(episodes, 1), np.nan)
-            rows.append(summarise({"steps": out["steps"][:, i], "episode_return_mean": means,
-                                   "episodes": episodes, "loss": out["loss"][:, i],
-                                   **{name: value[:, i] for name, value in out.items()
-                                      if name not in ITERATION_KEYS}}))
+        episodes = out["episodes"][:, :count]  # outputs are [seeds, iterations_per_call]
+        means = np.where(episodes > 0, out["episode_return_sum"][:, :count]
+                         / np.maximum(episodes, 1), np.nan)
+        rows = summarise_iterations({"steps": out["steps"][:, :count],
+                                     "episode_return_mean": means, "episodes": episodes,
+                                     "loss": out["loss"][:, :count],
+                                     **{name: value[:, :count] for name, value in out.items()
+                                        if name not in ITERATION_KEYS}})
         return rows
 
 
@@ -125,12 +124,6 @@ class PPO(IterativeAlgorithm):
         """Its distributed form: samplers of rollouts, one learner (`PPOSamplers`)."""
         return PPOSamplers(self.agent)
     agent_class = PPOAgent
-
-    def config(self, env_id: str, values: dict[str, Any]) -> PPOConfig:
-        """`PPOConfig.for_env(env_id, values)`: the environment's shipped defaults (the MuJoCo
-        tasks' continuous-control settings, `components/agents/configs/ppo.toml`) under the
-        user's values."""
-        return PPOConfig.for_env(env_id, values)
 
 
 class DQN(IterativeAlgorithm):

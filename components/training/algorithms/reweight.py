@@ -74,12 +74,6 @@ class Reweight(Algorithm):
     precompile = ("sample",)
     progress_metrics = ("bits",)
 
-    def config(self, env_id: str, values: dict[str, Any]) -> ReweightConfig:
-        """`ReweightConfig.for_env(env_id, values)`: the environment's shipped defaults (the
-        games' self-play settings, `components/agents/configs/reweight.toml`) under the
-        user's values."""
-        return ReweightConfig.for_env(env_id, values)
-
     def agent(self, env_id: str, config: ReweightConfig) -> ReweightAgent:
         """The agent `build` builds (and every sampler, distributed): `ReweightAgent(env_id,
         config)`. Override it to give the agent other parts (`policy=`, `preprocessor=`, ...)."""

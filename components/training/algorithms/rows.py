@@ -21,21 +21,42 @@ def summarise(values: dict[str, np.ndarray]) -> Row:
     """One metrics row from per-seed values (`steps`, `episode_return_mean` and any others):
     means over seeds (steps per seed), and the per-seed returns when there are several seeds.
     A return is None when no episode ended."""
-    extra: dict[str, Any] = {}
+    return summarise_iterations({name: np.asarray(value)[:, None]
+                                 for name, value in values.items()})[0]
+
+
+def summarise_iterations(values: dict[str, np.ndarray]) -> list[Row]:
+    """`summarise` for each of several iterations at once, from values [seeds, iterations]:
+    the means over seeds computed for every iteration in one pass (a run of 50,000 short
+    iterations writes 50,000 rows)."""
+    names = list(values)
+    columns: dict[str, list] = {}
     for name, value in values.items():
-        finite = value[np.isfinite(value)] if value.dtype.kind == "f" else value
-        extra[name] = float(np.mean(finite)) if finite.size else None
         if name == "episodes":
-            extra[name] = int(np.sum(value))
+            columns[name] = value.sum(0).astype(int).tolist()
+            continue
+        if value.dtype.kind == "f":
+            finite = np.isfinite(value)
+            count = finite.sum(0)
+            total = np.where(finite, value, 0.0).sum(0, dtype=np.float64)
+            means = total / np.maximum(count, 1)
+            columns[name] = [float(m) if c else None for m, c in zip(means, count, strict=True)]
+        else:
+            columns[name] = value.mean(0, dtype=np.float64).tolist()
     returns = values["episode_return_mean"]
-    if returns.shape[0] > 1:
-        extra["episode_return_mean_per_seed"] = [None if not np.isfinite(r) else float(r)
-                                                 for r in returns]
-        if "episodes" in values:  # each seed's rolling mean on the curve counts its own
-            extra["episodes_per_seed"] = [int(n) for n in values["episodes"]]
-    del extra["steps"]
-    return Row(int(round(float(np.mean(values["steps"])))), extra.pop("episode_return_mean"),
-               extra)
+    several = returns.shape[0] > 1
+    rows = []
+    for i in range(returns.shape[1]):
+        extra = {name: columns[name][i] for name in names}
+        if several:
+            extra["episode_return_mean_per_seed"] = [
+                None if not np.isfinite(r) else float(r) for r in returns[:, i]]
+            if "episodes" in values:  # each seed's rolling mean on the curve counts its own
+                extra["episodes_per_seed"] = [int(n) for n in values["episodes"][:, i]]
+        del extra["steps"]
+        rows.append(Row(int(round(float(np.mean(values["steps"][:, i])))),
+                        extra.pop("episode_return_mean"), extra))
+    return rows
 
 
 def learned_rows(exe: Any, batches: list[dict[str, Any]], **extra: Any) -> list[Row]:

@@ -4,8 +4,6 @@ like PPO and DQN (`IterativeAlgorithm`), from the per-environment defaults shipp
 
 from __future__ import annotations
 
-from typing import Any
-
 from components.agents.sac_agent import SACAgent
 from components.agents.sac_config import SACConfig
 from components.training.algorithms.iterative import IterativeAlgorithm
@@ -18,8 +16,3 @@ class SAC(IterativeAlgorithm):
 
     config_class = SACConfig
     agent_class = SACAgent
-
-    def config(self, env_id: str, values: dict[str, Any]) -> SACConfig:
-        """`SACConfig.for_env(env_id, values)`: the environment's shipped defaults
-        (`components/agents/configs/sac.toml`) under the user's values."""
-        return SACConfig.for_env(env_id, values)
