@@ -133,9 +133,9 @@ def test_weighted_nll_loss(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("double", [True, False])
-def test_dqn_loss(backend, double):
-    root = harness(losses.DQNLoss, MLP([8, 2]), double=double, huber_delta=0.5)
+@pytest.mark.parametrize("double,delta", [(True, 0.5), (False, 0.5), (False, None)])
+def test_dqn_loss(backend, double, delta):
+    root = harness(losses.DQNLoss, MLP([8, 2]), double=double, huber_delta=delta)
     spaces = {"obs": Box((B, 3)), "action": Discrete(2, shape=(B,)), "reward": Box((B,)),
               "discount": Box((B,)), "next_obs": Box((B, 3)), "target_q_next": Box((B, 2)),
               "weight": Box((B,))}
@@ -150,4 +150,5 @@ def test_dqn_loss(backend, double):
     td = (jax.vmap(rlax.double_q_learning)(q, ACTION[0], REWARD[0], discount, target_q, q_next)
           if double else jax.vmap(rlax.q_learning)(q, ACTION[0], REWARD[0], discount, target_q))
     np.testing.assert_allclose(stats["td_error"], np.abs(td), rtol=1e-5)
-    np.testing.assert_allclose(total, (weight * rlax.huber_loss(td, 0.5)).mean(), rtol=1e-5)
+    penalty = rlax.l2_loss(td) if delta is None else rlax.huber_loss(td, delta)
+    np.testing.assert_allclose(total, (weight * penalty).mean(), rtol=1e-5)

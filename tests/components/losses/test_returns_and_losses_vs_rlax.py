@@ -111,3 +111,31 @@ def test_misaligned_inputs_are_clear_errors_not_broadcasts():
         losses.value_loss(jnp.zeros(B), jnp.zeros(1))
     with pytest.raises(ValueError, match="n_step_returns: expected equal shapes"):
         losses.n_step_returns(REWARDS, DISCOUNTS, VALUES, 2)
+
+
+@pytest.mark.parametrize("n", [1, 3, 20])
+def test_n_step_terms_that_stop_at_episode_ends_match_rlax_per_episode(n):
+    """`n_step_terms(..., stops=done)`: a window ends at an episode's end; a terminated one
+    adds nothing after it (discount 0), a truncated one bootstraps from its final state
+    (discount gamma). The reference: rlax's n-step returns of each episode alone, with
+    the value of the state after each step."""
+    gen = np.random.default_rng(3)
+    terminated = gen.random((T, B)) < 0.15
+    truncated = ~terminated & (gen.random((T, B)) < 0.15)
+    discounts = 0.97 * (1.0 - terminated)
+    after = gen.normal(size=(T, B)).astype(np.float32)  # V(the state after each step)
+    reward_sum, discount, last = losses.n_step_terms(REWARDS, jnp.asarray(discounts), n,
+                                                     stops=jnp.asarray(terminated | truncated))
+    ours = np.asarray(reward_sum) + np.asarray(discount) * np.take_along_axis(
+        after, np.asarray(last), 0)
+    for b in range(B):
+        start = 0
+        for end in [*np.flatnonzero(terminated[:, b] | truncated[:, b]), T - 1]:
+            if end < start:
+                continue
+            segment = slice(start, end + 1)
+            want = rlax.n_step_bootstrapped_returns(
+                REWARDS[segment, b], jnp.asarray(discounts[segment, b], jnp.float32),
+                jnp.asarray(after[segment, b]), n)
+            np.testing.assert_allclose(ours[segment, b], want, rtol=1e-5, atol=1e-5)
+            start = end + 1

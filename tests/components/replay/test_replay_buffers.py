@@ -180,3 +180,47 @@ def test_an_empty_buffer_refuses_to_sample_and_says_so(buffer):
     assert set(np.asarray(test.test(sample)[1]).tolist()) <= {0, 1}
     with pytest.raises(ValueError, match="min_size 5 exceeds the capacity 4"):
         buffer(4, RECORD, min_size=5)
+
+
+class Stratified(mg.Component):
+    """A root over a uniform buffer whose `sample` draws stratified (one record from each of
+    `batch_size` equal slices)."""
+
+    def __init__(self, capacity, batch_size):
+        super().__init__()
+        self.replay = ReplayBuffer(capacity, RECORD)
+        self.batch_size = batch_size
+
+    @mg.api
+    def insert(self, records):
+        return self.replay.insert(records)
+
+    @mg.api
+    def sample(self, key):
+        return self.replay.sample(key, self.batch_size, stratified=True)[1]
+
+
+def test_stratified_draws_take_one_record_from_each_slice_and_every_record_alike():
+    test = ComponentTest(Stratified(12, 4), {"records": RECORD.with_ranks(batch=True),
+                                             "key": PRNGKey()})
+    test.test(("insert", records(0, 12)))
+    counts = np.zeros(12)
+    for key in keys(300):
+        indices = np.asarray(test.test(("sample", key)))
+        np.testing.assert_array_equal(indices // 3, [0, 1, 2, 3])  # one a slice of 3
+        counts += np.bincount(indices, minlength=12)
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_the_empty_check_holds_under_vmap():
+    """Several seeds run vmapped (`--seeds`), where a cond runs both branches: a buffer that
+    holds records samples without a refusal, an empty one is still refused."""
+    from backends import xla
+
+    graph = mg.build(ReplayBuffer(4, RECORD), SPACES, apis=["insert", "sample", "can_sample"])
+    exe = xla.lower(graph, seeds=2)
+    with pytest.raises(mg.RuntimeCheckError, match="fewer than min_size=1"):
+        exe.sample(np.stack(keys(2)))
+    batch = {name: np.stack([value, value]) for name, value in records(0, 2).items()}
+    exe.insert(batch)
+    exe.sample(np.stack(keys(2)))  # no refusal

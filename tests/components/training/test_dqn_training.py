@@ -1,6 +1,8 @@
 """DQN end to end, kept small: it trains, keeps its replay and target network in its state,
 evaluates, and refuses continuous actions and bad configs."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -35,3 +37,53 @@ def test_dqn_refuses_continuous_actions_and_bad_configs():
         DQN().build("Pendulum-v1", SMALL, 100, 1)
     with pytest.raises(ValueError, match="epsilon_fraction"):
         DQNConfig(epsilon_fraction=0.0)
+
+
+def test_several_seeds_train_at_once(tmp_path):
+    """`--seeds 2`: the replay's empty check under vmap refused every sample before."""
+    metrics = train(RunSpec.make("CartPole-v1", "dqn", SMALL, seed=0, seeds=2, steps=64),
+                    tmp_path, progress=False)
+    assert metrics[-1]["env_steps"] == 64 and np.isfinite(metrics[-1]["loss"])
+
+
+def test_cartpole_takes_the_reference_recipe():
+    """CleanRL's and PureJaxRL's dqn.py settings (configs/dqn.toml), a truncation
+    bootstrapped; another environment keeps DQNConfig's own defaults."""
+    recipe = DQNConfig.for_env("CartPole-v1")
+    assert (recipe.num_envs, recipe.buffer_size, recipe.batch_size, recipe.learning_rate,
+            recipe.target_every * recipe.num_envs * recipe.rollout, recipe.hidden,
+            recipe.td_loss, recipe.alpha, recipe.bootstrap_truncated) == \
+        (10, 10_000, 128, 2.5e-4, 500, (120, 84), "squared", 0.0, True)
+    assert DQNConfig.for_env("Acrobot-v1") == DQNConfig()
+    assert DQNConfig.for_env("CartPole-v1", {"num_envs": 4}).num_envs == 4
+
+
+def test_a_truncated_step_bootstraps_from_its_final_observation():
+    """Transitions of 2 steps from a hand-made trajectory of 4 steps in 2 environments:
+    environment 0 truncated at step 1, environment 1 terminated at step 2. A window ending
+    at the truncation bootstraps from its final observation with gamma^k; at the
+    termination with 0; elsewhere from the observation n steps on."""
+    from components.agents import DQNAgent
+    from components.agents.rollout import Trajectory
+
+    config = dataclasses.replace(SMALL, n_step=2, gamma=0.5, bootstrap_truncated=True)
+    agent = DQNAgent("CartPole-v1", config)
+    obs = np.arange(4 * 2 * 4, dtype=np.float32).reshape(4, 2, 4)  # distinct observations
+    final = obs + 100.0  # what each step reached (before an auto-reset)
+    truncated = np.zeros((4, 2), bool)
+    terminated = np.zeros((4, 2), bool)
+    truncated[1, 0] = terminated[2, 1] = True
+    rewards = np.ones((4, 2), np.float32)
+    trajectory = Trajectory(obs, np.zeros((4, 2), np.int32), rewards, terminated, truncated,
+                            final, (), np.zeros((4, 2)), final[-1])
+    records = agent._transitions(trajectory)
+    got = {name: np.asarray(value).reshape(4, 2, *np.shape(value)[1:])
+           for name, value in records.items()}
+    # environment 0: steps 0-1 end at the truncation (step 1), then 2-3
+    np.testing.assert_allclose(got["reward"][:, 0], [1.5, 1.0, 1.5, 1.0])
+    np.testing.assert_allclose(got["discount"][:, 0], [0.25, 0.5, 0.25, 0.5])
+    np.testing.assert_array_equal(got["next_obs"][:, 0], final[[1, 1, 3, 3], 0])
+    # environment 1: steps 0-2 end at the termination (step 2)
+    np.testing.assert_allclose(got["reward"][:, 1], [1.5, 1.5, 1.0, 1.0])
+    np.testing.assert_allclose(got["discount"][:, 1], [0.25, 0.0, 0.0, 0.5])
+    np.testing.assert_array_equal(got["next_obs"][[0, 3], 1], final[[1, 3], 1])
