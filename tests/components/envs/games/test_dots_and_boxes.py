@@ -12,6 +12,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from dots_and_boxes import Solver2x2, box_lines, completed, position_of, register  # noqa: E402
 from test_games_vs_openspiel import play_beside_openspiel  # noqa: E402
+from user_tasks import assert_forged_positions_refused  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -64,23 +65,13 @@ def test_passes_the_engines_conformance_check(game):
 def test_a_forged_position_is_refused_saying_why(game):
     """A position no game reaches has no legal move, and the step refuses it in the task's
     words (`invalid_reason`); nothing moves."""
-    pool = envs.make(game, 1, seed=0)
-    pool.reset()
-    start = pool.physical_state()
     closed = dict.fromkeys(box_lines(0), 1.0)
-    for change, words in [(closed, "has box 0 closed but unowned"),
-                          ({**closed, 12: 1.0, 13: 0.0}, "has box 1 owned but not closed"),
-                          (dict.fromkeys(range(12), 1.0), "has every line drawn"),
-                          ({16: 2.0}, "has a player to move that is not 0 or 1"),
-                          ({3: 0.5}, "has a line that is not 0 or 1")]:
-        forged = start.copy()
-        for index, value in change.items():
-            forged[0, index] = value
-        pool.reset(options={"state": forged})
-        assert not pool.legal_mask().any()
-        with pytest.raises(ValueError, match=f"environment 0 {words}"):
-            pool.step(np.array([5]))
-        np.testing.assert_array_equal(pool.physical_state(), forged)
+    assert_forged_positions_refused(game, [
+        (closed, "has box 0 closed but unowned"),
+        ({**closed, 12: 1.0, 13: 0.0}, "has box 1 owned but not closed"),
+        (dict.fromkeys(range(12), 1.0), "has every line drawn"),
+        ({16: 2.0}, "has a player to move that is not 0 or 1"),
+        ({3: 0.5}, "has a line that is not 0 or 1")], action=5)
 
 
 def test_the_solver_agrees_with_openspiels_alpha_beta_search(game):

@@ -24,6 +24,7 @@ pytest.importorskip("mctx")
 
 from test_games_playout import assert_like_openspiels_random_games  # noqa: E402
 from test_games_vs_openspiel import play_beside_openspiel  # noqa: E402
+from user_tasks import assert_forged_positions_refused  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[4]
 GAME = ROOT / "examples" / "games" / "breakthrough"
@@ -73,21 +74,11 @@ def test_breakthrough_passes_the_engines_conformance_check(game):
 def test_a_forged_position_is_refused_saying_why(game):
     """A position no game reaches has no legal move, and the step refuses it in the task's
     words (`invalid_reason`); nothing moves."""
-    pool = envs.make(game, 1, seed=0)
-    pool.reset()
-    start = pool.physical_state()
-    for change, words in [({0: -1, 30: 0}, "has a piece on its far row"),
-                          ({30: 0}, "gives player 0 13 pieces"),
-                          ({36: 2}, "has a player to move that is not 0 or 1"),
-                          ({5: 0.5}, "has a cell that is not -1, 0 or 1")]:
-        forged = start.copy()
-        for index, value in change.items():
-            forged[0, index] = value
-        pool.reset(options={"state": forged})
-        assert not pool.legal_mask().any()
-        with pytest.raises(ValueError, match=f"environment 0 {words}"):
-            pool.step(np.array([74]))
-        np.testing.assert_array_equal(pool.physical_state(), forged)
+    assert_forged_positions_refused(game, [
+        ({0: -1, 30: 0}, "has a piece on its far row"),
+        ({30: 0}, "gives player 0 13 pieces"),
+        ({36: 2}, "has a player to move that is not 0 or 1"),
+        ({5: 0.5}, "has a cell that is not -1, 0 or 1")], action=74)
 
 
 def test_a_users_game_takes_the_games_shipped_defaults(game):
