@@ -76,6 +76,7 @@ NUM_ENVS: Rule = (lambda v: is_int(v) and 1 <= v <= MAX_ENVS, f"an int in [1, {M
 BUFFER_SIZE: Rule = (lambda v: is_int(v) and 1 <= v <= MAX_BUFFER,
                      f"an int in [1, {MAX_BUFFER}]")
 ENV_DOOR: Rule = (lambda v: v in DOORS, f"one of {DOORS}")
+CNN_CHANNELS: Rule = (lambda v: not v or HIDDEN[0](v), f"empty (no CNN) or {HIDDEN[1]}")
 
 
 def check_fields(config: Any, rules: dict[str, Rule]) -> None:

@@ -20,11 +20,11 @@ import optax
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_env, make_loss, make_optimizer
+from components.agents.parts import LossPart, image_shape, make_env, make_loss, make_optimizer
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
 from components.losses import DQNLoss, n_step_terms
-from components.networks import MLP
+from components.networks import CNN, MLP
 from components.replay import PrioritizedReplay, ReplayBuffer
 from metagraph.spaces import Box, Dict, Discrete
 
@@ -43,7 +43,9 @@ class DQNAgent(mg.Component):
             and spaces (`components.agents.parts.make_env`).
         q_network: the online Q-network, a component with `forward(obs) -> q [B, actions]`
             and, for the target network, `current_params(obs)` and `forward_with(params, obs)`
-            (every `HaikuNetwork` has them). Default `MLP([*config.hidden, actions], relu)`.
+            (every `HaikuNetwork` has them). Default `MLP([*config.hidden, actions], relu)`,
+            or with `config.cnn_channels` a `CNN` of those convolutions and `hidden` over the
+            observation's planes, its last layer linear to the actions' values.
         preprocessor: a component applied to observations before the Q-network
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
             `components.agents.preprocessing`). The replay keeps the raw observations; a
@@ -71,15 +73,21 @@ class DQNAgent(mg.Component):
         if not isinstance(actions, Discrete):
             raise ValueError(f"DQN needs discrete actions; {env_id} has {actions}")
         self.num_actions = int(actions.n)
-        self.q_network = q_network if q_network is not None else MLP(
-            [*config.hidden, self.num_actions], activation=jax.nn.relu)
+        q_given = q_network is not None
+        if not q_given and config.cnn_channels:
+            q_network = CNN(config.cnn_channels, config.cnn_kernel, config.cnn_stride,
+                            hidden=config.hidden, outputs=self.num_actions,
+                            input_shape=image_shape("DQNAgent", env_id, self.rollout.env))
+        elif not q_given:
+            q_network = MLP([*config.hidden, self.num_actions], activation=jax.nn.relu)
+        self.q_network = q_network
         obs = self.rollout.observation_space_of()
         record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
                       discount=Box(()), next_obs=obs)
         # alpha 0 samples uniformly: the plain replay, without the priorities' sum tree
         self.replay = (ReplayBuffer(config.buffer_size, record) if config.alpha == 0
                        else PrioritizedReplay(config.buffer_size, record, alpha=config.alpha))
-        self.loss = make_loss("DQNAgent", loss, self.q_network, q_network is not None,
+        self.loss = make_loss("DQNAgent", loss, self.q_network, q_given,
                               lambda q: DQNLoss(q, double=config.double, huber_delta=(
                                   1.0 if config.td_loss == "huber" else None)))
         updates = max(1, (total_steps - config.learning_starts)

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from components.agents.config_checks import (
     BUFFER_SIZE,
+    CNN_CHANNELS,
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
@@ -46,11 +47,16 @@ class DQNConfig(AgentConfig):
     bootstrap_truncated: bool = False  # a step cut by the time limit bootstraps (not terminal)
     td_loss: str = "huber"        # the TD error's penalty: "huber" (delta 1) or "squared"
     hidden: tuple[int, ...] = (64, 64)
+    # convolutions in front of `hidden`: the Q-network a `components.networks.CNN` (ReLU) over
+    # the observation's planes, its last layer linear; () for the MLP
+    cnn_channels: tuple[int, ...] = ()
+    cnn_kernel: int = 3           # the CNN's kernel size
+    cnn_stride: int = 1           # the CNN's stride
     iterations_per_call: int = 64
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
     # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    # `for_env`'s per-environment defaults (CartPole's recipe)
+    # `for_env`'s per-environment defaults (CartPole's and MinAtar's recipes)
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "dqn.toml"
 
     def rules(self) -> dict[str, Rule]:
@@ -71,5 +77,8 @@ class DQNConfig(AgentConfig):
             "bootstrap_truncated": (lambda v: isinstance(v, bool), "a bool"),
             "td_loss": (lambda v: v in ("huber", "squared"), "'huber' or 'squared'"),
             "hidden": HIDDEN,
+            "cnn_channels": CNN_CHANNELS,
+            "cnn_kernel": POSITIVE_INT,
+            "cnn_stride": POSITIVE_INT,
             "door": ENV_DOOR,
         }

@@ -29,7 +29,7 @@ from typing import Any
 import optax
 
 import metagraph as mg
-from components.envs.engine.catalogue import resolved_id
+from components.envs.engine.catalogue import observation_shape, resolved_id
 from components.envs.environment import Environment
 from components.optimizer import Optimizer
 from components.policy import Policy
@@ -69,6 +69,25 @@ def make_env(agent: str, env: mg.Component | None, env_id: str, count: tuple[str
     if spec is not None and resolved_id(spec.env_id) != resolved_id(env_id):
         raise ValueError(f"{agent}: env steps {spec.env_id}; the agent is for {env_id}")
     return env
+
+
+def image_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, int, int]:
+    """The (H, W, C) a CNN reshapes the agent's flat observations to (the `cnn_channels` of
+    PPO's and DQN's configs): the environment's own observation shape where it is one of
+    images (MinAtar's planes, a Gymnasium image task), else the planes its task reports
+    (`observation_shape`).
+
+    Raises:
+        ValueError: the observations are neither images nor planes.
+    """
+    shape = tuple(env.env_spec.observation_space.shape)
+    if len(shape) == 3:
+        return shape
+    try:
+        return observation_shape(env_id)
+    except (ValueError, KeyError) as error:
+        raise ValueError(f"{agent}: cnn_channels needs images [H, W, C] or planes; "
+                         f"{env_id}'s observations have shape {shape}: {error}") from None
 
 
 def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,

@@ -41,12 +41,18 @@ import optax
 
 import metagraph as mg
 from components.agents.iterations import run_iterations
-from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
+from components.agents.parts import (
+    LossPart,
+    image_shape,
+    make_env,
+    make_loss,
+    make_optimizer,
+    make_policy,
+)
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
-from components.envs import Environment, observation_shape
 from components.losses import PPOLoss, gae, negamax_gae
 from components.networks import CNN
 from components.policy import MaskedPolicy, Policy
@@ -138,7 +144,7 @@ class PPOAgent(mg.Component):
         if config.cnn_channels and not policy_given:
             policy = Policy(env.action_space, value=config.value, torso=CNN(
                 config.cnn_channels, config.cnn_kernel, config.cnn_stride, hidden=config.hidden,
-                input_shape=self._planes(env_id, env)))
+                input_shape=image_shape("PPOAgent", env_id, env)))
         self.policy = make_policy(
             policy, self.rollout.env.action_space, config.value, hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
@@ -154,20 +160,6 @@ class PPOAgent(mg.Component):
                 else config.learning_rate)
         self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
-
-    @staticmethod
-    def _planes(env_id: str, env: Environment) -> tuple[int, int, int]:
-        """The (H, W, C) a CNN torso reshapes the component's flat observations to: the
-        environment's own observation shape where it is one of images (MinAtar's planes, a
-        Gymnasium image task), else the planes its task reports (`observation_shape`)."""
-        shape = tuple(env.env_spec.observation_space.shape)
-        if len(shape) == 3:
-            return shape
-        try:
-            return observation_shape(env_id)
-        except (ValueError, KeyError) as error:
-            raise ValueError(f"PPOAgent: cnn_channels needs images [H, W, C] or planes; "
-                             f"{env_id}'s observations have shape {shape}: {error}") from None
 
     def _action_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         space = self.rollout.env.action_space

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from components.agents.config_checks import (
+    CNN_CHANNELS,
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
@@ -90,8 +91,7 @@ class PPOConfig(AgentConfig):
             "reward_scale": POSITIVE,
             "hidden": HIDDEN,
             "value": (lambda v: v in VALUE_MODES, f"one of {VALUE_MODES}"),
-            "cnn_channels": (lambda v: not v or HIDDEN[0](v),
-                             f"empty (no CNN) or {HIDDEN[1]}"),
+            "cnn_channels": CNN_CHANNELS,
             "cnn_kernel": POSITIVE_INT,
             "cnn_stride": POSITIVE_INT,
             "activation": (lambda v: v in ACTIVATIONS, f"one of {ACTIVATIONS}"),

@@ -66,7 +66,9 @@ class CNN(HaikuNetwork):
         kernel: The kernel size of every convolution.
         stride: The stride of every convolution.
         hidden: The widths of the dense layers after the convolutions (at least one; the last
-            is the output's).
+            is the features' width).
+        outputs: the width of a last linear layer without activation after the dense ones
+            (a Q-network's action values, say), or None: the features of `hidden[-1]`.
         input_shape: `(H, W, C)` when the observations come flat, [..., H * W * C] with the
             channels last (the board games' and MinAtar's planes,
             `components.envs.observation_shape`): they are reshaped to [..., H, W, C] first.
@@ -75,12 +77,13 @@ class CNN(HaikuNetwork):
 
     Raises:
         ValueError: `channels` or `hidden` is empty or holds a width that is not a positive
-            int, `kernel` or `stride` is not a positive int, or `input_shape` is not three
-            positive ints.
+            int, `kernel`, `stride` or `outputs` is not a positive int, or `input_shape` is not
+            three positive ints.
     """
     def __init__(self, channels: Sequence[int] = (16, 32), kernel: int = 3, stride: int = 2,
                  hidden: Sequence[int] = (64,),
-                 input_shape: tuple[int, int, int] | None = None, name: str | None = None):
+                 input_shape: tuple[int, int, int] | None = None, outputs: int | None = None,
+                 name: str | None = None):
         super().__init__(name)
         for label, widths in (("channels", channels), ("hidden", hidden)):
             if not widths or any(not _positive_int(w) for w in widths):
@@ -88,17 +91,19 @@ class CNN(HaikuNetwork):
         for label, size in (("kernel", kernel), ("stride", stride)):
             if not _positive_int(size):
                 raise ValueError(f"CNN: {label} must be a positive int, got {size!r}")
+        if outputs is not None and not _positive_int(outputs):
+            raise ValueError(f"CNN: outputs must be a positive int or None, got {outputs!r}")
         if input_shape is not None and (len(input_shape) != 3
                                         or any(not _positive_int(s) for s in input_shape)):
             raise ValueError(f"CNN: input_shape must be (H, W, C), three positive ints, or "
                              f"None; got {input_shape!r}")
         self.channels, self.kernel, self.stride = tuple(channels), kernel, stride
-        self.hidden = tuple(hidden)
+        self.hidden, self.outputs = tuple(hidden), outputs
         self.input_shape = None if input_shape is None else tuple(input_shape)
 
     def network(self, x):
         """Images [..., H, W, C] (or flat [..., H * W * C] with `input_shape`) to features
-        [..., hidden[-1]]; any leading axes are kept."""
+        [..., hidden[-1]] (or [..., outputs]); any leading axes are kept."""
         x = self._images(x)
         if jnp.issubdtype(x.dtype, jnp.integer):
             x = x.astype(jnp.float32) / 255.0
@@ -111,7 +116,9 @@ class CNN(HaikuNetwork):
         h = h.reshape(h.shape[0], -1)
         for width in self.hidden:
             h = jax.nn.relu(hk.Linear(width)(h))
-        return h.reshape(lead + (self.hidden[-1],))
+        if self.outputs is not None:
+            h = hk.Linear(self.outputs)(h)
+        return h.reshape(lead + h.shape[-1:])
 
     def _images(self, x):
         """`x` as images [..., H, W, C]."""

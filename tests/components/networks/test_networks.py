@@ -24,7 +24,7 @@ def test_mlp_is_haikus_mlp(backend):
     test.test(("forward", x), expected_outputs=np.asarray(ref), decimals=5)
 
 
-def haikus_cnn(channels, kernel, stride, hidden):
+def haikus_cnn(channels, kernel, stride, hidden, outputs=None):
     """The same CNN written with haiku's own `Conv2D`: the reference."""
     def network(x):
         for c in channels:
@@ -32,7 +32,7 @@ def haikus_cnn(channels, kernel, stride, hidden):
         x = x.reshape(x.shape[0], -1)
         for width in hidden:
             x = jax.nn.relu(hk.Linear(width)(x))
-        return x
+        return x if outputs is None else hk.Linear(outputs)(x)
     return hk.without_apply_rng(hk.transform(network))
 
 
@@ -75,11 +75,26 @@ def test_cnn_reshapes_flat_planes_and_keeps_leading_axes():
     np.testing.assert_allclose(time_major, out.reshape(2, 3, 32), rtol=1e-5, atol=1e-6)
 
 
+def test_cnn_outputs_a_linear_layer_of_action_values():
+    """`outputs=`: a last linear layer without ReLU (DQN's Q-values over MinAtar's planes),
+    haiku's network with one more `Linear`."""
+    cnn = CNN(channels=(4,), kernel=3, stride=1, hidden=(8,), outputs=3,
+              input_shape=(10, 10, 4))
+    test = ComponentTest(cnn, {"x": Box((400,), batch=True)})
+    flat = rng.integers(0, 2, (5, 400)).astype(np.float32)
+    out = test.test(("forward", flat))
+    ref = haikus_cnn((4,), 3, 1, (8,), outputs=3).apply(test.get_state()["params"],
+                                                        flat.reshape(5, 10, 10, 4))
+    assert out.shape == (5, 3)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
 def test_cnn_bad_settings_and_inputs_are_clear_errors():
     for kwargs, match in [({"channels": ()}, "channels must be positive ints"),
                           ({"hidden": (0,)}, "hidden must be positive ints"),
                           ({"kernel": 1.5}, "kernel must be a positive int"),
                           ({"stride": True}, "stride must be a positive int"),
+                          ({"outputs": 0}, "outputs must be a positive int or None"),
                           ({"input_shape": (10, 10)}, "input_shape must be")]:
         with pytest.raises(ValueError, match=match):
             CNN(**kwargs)

@@ -58,6 +58,33 @@ def test_cartpole_takes_the_reference_recipe():
     assert DQNConfig.for_env("CartPole-v1", {"num_envs": 4}).num_envs == 4
 
 
+def test_minatar_takes_the_recipe_with_the_minatar_network(tmp_path):
+    """MinAtar's shipped defaults: the CartPole recipe with the MinAtar paper's network, a
+    Q-network of one convolution over the planes; a few iterations on Breakout train and
+    evaluate; a CNN over observations without planes is a clear error."""
+    from components.agents import DQNAgent
+    from components.networks import CNN
+
+    recipe = DQNConfig.for_env("MinAtar-Breakout-v0")
+    assert (recipe.num_envs, recipe.buffer_size, recipe.batch_size, recipe.learning_rate,
+            recipe.target_every * recipe.num_envs, recipe.cnn_channels, recipe.hidden,
+            recipe.env_kwargs) == (10, 100_000, 128, 2.5e-4, 1000, (16,), (128,),
+                                   {"minimal_action_set": True})
+    assert DQNConfig.for_env("Asterix-MinAtar") == DQNConfig.for_env("MinAtar-Asterix-v0")
+    small = DQNConfig.for_env("MinAtar-Breakout-v0", {
+        "buffer_size": 256, "batch_size": 8, "hidden": [8], "cnn_channels": [2],
+        "learning_starts": 0, "iterations_per_call": 4, "num_envs": 2})
+    q = DQNAgent("MinAtar-Breakout-v0", small).q_network
+    assert isinstance(q, CNN) and (q.input_shape, q.outputs) == ((10, 10, 4), 3)
+    metrics = train(RunSpec.make("MinAtar-Breakout-v0", "dqn", small, steps=16), tmp_path,
+                    progress=False)
+    assert len(metrics) == 8 and all(np.isfinite(m["loss"]) for m in metrics)
+    assert evaluate(tmp_path, episodes=2)["episodes"] == 2
+    with pytest.raises(ValueError, match=r"DQNAgent: cnn_channels needs images \[H, W, C\] "
+                                         r"or planes; CartPole-v1's observations"):
+        DQNAgent("CartPole-v1", dataclasses.replace(SMALL, cnn_channels=(4,)))
+
+
 def test_a_truncated_step_bootstraps_from_its_final_observation():
     """Transitions of 2 steps from a hand-made trajectory of 4 steps in 2 environments:
     environment 0 truncated at step 1, environment 1 terminated at step 2. A window ending
