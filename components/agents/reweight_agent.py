@@ -24,7 +24,10 @@ margin the task reports as its extra "margin_player_0", Othello's disc margin,
 fits only the learner's moves (the mask is 1 on them). With probability `explore` a ply's move
 (either side's) is a uniformly random legal one instead of the policy's, so that the games stay
 varied once the policy is nearly deterministic; with `fit_explored = False` the learner's
-random moves are left out of the fit (the mask is 0 on them). Observations are the mover's view
+random moves are left out of the fit (the mask is 0 on them). With `search_simulations` > 0
+the learner's other moves are a search's (`PolicySearch`: Gumbel MuZero with the policy as
+its prior and random playouts as its values), so that the paths reweighted and fitted are
+those of the policy improved by the search. Observations are the mover's view
 with its legal moves by name (the game's `Environment`: {"obs", "legal"}), and the default
 policy a `MaskedPolicy`.
 """
@@ -41,6 +44,7 @@ import optax
 
 import metagraph as mg
 from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
+from components.agents.policy_search import PolicySearch
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
@@ -122,6 +126,14 @@ class ReweightAgent(mg.Component):
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, None,
                                   hidden=config.hidden)
+        self.searcher = None
+        if config.search_simulations > 0:
+            if not self.self_play:
+                raise ValueError(f"ReweightAgent: search_simulations searches a game's moves; "
+                                 f"{env_id} is not a game")
+            self.searcher = PolicySearch("ReweightAgent", env_id, self.rollout.env,
+                                         self.policy, config.search_simulations,
+                                         config.search_rollouts)
         self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
                                            fraction=config.fraction, strict=False)
         self.loss = make_loss("ReweightAgent", loss, self.policy, policy is not None,
@@ -204,6 +216,10 @@ class ReweightAgent(mg.Component):
             explore = jax.random.uniform(explore_key, (n, 1)) < self.config.explore
             chosen = jnp.where(explore, jnp.where(legal, 0.0, ILLEGAL_LOGIT), chosen)
             action = self.policy.distribution.sample(chosen, step_key)
+            if self.searcher is not None:  # the learner's moves (not its random ones) searched
+                to_move = jnp.where(learner_moves, side, 1 - side)
+                searched = self.searcher.moves(obs, jax.random.fold_in(step_key, 1), to_move)
+                action = jnp.where(learner_moves & ~explore[:, 0], searched, action)
             fitted = learner_moves if self.config.fit_explored else learner_moves & ~explore[:, 0]
             return action, fitted
 

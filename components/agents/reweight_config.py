@@ -50,6 +50,11 @@ class ReweightConfig(AgentConfig):
     snapshot_every: int = 10
     explore: float = 0.1          # self-play: probability of a uniformly random legal move
     fit_explored: bool = True     # self-play: fit the learner's random (explore) moves too
+    # self-play: the learner's moves chosen by a search of this many simulations (Gumbel
+    # MuZero) with the policy as its prior and `search_rollouts` random playouts valuing each
+    # position it expands (`components.agents.policy_search`); 0: the policy's own samples
+    search_simulations: int = 0
+    search_rollouts: int = 4
     # `for_env`'s per-environment defaults (the games')
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "reweight.toml"
 
@@ -72,4 +77,7 @@ class ReweightConfig(AgentConfig):
             "pool_size": POSITIVE_INT,
             "snapshot_every": POSITIVE_INT,
             "explore": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+            "search_simulations": (lambda v: is_int(v) and 0 <= v <= 4096,
+                                   "an int in [0, 4096]"),
+            "search_rollouts": POSITIVE_INT,
         }
