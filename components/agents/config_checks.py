@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from components.envs.engine.catalogue import canonical_id, num_players
 from components.envs.environment import DOORS
+from metagraph.suggestions import did_you_mean
 
 Rule = tuple[Callable[[Any], bool], str]
 
@@ -108,7 +109,9 @@ def from_dict(cls: type, values: dict[str, Any]) -> Any:
                          f"door: one of {DOORS}); got backend={values['backend']!r}")
     unknown = sorted(set(values) - known)
     if unknown:
-        raise ValueError(f"{cls.__name__}: unknown keys {unknown}; known: {sorted(known)}")
+        hints = "".join(did_you_mean(key, known) for key in unknown)
+        raise ValueError(f"{cls.__name__}: unknown keys {unknown}{hints}; the keys are "
+                         f"{sorted(known)}")
     values = dict(values)
     try:
         hints = typing.get_type_hints(cls)

@@ -14,6 +14,7 @@ from typing import Any
 import gymnasium
 
 from components.envs.engine.spec import EnvSpec, check_spec, frozen
+from metagraph.suggestions import did_you_mean
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,9 +91,11 @@ def canonical_id(env_id: Any) -> str:
     key = env_id.removeprefix("metagraph/")
     key = _aliases.get(key, key)
     if key not in _registry:
-        raise ValueError(f"unknown environment {env_id!r}; environments: {list(_registry)} "
-                         f"(your own is registered by components.envs.register; on the command "
-                         f"line, by the module --env-module names)")
+        raise ValueError(f"unknown environment {env_id!r}"
+                         f"{did_you_mean(key, [*_registry, *_aliases])}; environments: "
+                         f"{list(_registry)} (your own is registered by "
+                         f"components.envs.register; on the command line, by the module "
+                         f"--env-module names)")
     return key
 
 
