@@ -23,6 +23,7 @@ returning one metrics row per iteration it did. `exe` is the executor of the gra
 from __future__ import annotations
 
 import abc
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
@@ -265,3 +266,17 @@ class Distributed(abc.ABC):
         """The batch axis of each input of the learner's APIs, to split them over several
         local devices (`backends.xla.DataParallel`); None (the default): one device."""
         return None
+
+
+def distributed_form(algorithm: AlgorithmBase) -> Distributed | None:
+    """`algorithm.distributed()`, the algorithm's distributed form or None. An algorithm
+    written for the release before, whose `distributed` is the form itself (an attribute or
+    property, not a method), still works, with a DeprecationWarning saying what to write."""
+    form = algorithm.distributed
+    if isinstance(form, Distributed) or form is None:
+        warnings.warn(f"{type(algorithm).__name__}.distributed is an attribute; it is a method "
+                      f"now: write `def distributed(self): return {type(form).__name__}(...)`. "
+                      f"The attribute stops working in the next release.", DeprecationWarning,
+                      stacklevel=2)
+        return form
+    return form()

@@ -17,7 +17,7 @@ from typing import Any
 import jax
 
 from backends import xla
-from components.training.algorithm import AlgorithmBase, env_kwargs_of
+from components.training.algorithm import AlgorithmBase, distributed_form, env_kwargs_of
 from components.training.evaluation.periodic_evaluation import Evaluator
 from components.training.evaluation.periodic_video import VideoRecorder
 from components.training.reporting.reporter import Reporter
@@ -148,7 +148,7 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`) with the
     callbacks in their order (the module docstring of `callbacks.py`)."""
     alg, config, seed, seeds = spec.algorithm, spec.config, spec.seed, spec.seeds
-    parts = alg.distributed() if spec.distributed else None
+    parts = distributed_form(alg) if spec.distributed else None
     graph = (alg.build(spec.env_id, config, spec.steps, 1) if parts is None
              else parts.build_learner(alg, spec.env_id, config, spec.steps, 1))
     evaluation_api(alg, spec.algo, graph)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import jax
@@ -36,6 +37,19 @@ class StepResult(NamedTuple):
     final_obs: jax.Array | None = None
     extras: dict[str, jax.Array] | None = None
     legal_mask: jax.Array | None = None
+
+    def __getitem__(self, key):
+        """A field by position, as a tuple's; by name (`out["terminated"]`, the release
+        before, when a step gave a dict) with a DeprecationWarning: write `out.terminated`."""
+        if isinstance(key, str):
+            if key not in self._fields:
+                raise KeyError(f"StepResult has no field {key!r}; its fields are "
+                               f"{list(self._fields)}")
+            warnings.warn(f"StepResult[{key!r}]: a step's result is a StepResult now, not a "
+                          f"dict; write .{key}. Indexing by name stops working in the next "
+                          f"release.", DeprecationWarning, stacklevel=2)
+            return getattr(self, key)
+        return tuple.__getitem__(self, key)
 
 
 class PlayoutResult(NamedTuple):

@@ -14,6 +14,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from components.training.algorithm import distributed_form
 from components.training.distributed.learner import shared_scopes, shared_states
 from components.training.registry import resolve
 from components.training.run.executors import lower
@@ -27,7 +28,7 @@ class Sampler:
     def __init__(self, algo: str, env_id: str, config: dict[str, Any], seed: int, stream: int,
                  num_samplers: int, executor: str = "xla", device: Any = None):
         algorithm = resolve(algo)
-        self.parts = algorithm.distributed()
+        self.parts = distributed_form(algorithm)
         if self.parts is None:
             raise ValueError(f"Sampler: algorithm {algo!r} has no distributed form")
         cfg = algorithm.config_class.from_dict(config)

@@ -31,7 +31,12 @@ from components.envs import canonical_id
 from components.envs import spec as env_spec
 from components.envs.engine.catalogue import num_players, resolved_id
 from components.envs.functional_doors import IN_GRAPH_DOORS
-from components.training.algorithm import AlgorithmBase, DistributedAlgorithm, env_kwargs_of
+from components.training.algorithm import (
+    AlgorithmBase,
+    DistributedAlgorithm,
+    distributed_form,
+    env_kwargs_of,
+)
 from components.training.registry import record, resolve
 from components.training.run.env_module import (
     env_module_of_run,
@@ -186,7 +191,7 @@ class RunSpec:
             if self.seeds is not None:
                 raise ValueError(f"seeds={self.seeds}: several seeds at once are not supported "
                                  f"with samplers; run one seed per job")
-            parts = self.algorithm.distributed()
+            parts = distributed_form(self.algorithm)
             if parts is None:
                 raise ValueError(f"{self.algo} has no distributed form (its "
                                  f"Algorithm.distributed() is None); run it without samplers")
