@@ -30,6 +30,14 @@ from components.training.reporting.learning_curve import read_metrics
 from metagraph.checkpoint import remove_stale_temporaries, write_atomically
 from metagraph.errors import LoadError
 
+CONFIG_KEYS = {"env_id": str, "algo": str, "seed": int, "steps": int, "config": dict}
+"""The entries every run's config.json has, and their JSON types."""
+
+
+def kind_name(kind: type) -> str:
+    """'a string', 'an int', 'an object' for the JSON types config.json's entries have."""
+    return {str: "a string", int: "an int", dict: "an object"}[kind]
+
 
 class RunDirLocked(OSError):
     """Another run is writing this run directory (`RunDir.lock`)."""
@@ -133,12 +141,23 @@ class RunDir:
             LoadError: `config.json` is missing or corrupt.
         """
         try:
-            return json.loads(self.config_path.read_text())
+            saved = json.loads(self.config_path.read_text())
         except FileNotFoundError:
             raise LoadError(f"{self.path}: no config.json; is this a `metagraph train` run "
                             f"directory?") from None
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise LoadError(f"{self.config_path}: corrupt ({error})") from None
+        except RecursionError:
+            raise LoadError(f"{self.config_path}: corrupt (nested too deeply to read)") from None
+        if not isinstance(saved, dict):
+            raise LoadError(f"{self.config_path}: corrupt (a JSON object of the run's settings "
+                            f"expected, got {type(saved).__name__})")
+        for key, kind in CONFIG_KEYS.items():
+            value = saved.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise LoadError(f"{self.config_path}: corrupt ({key!r} must be "
+                                f"{kind_name(kind)}, got {value!r:.80})")
+        return saved
 
     def metrics(self) -> list[dict[str, Any]]:
         """The rows of `metrics.jsonl` (see `learning_curve.read_metrics`: a cut last row is

@@ -53,6 +53,7 @@ from components.training.run.trusted_code import (
     code_record,
 )
 from metagraph.checks import positive_int
+from metagraph.errors import LoadError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,13 +126,22 @@ class RunSpec:
         check_environment_code(run, saved, trust_code)
         env_module_of_run(run, saved, env_module, trust_code)
         algorithm = algorithm_of_run(run, saved, algo, trust_code)
-        made = cls(saved["env_id"], algorithm, saved["algo"],
-                   algorithm.config_class.from_dict(saved["config"]), saved["steps"],
-                   saved["seed"], saved.get("seeds"), saved.get("runner", "local"),
-                   saved.get("num_samplers"), saved.get("batches_per_request", 1),
-                   EvaluationSettings.from_saved(saved), saved.get("track"),
-                   saved.get("executor", "xla"), saved.get("env_module"))
-        return made._checked(f"{run.config_path}: ")
+        try:
+            made = cls(saved["env_id"], algorithm, saved["algo"],
+                       algorithm.config_class.from_dict(saved["config"]), saved["steps"],
+                       saved["seed"], saved.get("seeds"), saved.get("runner", "local"),
+                       saved.get("num_samplers"), saved.get("batches_per_request", 1),
+                       EvaluationSettings.from_saved(saved), saved.get("track"),
+                       saved.get("executor", "xla"), saved.get("env_module"))
+            return made._checked(f"{run.config_path}: ")
+        except (TypeError, AttributeError, KeyError) as error:  # an entry of the wrong shape
+            raise LoadError(f"{run.config_path}: corrupt ({type(error).__name__}: "
+                            f"{error})") from None
+        except ValueError as error:
+            message = str(error)
+            if str(run.config_path) in message:
+                raise
+            raise ValueError(f"{run.config_path}: {message}") from None
 
     def record(self) -> dict[str, Any]:
         """What config.json holds (JSON values): `read`'s inverse, with the SHA-256 of a

@@ -8,6 +8,7 @@ the array and its size)."""
 
 import dataclasses
 import math
+import re
 from pathlib import Path
 
 import jax.numpy as jnp
@@ -304,3 +305,46 @@ def test_a_checkpoint_holding_a_forged_environment_state_is_refused_in_one_line(
     assert f"{scope}.set_state: CartPole-v1 step: environment 1 has step count 1000000" in err[0]
     assert "Traceback" not in err[0] and "donated" not in err[0]
     assert path.read_bytes() == saved
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A short PPO run's directory and its config.json as written."""
+    import json
+
+    out = tmp_path_factory.mktemp("recorded")
+    main(["train", "CartPole-v1", "--algo", "ppo", "--steps", "64", "--set", "num_envs=2",
+          "--set", "num_steps=16", "--set", "hidden=[8]", "--out", str(out)])
+    return out, json.loads((out / "config.json").read_text())
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda saved: [1, 2], r"corrupt \(a JSON object of the run's settings expected, got list"),
+    (lambda saved: {k: v for k, v in saved.items() if k != "env_id"},
+     r"corrupt \('env_id' must be a string, got None\)"),
+    (lambda saved: {**saved, "seed": "x"}, r"corrupt \('seed' must be an int, got 'x'\)"),
+    (lambda saved: {**saved, "steps": True}, r"corrupt \('steps' must be an int, got True\)"),
+    (lambda saved: {**saved, "config": [1]}, r"corrupt \('config' must be an object"),
+    (lambda saved: {**saved, "seeds": "abc"}, r"seeds must be a positive int, got 'abc'"),
+    (lambda saved: {**saved, "config": {**saved["config"], "hidden": "x"}},
+     r"PPOConfig.hidden: expected a list of ints, got 'x'"),
+    (lambda saved: "[" * 100_000 + "]" * 100_000, r"corrupt \(nested too deeply to read\)"),
+])
+def test_a_config_json_of_the_wrong_shape_is_one_line_naming_the_file(recorded, tmp_path,
+                                                                       capsys, change,
+                                                                       message):
+    """Issue 55, moderate 2: KeyError, TypeError and RecursionError tracebacks before."""
+    import json
+    import shutil
+
+    from command_line import refusal
+
+    run, saved = recorded
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    changed = change(saved)
+    (copy / "config.json").write_text(changed if isinstance(changed, str)
+                                      else json.dumps(changed))
+    said = refusal(capsys, ["evaluate", str(copy), "--episodes", "1"])
+    assert str(copy / "config.json") in said
+    assert re.search(message, said), said
