@@ -91,7 +91,8 @@ class AlphaZeroAgent(mg.Component):
                             f"search starts from the games' in-graph state (Environment's, on "
                             f"the native door)")
         self.rollout = Rollout(env)
-        self.games = games = SelfPlay(env_id)  # the game's rules, for the search
+        # the game's rules under the run's keyword arguments, for the search
+        self.games = games = SelfPlay(env_id, env_kwargs=config.env_kwargs)
         self.num_actions = games.num_actions
         self.planes_shape = games.observation_shape
         self.network = network if network is not None else PolicyValueNetwork(

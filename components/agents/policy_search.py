@@ -30,6 +30,7 @@ class PolicySearch:
         simulations: simulations a search.
         rollouts: random playouts valuing each position the search expands (>= 1).
         max_considered_actions: actions sequential halving considers at the root.
+        env_kwargs: the game's keyword arguments (the run's), under which the search plays.
 
     Raises:
         TypeError: `env` has no in-graph state, or `policy` no torso and action head the
@@ -38,7 +39,8 @@ class PolicySearch:
     """
 
     def __init__(self, agent: str, env_id: str, env: mg.Component, policy: mg.Component,
-                 simulations: int, rollouts: int, max_considered_actions: int = 16):
+                 simulations: int, rollouts: int, max_considered_actions: int = 16,
+                 env_kwargs: dict[str, Any] | None = None):
         if not callable(getattr(env, "env_state", None)):
             raise TypeError(f"{agent}: search_simulations > 0 searches from the games' "
                             f"in-graph state; env {type(env).__name__} has no env_state() "
@@ -53,7 +55,7 @@ class PolicySearch:
                              f"playouts (the policy has no value); search_rollouts must be "
                              f">= 1, got {rollouts}")
         self.env, self.policy, self.simulations = env, policy, simulations
-        self.games = SelfPlay(env_id)
+        self.games = SelfPlay(env_id, env_kwargs=env_kwargs or {})
         self.search = GameSearch(self.games, self._evaluate, max_considered_actions, rollouts,
                                  rollout_weight=1.0)
 

@@ -133,7 +133,8 @@ class ReweightAgent(mg.Component):
                                  f"{env_id} is not a game")
             self.searcher = PolicySearch("ReweightAgent", env_id, self.rollout.env,
                                          self.policy, config.search_simulations,
-                                         config.search_rollouts)
+                                         config.search_rollouts,
+                                         env_kwargs=config.env_kwargs)
         self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
                                            fraction=config.fraction, strict=False)
         self.loss = make_loss("ReweightAgent", loss, self.policy, policy is not None,

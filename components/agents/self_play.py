@@ -41,9 +41,9 @@ def plays_itself(agent: str, env_id: str, env_kwargs: dict | None = None) -> boo
 def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
     """Why `env_id` (a two-player game, with the keyword arguments `env_kwargs_json`) is not
     zero-sum, "" where it looks so: PROBE_GAMES games of uniformly random legal moves on the
-    host pool, PROBE_STEPS moves each, every step's "reward_player_0" + "reward_player_1"
-    must be 0 and the step's reward the mover's. A probe, not a proof: a game whose rewards
-    stray only in positions random play does not reach passes it."""
+    host pool, PROBE_STEPS moves each, every step's rewards finite, "reward_player_0" +
+    "reward_player_1" 0 and the step's reward the mover's. A probe, not a proof: a game whose
+    rewards stray only in positions random play does not reach passes it."""
     from components.envs.engine.make import make
 
     pool = make(env_id, PROBE_GAMES, seed=0, num_threads=1, **json.loads(env_kwargs_json))
@@ -57,6 +57,12 @@ def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
                                 for row in legal])
             _, reward, terminated, truncated, info = pool.step(actions)
             first, second = info["reward_player_0"], info["reward_player_1"]
+            finite = np.isfinite(first) & np.isfinite(second) & np.isfinite(reward)
+            if not finite.all():
+                k = int(np.flatnonzero(~finite)[0])
+                return (f"gives a reward that is not a finite number (player 0 {first[k]:g}, "
+                        f"player 1 {second[k]:g}, the step's {reward[k]:g}); a game's "
+                        f"rewards must be finite")
             if np.any(first + second != 0):
                 k = int(np.flatnonzero(first + second != 0)[0])
                 return (f"is not zero-sum: a step gave player 0 {first[k]:g} and player 1 "

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 from components.envs.engine import catalogue
 from components.envs.engine.catalogue import num_players, observation_shape
 from components.envs.engine.in_graph import InGraphEnv
+from components.envs.engine.spec import frozen
 from components.envs.engine.threads import resolve_threads
 
 
@@ -63,10 +64,13 @@ class SelfPlay:
     Args:
         env_id: the game.
         num_threads: C++ threads stepping inside the program; None: every core.
+        env_kwargs: the game's keyword arguments (a run's `--env-kwargs`), a mapping or its
+            items; kept as sorted items (a SelfPlay is hashable).
     """
 
     env_id: str
     num_threads: int | None = None
+    env_kwargs: Any = ()
     # The in-graph door that steps the games (a SelfPlay hashes by its id and threads: a static
     # argument of jax.jit).
     door: InGraphEnv = dataclasses.field(init=False, repr=False, compare=False)
@@ -77,8 +81,10 @@ class SelfPlay:
                              f"num_players(), engine/task.h: ConnectFour-v0, Othello-v0, "
                              f"Hex-v0, OpenSpiel's names of them, or your own)")
         object.__setattr__(self, "env_id", catalogue.canonical_id(self.env_id))
+        object.__setattr__(self, "env_kwargs", frozen(dict(self.env_kwargs)))
         threads = resolve_threads(self.num_threads, None, f"SelfPlay({self.env_id!r})")
-        object.__setattr__(self, "door", InGraphEnv(catalogue.spec(self.env_id), threads))
+        object.__setattr__(self, "door", InGraphEnv(
+            catalogue.spec(self.env_id, **dict(self.env_kwargs)), threads))
 
     @property
     def num_players(self) -> int:

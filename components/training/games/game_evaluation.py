@@ -26,6 +26,7 @@ import numpy as np
 
 from components.envs.engine.catalogue import num_players, openspiel_name
 from components.envs.games.self_play import SelfPlay
+from components.training.algorithm import env_kwargs_of
 from components.training.game_player import GamePlayer
 from components.training.games.intervals import wilson_interval
 from components.training.games.opponents import (
@@ -88,27 +89,30 @@ def evaluate_games(out: Any, opponent: str | Opponent, games: int = 200, seed: i
                                 f"this one {agent.env_id}")
         other = rival.algorithm.game_player(rival, deterministic)
     return play_games(player, agent.env_id.removeprefix("metagraph/"), spec, games, seed,
-                      other)
+                      other, env_kwargs_of(agent.config))
 
 
 def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
-               seed: int = 12345, opponent_player: GamePlayer | None = None
-               ) -> dict[str, Any]:
+               seed: int = 12345, opponent_player: GamePlayer | None = None,
+               env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
     """`games` games of `player` (a `GamePlayer`) against `opponent` at `env_id`, the player
     first in the even-numbered games; the counts `evaluate_games` returns. With
     `opponent_player` (another agent's `GamePlayer`), that plays the opponent's moves
-    instead of an OpenSpiel bot; OpenSpiel's game still checks every move.
+    instead of an OpenSpiel bot; OpenSpiel's game still checks every move. `env_kwargs`: the
+    game's keyword arguments (the run's), under which its native rules play.
 
     A game with no OpenSpiel twin (`components.envs.openspiel_name`, from its registration) is
     refereed by its own rules alone: `random` is then a uniformly random legal move drawn with
     NumPy (game i seeded `seed + i`), `mcts:N` is refused (OpenSpiel's search plays OpenSpiel's
     game)."""
-    twin = openspiel_name(env_id)
+    twin = openspiel_name(env_id) if not env_kwargs else None  # OpenSpiel's: the defaults
     if twin is None and opponent.kind == "mcts":
-        raise OpponentError(f"--opponent {opponent.spec}: {env_id} has no OpenSpiel twin, whose "
-                            f"game OpenSpiel's MCTS searches; use random or run:DIR")
+        why = (f"is played with the keyword arguments {env_kwargs}, which OpenSpiel's game "
+               f"has not" if env_kwargs else "has no OpenSpiel twin")
+        raise OpponentError(f"--opponent {opponent.spec}: {env_id} {why}, whose game "
+                            f"OpenSpiel's MCTS searches; use random or run:DIR")
     game = require_openspiel().load_game(twin) if twin is not None else None
-    native = SelfPlay(env_id, num_threads=1)
+    native = SelfPlay(env_id, num_threads=1, env_kwargs=env_kwargs or {})
     step = jax.jit(native.step)
     key = jax.random.PRNGKey(seed)
     key, init_key = jax.random.split(key)
@@ -165,6 +169,10 @@ def play_games(player: GamePlayer, env_id: str, opponent: Opponent, games: int,
         for i, reference in enumerate(references):
             if not np.isnan(outcome[i]):
                 continue
+            if ended[i] and not np.isfinite(rewards[i]).all():
+                raise ValueError(f"{env_id} game {i} ended after moves {moves[i]} with the "
+                                 f"rewards {rewards[i].tolist()}: a game's rewards must be "
+                                 f"finite (its task's reward for each player)")
             if reference is None:  # the native rules alone
                 if ended[i]:
                     outcome[i] = rewards[i, side[i]]

@@ -24,6 +24,7 @@ import numpy as np
 
 from components.envs.engine.catalogue import num_players
 from components.envs.games.self_play import SelfPlay
+from components.training.algorithm import env_kwargs_of
 from components.training.games.notation import Notation, notation_of
 
 
@@ -97,7 +98,8 @@ def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = read_line
         raise PlayError(f"metagraph play: {agent.env_id} is not a game (its task declares no "
                         f"num_players())")
     player = agent.algorithm.game_player(agent, True)
-    games, notation = SelfPlay(env_id, num_threads=1), notation_of(env_id)
+    games = SelfPlay(env_id, num_threads=1, env_kwargs=env_kwargs_of(agent.config))
+    notation = notation_of(env_id)
     key = jax.random.PRNGKey(seed)
     state = games.init(key, 1)
     write(f"{env_id}: you are {notation.side(human)}, moving "
@@ -117,8 +119,12 @@ def play_game(agent: Any, human: int = 0, read: Callable[[str], str] = read_line
                                                                             jnp.int32))
         if bool(state.terminated[0]):
             write(notation.board(np.asarray(final[0]), 1 - mover))
-            result = float(np.asarray(state.rewards)[0, human])
-            write({1.0: "You win.", -1.0: "The agent wins.", 0.0: "A draw."}[result])
+            rewards = np.asarray(state.rewards)[0]
+            if not np.isfinite(rewards).all():
+                raise PlayError(f"metagraph play: {env_id} ended with the rewards "
+                                f"{rewards.tolist()}: a game's rewards must be finite")
+            result = float(rewards[human])
+            write("You win." if result > 0 else "The agent wins." if result < 0 else "A draw.")
             return result
 
 

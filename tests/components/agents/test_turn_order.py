@@ -13,6 +13,8 @@ box earns the next one) against references written apart from this code:
   negates the next position's value does not.
 """
 
+from types import SimpleNamespace
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -223,3 +225,44 @@ def test_a_game_that_is_not_zero_sum_is_refused_by_every_self_play_agent():
         with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 is not "
                                              f"zero-sum: a step gave player 0 -?1 and player 1"):
             agent(game, config(env_kwargs={"shared": True}))
+        with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 gives a reward "
+                                             f"that is not a finite number \\(player 0 nan"):
+            agent(game, config(env_kwargs={"nan_reward": True}))
+
+
+def first_legal(state, key):
+    """A `GamePlayer`: the first legal move of every game."""
+    return np.argmax(np.asarray(state.legal_action_mask), -1).astype(np.int32)
+
+
+def test_a_match_is_played_under_the_run_s_keyword_arguments_and_refuses_nan_rewards():
+    """`evaluate --opponent` and `play` step the game with the run's `--env-kwargs` (issue 55,
+    serious 2: its defaults before); a game whose rewards are NaN ends the match with an
+    error naming the game and its moves (it looped forever before: serious 3)."""
+    import gymnasium
+    from user_tasks import register_task
+
+    from components.envs.games.self_play import SelfPlay
+    from components.training.games.game_evaluation import play_games
+    from components.training.games.opponents import parse_opponent
+    from components.training.games.play import PlayError, play_game
+
+    game = register_task("TicTacToe-v0", "tic_tac_toe.h", "ttt::TicTacToe",
+                         gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_), 9)
+    assert "margin_player_0" in SelfPlay(game, env_kwargs={"margin": True}).door.env_spec \
+        .extras_names
+    assert SelfPlay(game, env_kwargs={"margin": True}) == SelfPlay(game, env_kwargs=(
+        ("margin", True),))  # hashable, a static argument of jax.jit
+    fair = play_games(first_legal, game, parse_opponent("random"), 4)
+    assert fair["games"] == 4
+    with pytest.raises(ValueError, match=r"TicTacToe-v0 game \d+ ended after moves \[.*\] "
+                                         r"with the rewards \[nan, nan\]: a game's rewards "
+                                         r"must be finite"):
+        play_games(first_legal, game, parse_opponent("random"), 4,
+                   env_kwargs={"nan_reward": True})
+    agent = SimpleNamespace(env_id=game, config=SimpleNamespace(env_kwargs={"nan_reward": True}),
+                            algorithm=SimpleNamespace(game_player=lambda agent, _: first_legal))
+    first_offered = lambda prompt: prompt.split("(")[1].split()[0].rstrip("):")  # noqa: E731
+    with pytest.raises(PlayError, match=r"metagraph play: TicTacToe-v0 ended with the rewards "
+                                        r"\[nan, nan\]: a game's rewards must be finite"):
+        play_game(agent, read=first_offered, write=lambda text: None)

@@ -9,6 +9,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,13 @@ class TicTacToe {
   // (as Othello's disc margin): at the end of a won game, the winner's margin is one plus the
   // cells left empty (a quicker win counts more), signed for player 0; 0 otherwise.
   // `shared=True`: not zero-sum, player 1's reward is player 0's (a win for both, a loss
-  // for both): a game the self-play agents refuse.
+  // for both): a game the self-play agents refuse. `nan_reward=True`: a won game's rewards
+  // are NaN (a bug in a user's task), which every door passes on and the learners refuse.
   explicit TicTacToe(const engine::Config& config)
       : id_(config.task()), margin_(config.has("margin") && config.flag("margin")),
-        shared_(config.has("shared") && config.flag("shared")) {
-    config.only({"margin", "shared"});
+        shared_(config.has("shared") && config.flag("shared")),
+        nan_(config.has("nan_reward") && config.flag("nan_reward")) {
+    config.only({"margin", "shared", "nan_reward"});
   }
   std::string id() const { return id_; }
   int obs_dim() const { return kCells * 2; }
@@ -67,7 +70,7 @@ class TicTacToe {
     s[kToMove] = 1 - mover;
     if (wins(s, mover)) {
       s[kOutcome] = 1 + mover;
-      out.reward = 1.0;
+      out.reward = nan_ ? std::numeric_limits<double>::quiet_NaN() : 1.0;
       out.terminated = true;
     } else if (full(s)) {
       s[kOutcome] = 3;
@@ -84,7 +87,8 @@ class TicTacToe {
   }
   void extras(const double* s, float* out) const {
     const double outcome = s[kOutcome];
-    const float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
+    float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
+    if (nan_ && first != 0) first = std::numeric_limits<float>::quiet_NaN();
     out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
     out[1] = first;
     out[2] = shared_ ? first : 0.0f - first;  // (not -first: no -0)
@@ -129,7 +133,7 @@ class TicTacToe {
     return true;
   }
   std::string id_;
-  bool margin_, shared_;
+  bool margin_, shared_, nan_;
 };
 
 }  // namespace ttt
