@@ -57,6 +57,7 @@ from components.policy.masked_policy import ILLEGAL_LOGIT
 from components.reweighting import PathReweighting, quality
 from metagraph.differentiate import copy_parameters
 
+MAX_HORIZON = 2**20  # the longest path a path-reweighting agent holds whole
 MARGIN = "margin_player_0"  # the extra a game's task reports its stone margin as (Othello)
 
 
@@ -123,6 +124,7 @@ class ReweightAgent(mg.Component):
             self.pool = [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
                          for _ in range(config.pool_size)]
         self.rollout = SelfPlayRollout(env) if self.self_play else Rollout(env)
+        self._check_horizon(env_id)
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, None,
                                   hidden=config.hidden)
@@ -141,6 +143,15 @@ class ReweightAgent(mg.Component):
                               WeightedNLLLoss)
         self.optimizer = make_optimizer("ReweightAgent", optimizer, self.loss, self.policy,
                                         optax.adam(config.learning_rate), config.max_grad_norm)
+
+    def _check_horizon(self, env_id: str) -> None:
+        """A ValueError where every path held whole ([num_paths, T] of each quantity) would
+        not fit: T above MAX_HORIZON."""
+        if self.horizon > MAX_HORIZON:
+            raise ValueError(f"ReweightAgent: {env_id}'s episodes last up to {self.horizon:,} "
+                             f"steps (its time limit); path reweighting keeps every path whole "
+                             f"([num_paths, T]), T at most {MAX_HORIZON:,}: register it with "
+                             f"a shorter time limit")
 
     @property
     def horizon(self) -> int:

@@ -110,6 +110,11 @@ class EnvSpec:
         return dict(self.task.info)
 
 
+MAX_GAME_PLIES = 2**16
+"""The longest game a task may declare (`max_steps()`): Go's longest games are about 400
+plies; a game without an end in reach would hang the playouts and matches."""
+
+
 def check_spec(env_id: str, made: Any) -> EnvSpec:
     """`made`, a registered id's spec as its `make_spec` returned it, if it agrees with the
     task it holds; else a TypeError or ValueError naming what disagrees (a spec that said
@@ -144,6 +149,10 @@ def check_spec(env_id: str, made: Any) -> EnvSpec:
         problems.append(f"the action space is {space}, the task's actions are a Box of shape "
                         f"({task.action_dim},)")
     problems += _game_problems(task)
+    if int(task.num_players) > 1 and not 1 <= int(task.max_steps) <= MAX_GAME_PLIES:
+        problems.append(f"a game's max_steps() (its plies at most) is {task.max_steps}; the "
+                        f"searches, playouts and matches play every game to its end, so it "
+                        f"must be in [1, {MAX_GAME_PLIES:,}]")
     if made.max_episode_steps != task.max_steps:
         problems.append(f"max_episode_steps is {made.max_episode_steps!r}, the task's "
                         f"max_steps() is {task.max_steps}")

@@ -253,6 +253,9 @@ def test_a_match_is_played_under_the_run_s_keyword_arguments_and_refuses_nan_rew
         .extras_names
     assert SelfPlay(game, env_kwargs={"margin": True}) == SelfPlay(game, env_kwargs=(
         ("margin", True),))  # hashable, a static argument of jax.jit
+    with pytest.raises(ValueError, match=r"a game's max_steps\(\) \(its plies at most\) is "
+                                         r"1099511627776; .* must be in \[1, 65,536\]"):
+        SelfPlay(game, env_kwargs={"max_steps": 2**40})
     fair = play_games(first_legal, game, parse_opponent("random"), 4)
     assert fair["games"] == 4
     with pytest.raises(ValueError, match=r"TicTacToe-v0 game \d+ ended after moves \[.*\] "

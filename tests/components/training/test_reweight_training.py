@@ -95,3 +95,14 @@ def test_command_line_train_and_evaluate(tmp_path, capsys):
     config.write_text("num_paths = -1\n")
     assert "num_paths" in refusal(capsys, ["train", "CartPole-v1", "--out", str(out),
                                            "--config", str(config)])
+
+
+def test_episodes_too_long_to_hold_whole_are_refused_by_name(monkeypatch):
+    """Path reweighting keeps every path whole ([num_paths, T]): a time limit above
+    MAX_HORIZON is refused naming it (issue 55: "Unable to allocate 128 TiB" before)."""
+    from components.agents import reweight_agent
+
+    monkeypatch.setattr(reweight_agent, "MAX_HORIZON", 100)
+    with pytest.raises(ValueError, match=r"ReweightAgent: CartPole-v1's episodes last up to "
+                                         r"500 steps .* T at most 100"):
+        reweight_agent.ReweightAgent("CartPole-v1")

@@ -35,17 +35,22 @@ class TicTacToe {
   // `shared=True`: not zero-sum, player 1's reward is player 0's (a win for both, a loss
   // for both): a game the self-play agents refuse. `nan_reward=True`: a won game's rewards
   // are NaN (a bug in a user's task), which every door passes on and the learners refuse.
+  // `max_steps=N`: the game's declared length.
   explicit TicTacToe(const engine::Config& config)
       : id_(config.task()), margin_(config.has("margin") && config.flag("margin")),
         shared_(config.has("shared") && config.flag("shared")),
-        nan_(config.has("nan_reward") && config.flag("nan_reward")) {
-    config.only({"margin", "shared", "nan_reward"});
+        nan_(config.has("nan_reward") && config.flag("nan_reward")),
+        max_steps_(config.has("max_steps") ? config.integer("max_steps", 1, int64_t{1} << 50)
+                                           : 100) {
+    config.only({"margin", "shared", "nan_reward", "max_steps"});
   }
   std::string id() const { return id_; }
   int obs_dim() const { return kCells * 2; }
   std::vector<int64_t> obs_shape() const { return {3, 3, 2}; }
   int num_actions() const { return kCells; }
-  int64_t max_steps() const { return 100; }  // beyond every game's length
+  // beyond every game's length; `max_steps=N` declares another (a game without an end in
+  // reach, which registration refuses)
+  int64_t max_steps() const { return max_steps_; }
   int physical_dim() const { return kCells + 1; }
 
   int num_players() const { return 2; }
@@ -134,6 +139,7 @@ class TicTacToe {
   }
   std::string id_;
   bool margin_, shared_, nan_;
+  int64_t max_steps_;
 };
 
 }  // namespace ttt
