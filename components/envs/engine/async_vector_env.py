@@ -90,6 +90,7 @@ class AsyncVectorEnv:
         self._busy = [False] * groups    # a reset or step sent and not received yet
         self._ready = [False] * groups   # received, so the next command may be sent
         self._lock = threading.Lock()    # the groups' flags, between callers
+        self._receivers = 0              # recv calls waiting for a group
         self.closed = False
         # the workers hold the groups and queues, not this object: dropping it stops them
         self._workers = [threading.Thread(target=_work, daemon=True,
@@ -142,7 +143,15 @@ class AsyncVectorEnv:
             if not any(self._busy):
                 raise RuntimeError(f"{self.env_spec.env_id}: recv with nothing sent: call "
                                    f"async_reset() first, then send() what recv() gave")
-        g, result = self._finished.get()
+            if self._receivers >= sum(self._busy):
+                raise RuntimeError(f"{self.env_spec.env_id}: recv while every group sent is "
+                                   f"awaited by another thread's recv already; send first")
+            self._receivers += 1
+        try:
+            g, result = self._next_finished()
+        finally:
+            with self._lock:
+                self._receivers -= 1
         with self._lock:
             self._busy[g], self._ready[g] = False, True
         if isinstance(result, BaseException):
@@ -151,6 +160,17 @@ class AsyncVectorEnv:
         info["env_id"] = self._ids[g]
         return obs, reward, terminated, truncated, info
 
+    def _next_finished(self) -> tuple[int, Any]:
+        """The next (group, result) the workers finished; a RuntimeError once the pool is
+        closed while waiting (`close` wakes every waiting `recv`)."""
+        while True:
+            try:
+                return self._finished.get(timeout=0.1)
+            except queue.Empty:
+                if self.closed:
+                    raise RuntimeError(f"{self.env_spec.env_id}: the environment pool was "
+                                       f"closed while recv waited") from None
+
     def send(self, actions: Any, env_ids: Any = None) -> None:
         """Start the step of the group whose environments `env_ids` are (as `recv`'s
         `info["env_id"]` gave them; None: the group received last), with `actions` for them
@@ -158,10 +178,16 @@ class AsyncVectorEnv:
         its array. ValueError for ids that are not one received group's, or a group already
         stepping."""
         self._check_open()
+        try:  # copied before the group is marked: a failed copy leaves it as it was
+            copied = np.array(actions)
+        except Exception as error:  # its own type kept, with what happened to the group
+            error.add_note(f"{self.env_spec.env_id}: send could not read the actions; the "
+                           f"group is not stepped and may be sent again")
+            raise
         with self._lock:
             g = self._group_of(env_ids)
             self._busy[g], self._ready[g] = True, False
-        self._orders[g].put(("step", np.array(actions)))
+            self._orders[g].put(("step", copied))
 
     def step(self, actions: Any, env_ids: Any = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:

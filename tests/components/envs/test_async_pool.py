@@ -185,3 +185,72 @@ def test_a_pool_dropped_without_close_stops_its_workers():
     for worker in workers:
         worker.join(timeout=10)
         assert not worker.is_alive()
+
+
+class Unreadable:
+    """Actions whose `__array__` raises (a user's object)."""
+
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("cannot be read")
+
+
+def test_a_send_whose_actions_cannot_be_read_leaves_the_group_to_send_again():
+    """Issue 55, serious 5: the group stayed marked busy; every later send said "stepping
+    already" and recv waited forever. The caller's error keeps its type."""
+    env = envs.make("CartPole-v1", B, batch_size=B, num_threads=1, seed=3)
+    env.async_reset()
+    ids = env.recv()[4]["env_id"]
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        env.send([[0], [0, 1], [0], [0]], ids)  # ragged
+    with pytest.raises(RuntimeError, match="cannot be read") as error:
+        env.send(Unreadable(), ids)
+    assert "the group is not stepped and may be sent again" in str(error.value.__notes__)
+    env.send(np.zeros(B, np.int32), ids)
+    assert env.recv()[0].shape == (B, 4)
+    env.close()
+
+
+class Blocking:
+    """Actions read only once `event` is set: a step that takes as long as the test wants."""
+
+    def __init__(self, event):
+        self.event = event
+
+    def __array__(self, *args, **kwargs):
+        self.event.wait()
+        return np.zeros(B, np.int32)
+
+
+def test_a_second_recv_for_one_group_and_a_close_never_leave_a_thread_waiting():
+    """Issue 55, serious 7: two threads in recv with one group in flight, one waited forever
+    and close() did not wake it. Now the second is refused at once, and a recv waiting when
+    the pool closes ends with an error."""
+    env = envs.make("CartPole-v1", N, batch_size=B, num_threads=1)
+    env.async_reset()
+    env.recv()
+    env.recv()
+    slow = threading.Event()
+    with env._lock:  # a step of group 0 in flight that lasts until `slow` is set
+        env._busy[0], env._ready[0] = True, False
+    env._orders[0].put(("step", Blocking(slow)))
+    outcome = []
+
+    def waiting():
+        try:
+            env.recv()
+            outcome.append("received")
+        except RuntimeError as error:
+            outcome.append(str(error))
+
+    first = threading.Thread(target=waiting)
+    first.start()
+    time.sleep(0.3)
+    with pytest.raises(RuntimeError, match="awaited by another thread's recv already"):
+        env.recv()
+    closing = threading.Thread(target=env.close)  # waits for the step in flight
+    closing.start()
+    first.join(timeout=5)
+    assert not first.is_alive() and "closed while recv waited" in outcome[0]
+    slow.set()
+    closing.join(timeout=10)
+    assert not closing.is_alive()
