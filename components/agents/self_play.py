@@ -42,7 +42,7 @@ def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
     """Why `env_id` (a two-player game, with the keyword arguments `env_kwargs_json`) is not
     zero-sum, "" where it looks so: PROBE_GAMES games of uniformly random legal moves on the
     host pool, PROBE_STEPS moves each, every step's rewards finite, "reward_player_0" +
-    "reward_player_1" 0 and the step's reward the mover's. A probe, not a proof: a game whose
+    "reward_player_1" 0, the step's reward the mover's and the player to move 0 or 1. A probe, not a proof: a game whose
     rewards stray only in positions random play does not reach passes it."""
     from components.envs.engine.make import make
 
@@ -73,7 +73,13 @@ def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
                 return (f"reports a step's reward {reward[k]:g} that is not its mover's "
                         f"(player {mover[k]}: {own[k]:g})")
             done = terminated | truncated
-            mover = np.where(done, 0, info["player_to_move"].astype(np.int64))
+            to_move = info["player_to_move"]
+            strays = ~done & ~np.isin(to_move, (0, 1))
+            if strays.any():
+                k = int(np.flatnonzero(strays)[0])
+                return (f"reports player {to_move[k]:g} to move in a game going on; a "
+                        f"two-player game's player to move is 0 or 1 (task.h)")
+            mover = np.where(done, 0, to_move.astype(np.int64))
     finally:
         pool.close()
     return ""

@@ -265,6 +265,20 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
         assert (env.elapsed_steps() == 0).all(), "every environment started a new episode"
         assert not np.array_equal(obs, info["final_obs"]), "obs is the next episode's first"
 
+    def players_in_range() -> None:
+        players = spec.num_players
+        env = VectorEnv(spec, num_envs, seed=seed, num_threads=1)
+        env.reset(seed=seed)
+        for t, draw in enumerate(actions):
+            _, _, terminated, truncated, info = env.step(_act(spec, draw, env.legal_mask))
+            to_move, going = info["player_to_move"], ~(terminated | truncated)
+            bad = np.flatnonzero(going & ~((to_move >= 0) & (to_move < players)))
+            if bad.size:
+                raise AssertionError(f"step {t}: environment {bad[0]} reports player "
+                                     f"{to_move[bad[0]]:g} to move in a game going on; a game "
+                                     f"of {players} players has players 0..{players - 1} "
+                                     f"(task.h, player_to_move)")
+
     def twin_close() -> None:
         twin_factory = catalogue.registration(env_id).twin
         if twin_factory is None:
@@ -293,6 +307,8 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
     case("bad actions refused, state intact", bad_actions_refused)
     case("forged states refused", forged_states_refused)
     case("auto-reset and final observations", auto_reset_at_the_limit)
+    if spec.num_players > 1:
+        case("the player to move one of the game's players", players_in_range)
     if twin:
         case("pure-JAX twin close to the task", twin_close)
     failed = {name: why for name, why in results.items() if why != "ok"}

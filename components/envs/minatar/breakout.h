@@ -102,9 +102,11 @@ class Breakout {
         if (brick(bricks, y, x)) planes.set(y, x, 3);
   }
 
+  // The ball is never on the paddle's row in play (a step that reaches it bounces back or
+  // ends the game), so a state with it there is refused: stepped, it would leave the board.
   static bool valid(const double* w) {
-    return whole(w[kBallX], 0, 9) && whole(w[kBallY], 0, 9) && whole(w[kDir], 0, 3) &&
-           whole(w[kPaddle], 0, 9) && whole(w[kLastX], 0, 9) && whole(w[kLastY], 0, 9) &&
+    return whole(w[kBallX], 0, 9) && whole(w[kBallY], 0, 8) && whole(w[kDir], 0, 3) &&
+           whole(w[kPaddle], 0, 9) && whole(w[kLastX], 0, 9) && whole(w[kLastY], 0, 8) &&
            whole(w[kStrike], 0, 1) && whole(w[kBricks], 0, kAllBricks);
   }
 

@@ -228,6 +228,9 @@ def test_a_game_that_is_not_zero_sum_is_refused_by_every_self_play_agent():
         with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 gives a reward "
                                              f"that is not a finite number \\(player 0 nan"):
             agent(game, config(env_kwargs={"nan_reward": True}))
+        with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 reports player 5 "
+                                             f"to move in a game going on"):
+            agent(game, config(env_kwargs={"stray_mover": True}))
 
 
 def first_legal(state, key):

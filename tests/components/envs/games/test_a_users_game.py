@@ -56,7 +56,11 @@ def test_self_play_follows_openspiels_tic_tac_toe_move_by_move(game):
 
 
 def test_the_users_game_passes_the_engines_conformance_check(game):
-    envs.check(game)
+    assert "the player to move one of the game's players" in envs.check(game)
+    with pytest.raises(envs.ConformanceError, match=r"the player to move one of the game's "
+                                                    r"players: FAILED: AssertionError: step 0: "
+                                                    r"environment 0 reports player 5 to move"):
+        envs.check(game, stray_mover=True)
 
 
 def test_alphazero_and_ppo_self_play_train_on_the_users_game_and_it_is_evaluated(

@@ -22,7 +22,8 @@ def breakout_state(**changes: float) -> np.ndarray:
 
 @pytest.mark.parametrize(("change", "value"), [("ball_x", 1e6), ("ball_x", -1), ("dir", 4),
                                                ("bricks", 2.0**31), ("paddle", 0.5),
-                                               ("previous", 6)])
+                                               ("previous", 6), ("ball_y", 9),
+                                               ("last_y", 9)])
 def test_an_out_of_range_state_is_never_read_and_is_refused_by_the_step(change, value):
     pool = envs.make("MinAtar-Breakout-v0", 2, seed=0)
     pool.reset(seed=0)

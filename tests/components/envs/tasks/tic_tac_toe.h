@@ -35,14 +35,16 @@ class TicTacToe {
   // `shared=True`: not zero-sum, player 1's reward is player 0's (a win for both, a loss
   // for both): a game the self-play agents refuse. `nan_reward=True`: a won game's rewards
   // are NaN (a bug in a user's task), which every door passes on and the learners refuse.
-  // `max_steps=N`: the game's declared length.
+  // `max_steps=N`: the game's declared length. `stray_mover=True`: the player to move it
+  // reports is 5 (out of range), which the self-play agents refuse.
   explicit TicTacToe(const engine::Config& config)
       : id_(config.task()), margin_(config.has("margin") && config.flag("margin")),
         shared_(config.has("shared") && config.flag("shared")),
         nan_(config.has("nan_reward") && config.flag("nan_reward")),
         max_steps_(config.has("max_steps") ? config.integer("max_steps", 1, int64_t{1} << 50)
-                                           : 100) {
-    config.only({"margin", "shared", "nan_reward", "max_steps"});
+                                           : 100),
+        stray_(config.has("stray_mover") && config.flag("stray_mover")) {
+    config.only({"margin", "shared", "nan_reward", "max_steps", "stray_mover"});
   }
   std::string id() const { return id_; }
   int obs_dim() const { return kCells * 2; }
@@ -94,7 +96,7 @@ class TicTacToe {
     const double outcome = s[kOutcome];
     float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
     if (nan_ && first != 0) first = std::numeric_limits<float>::quiet_NaN();
-    out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
+    out[0] = outcome == 0 ? static_cast<float>(stray_ ? 5 : s[kToMove]) : -1.0f;
     out[1] = first;
     out[2] = shared_ ? first : 0.0f - first;  // (not -first: no -0)
     if (margin_) {
@@ -140,6 +142,7 @@ class TicTacToe {
   std::string id_;
   bool margin_, shared_, nan_;
   int64_t max_steps_;
+  bool stray_;
 };
 
 }  // namespace ttt
