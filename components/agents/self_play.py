@@ -42,8 +42,9 @@ def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
     """Why `env_id` (a two-player game, with the keyword arguments `env_kwargs_json`) is not
     zero-sum, "" where it looks so: PROBE_GAMES games of uniformly random legal moves on the
     host pool, PROBE_STEPS moves each, every step's rewards finite, "reward_player_0" +
-    "reward_player_1" 0, the step's reward the mover's and the player to move 0 or 1. A probe, not a proof: a game whose
-    rewards stray only in positions random play does not reach passes it."""
+    "reward_player_1" 0, the step's reward the mover's and the player to move 0 or 1. A
+    probe, not a proof: a game whose rewards stray only in positions random play does not
+    reach passes it."""
     from components.envs.engine.make import make
 
     pool = make(env_id, PROBE_GAMES, seed=0, num_threads=1, **json.loads(env_kwargs_json))
