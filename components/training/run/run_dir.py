@@ -30,6 +30,10 @@ from components.training.reporting.learning_curve import read_metrics
 from metagraph.checkpoint import remove_stale_temporaries, write_atomically
 from metagraph.errors import LoadError
 
+WRITTEN = (".lock", "config.json", "metrics.jsonl", "checkpoint.npz", "best.npz", "curve.png",
+           "graph.svg", "graph.html", "tensorboard")
+"""The names a run writes in its directory."""
+
 CONFIG_KEYS = {"env_id": str, "algo": str, "seed": int, "steps": int, "config": dict}
 """The entries every run's config.json has, and their JSON types."""
 
@@ -71,9 +75,22 @@ class RunDir:
                 raise ValueError(f"{self.path} is a file, not a run directory")
             self.created = not self.path.exists()
             self.path.mkdir(parents=True, exist_ok=True)
+            self.refuse_links()
         elif not self.path.is_dir():
             raise LoadError(f"{self.path}: no such run directory")
         self.remove_stale_temporaries()
+
+    def refuse_links(self) -> None:
+        """A run writes its files inside its directory, never through a symbolic link (a
+        received run directory whose `graph.svg` links to a file elsewhere would have that
+        file overwritten): a ValueError naming each link among the names a run writes."""
+        links = [name for name in WRITTEN if (self.path / name).is_symlink()]
+        if links:
+            shown = ", ".join(f"{name} -> {os.readlink(self.path / name)}" for name in links)
+            raise ValueError(f"{self.path}: {shown} {'is a' if len(links) == 1 else 'are'} "
+                             f"symbolic link{'s' * (len(links) > 1)}; a run writes its files "
+                             f"inside its directory, never through links: remove "
+                             f"{'it' if len(links) == 1 else 'them'} or choose another --out")
 
     def lock(self) -> RunLock:
         """Hold the directory while a run writes it (`flock` on `.lock`, which names the

@@ -87,3 +87,24 @@ def test_a_train_refused_at_once_leaves_no_directory(tmp_path, capsys):
     existing.mkdir()
     refusal(capsys, ["train", "CartPole-v1", "--steps", "0", "--out", str(existing)])
     assert existing.is_dir()  # a directory the user made stays
+
+
+@pytest.mark.parametrize("name", [".lock", "graph.svg", "curve.png", "metrics.jsonl"])
+def test_a_resume_never_writes_through_a_link_out_of_the_run(tmp_path, capsys, name):
+    """Issue 55, serious 1: a received run directory whose `.lock`, `graph.svg`, ... links to
+    a file elsewhere had that file overwritten by `train --resume`. Now refused, naming the
+    link; the target is untouched."""
+    from components.training.cli import main
+
+    run = tmp_path / "run"
+    main(["train", "CartPole-v1", "--algo", "ppo", "--steps", "32", "--set", "num_envs=2",
+          "--set", "num_steps=16", "--set", "hidden=[8]", "--out", str(run)])
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("precious")
+    (run / name).unlink(missing_ok=True)
+    (run / name).symlink_to(target)
+    said = refusal(capsys, ["train", "CartPole-v1", "--resume", "--out", str(run), "--steps",
+                            "64"])
+    assert f"{name} -> {target} is a symbolic link; a run writes its files inside its " \
+           f"directory, never through links" in said
+    assert target.read_text() == "precious"
