@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -149,7 +150,14 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():
+        # the first build of a header takes minutes: said, so that a waiting user knows
+        print(f"metagraph: building {header.name} ({task}) with the C++ compiler, once per "
+              f"version of the header (1-3 minutes the first time; cached in {tree})...",
+              file=sys.stderr, flush=True)
+        started = time.perf_counter()
         _build(header, task, name, module_name, tree, build_type, verbose)
+        print(f"metagraph: built {header.name} in {time.perf_counter() - started:.0f} s",
+              file=sys.stderr, flush=True)
     _try_import(header, module_name, built)
     spec = importlib.util.spec_from_file_location(module_name, built)
     module = importlib.util.module_from_spec(spec)

@@ -128,3 +128,21 @@ def test_a_header_that_does_not_compile_is_a_build_error_with_the_compilers_word
     header.write_text("struct Broken { this is not C++ };\n")
     with pytest.raises(envs.ExtensionBuildError, match="broken.h"):
         envs.build_extension(header, "Broken", build_dir=tmp_path / "build")
+
+
+def test_a_first_build_says_it_is_building(tmp_path, monkeypatch, capsys):
+    """Issue 55: the first `--env-module` run compiled for minutes and printed nothing."""
+    from components.envs.engine import extension
+
+    header = tmp_path / "task.h"
+    header.write_text('#include "engine/task.h"\n')
+
+    def compiling(*args, **kwargs):
+        raise RuntimeError("the compiler ran")
+
+    monkeypatch.setattr(extension, "_build", compiling)
+    with pytest.raises(RuntimeError, match="the compiler ran"):
+        envs.build_extension(header, "my::Task", build_dir=tmp_path / "build")
+    said = capsys.readouterr().err
+    assert "metagraph: building task.h (my::Task) with the C++ compiler" in said
+    assert "1-3 minutes the first time" in said
