@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import sysconfig
 import tomllib
@@ -163,8 +164,8 @@ def train_command(args: argparse.Namespace) -> None:
     except KeyboardInterrupt:
         checkpoint = Path(args.out) / "checkpoint.npz"
         saved = f"{checkpoint} holds the state after the last whole call; continue with " \
-                f"`metagraph train {args.env_id} --out {args.out} --resume`" \
-            if checkpoint.exists() else "no checkpoint was written yet"
+                f"`{resume_command(args)}`" if checkpoint.exists() else \
+            "no checkpoint was written yet"
         print(f"\nmetagraph train: interrupted; {saved}", file=sys.stderr)
         raise SystemExit(130) from None
     last = metrics[-1] if metrics else {}
@@ -173,6 +174,17 @@ def train_command(args: argparse.Namespace) -> None:
           f"{last.get('wall_time', 0):.1f} s; last mean return "
           f"{mean if mean is None else round(mean, 1)}; wrote {args.out}/graph.svg, "
           f"graph.html, curve.png, metrics.jsonl, config.json, checkpoint.npz")
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The command that continues an interrupted `train`, as it must be typed: a user's
+    algorithm and environment module named again (a run directory imports no code unasked)."""
+    words = ["metagraph", "train", args.env_id, "--out", args.out, "--resume"]
+    if args.algo not in BUILTIN:
+        words += ["--algo", args.algo]
+    if args.env_module:
+        words += ["--env-module", args.env_module]
+    return shlex.join(words)
 
 
 def evaluate_command(args: argparse.Namespace) -> None:

@@ -54,3 +54,18 @@ def test_graph_command_takes_a_file_path(tmp_path, capsys, monkeypatch):
     assert "expected MODULE:ATTRIBUTE or PATH.py:ATTRIBUTE" in refusal(
         capsys, ["graph", "examples/draw_graphs.py", "-o", str(out)])
     assert "no such file" in refusal(capsys, ["graph", "nowhere.py:graph", "-o", str(out)])
+
+
+def test_the_resume_hint_of_an_interrupted_run_names_what_it_needs():
+    """Issue 55: the hint printed on Ctrl-C left `--env-module` out (and a user's `--algo`),
+    so it failed as printed."""
+    from types import SimpleNamespace
+
+    from components.training.cli import resume_command
+
+    plain = SimpleNamespace(env_id="CartPole-v1", out="runs/x", algo="ppo", env_module=None)
+    assert resume_command(plain) == "metagraph train CartPole-v1 --out runs/x --resume"
+    users = SimpleNamespace(env_id="DeepSea-v0", out="my runs/x", algo="my_algo.py:Mine",
+                            env_module="deep_sea.py")
+    assert resume_command(users) == ("metagraph train DeepSea-v0 --out 'my runs/x' --resume "
+                                     "--algo my_algo.py:Mine --env-module deep_sea.py")
