@@ -19,6 +19,7 @@ import numpy as np
 
 from backends.xla.export import needed_state
 from metagraph.graph import MetaGraph, State
+from metagraph.install_hints import install_hint
 
 
 class OnnxExportError(ValueError):
@@ -33,8 +34,8 @@ def export_onnx(graph: MetaGraph, api: str, state: State, inputs: list[Any]) -> 
     try:
         import jax2onnx
     except ImportError:
-        raise OnnxExportError("ONNX export needs jax2onnx and onnxruntime: pip install -e "
-                              "\".[onnx]\"") from None
+        raise OnnxExportError(f"ONNX export needs jax2onnx and onnxruntime: "
+                              f"{install_hint('onnx')}") from None
     program, select, _ = needed_state(graph, api, inputs)
     needed = select(state)
     specs: list[Any] = []

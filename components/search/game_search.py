@@ -41,6 +41,7 @@ import jax.numpy as jnp
 
 from components.envs.games.self_play import GameState, SelfPlay
 from metagraph.errors import MissingExtraError
+from metagraph.install_hints import install_hint
 
 Evaluate = Callable[[Any, jax.Array], tuple[jax.Array, jax.Array]]
 """`evaluate(params, planes) -> (logits [B, num_actions], value [B])`: the network, `planes`
@@ -53,7 +54,7 @@ def require_mctx() -> Any:
     try:
         import mctx
     except ImportError as error:
-        raise MissingExtraError("search over the games needs mctx: pip install -e \".[games]\" "
+        raise MissingExtraError(f"search over the games needs mctx: {install_hint('games')} "
                           "(or pip install mctx)") from error
     return mctx
 

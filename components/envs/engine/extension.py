@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 
 from components.envs.engine import ENGINE_DIR, cmake_file, include_dir
+from metagraph.install_hints import install_hint
 
 _BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")  # CMake's
 _CPP_TYPE = re.compile(r"^(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(<[\w:, <>]*>)?$")
@@ -186,8 +187,8 @@ def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
            build_type: str, verbose: bool) -> None:
     cmake = _tool("cmake")
     if cmake is None:
-        raise ExtensionBuildError("build_extension needs CMake: pip install -e "
-                                  "\".[native]\" (CMake, Ninja and nanobind)")
+        raise ExtensionBuildError(f"build_extension needs CMake: {install_hint('native')} "
+                                  f"(CMake, Ninja and nanobind)")
     source = tree / "modules" / module_name
     source.mkdir(parents=True, exist_ok=True)
     (source / "module.cpp").write_text(

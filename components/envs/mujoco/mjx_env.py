@@ -43,6 +43,7 @@ from components.envs.mujoco._mjx_rules import MJX_RULES
 from components.envs.mujoco.tasks import core_config
 from metagraph import context
 from metagraph.errors import MissingExtraError
+from metagraph.install_hints import install_hint
 
 MJX_REQUIREMENT = "mujoco-mjx==3.17.0"
 
@@ -55,7 +56,7 @@ def import_mjx() -> Any:
             from mujoco import mjx
     except ImportError as error:
         raise MissingExtraError(f"door 'jax' of the MuJoCo tasks runs on MJX ({MJX_REQUIREMENT}): "
-                          f"pip install -e \".[mjx]\"") from error
+                          f"{install_hint('mjx')}") from error
     return mjx
 
 

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from metagraph.errors import MissingExtraError
+from metagraph.install_hints import install_hint
 
 
 def ray_module() -> Any:
@@ -17,7 +18,7 @@ def ray_module() -> Any:
     try:
         import ray
     except ImportError:
-        raise MissingExtraError("the Ray backend needs Ray: pip install -e \".[ray]\"") from None
+        raise MissingExtraError(f"the Ray backend needs Ray: {install_hint('ray')}") from None
     return ray
 
 

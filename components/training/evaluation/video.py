@@ -35,6 +35,7 @@ from backends.xla import load as load_exported
 from components.envs import make, observation_vectors
 from components.training.algorithm import env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent
+from metagraph.install_hints import install_hint
 
 FPS = 30
 TRACKING = {"type": 2, "trackbodyid": 1, "distance": 4.0, "elevation": -15.0}
@@ -66,7 +67,7 @@ def renderable(env_id: str, width: int, height: int,
         return gymnasium.make(env_id, render_mode="rgb_array", **kwargs)
     except gymnasium.error.DependencyNotInstalled as error:
         raise VideoError(f"{env_id}: Gymnasium cannot render it here ({error}); install the "
-                         f"video extra: pip install -e \".[video]\"") from None
+                         f"video extra: {install_hint('video')}") from None
 
 
 def check_renders(shown: Any, env_id: str) -> None:
@@ -77,7 +78,7 @@ def check_renders(shown: Any, env_id: str) -> None:
         shown.render()
     except gymnasium.error.DependencyNotInstalled as error:
         raise VideoError(f"{env_id}: Gymnasium cannot render it here ({error}); install the "
-                         f"video extra: pip install -e \".[video]\"") from None
+                         f"video extra: {install_hint('video')}") from None
     except Exception as error:  # MuJoCo's or OpenGL's own error types
         if env_id.split("-")[0] not in MUJOCO:
             raise
@@ -152,7 +153,7 @@ def ffmpeg_program() -> str:
     except (ImportError, RuntimeError):
         found = shutil.which("ffmpeg")
         if found is None:
-            raise VideoError("writing .mp4 needs ffmpeg: pip install -e \".[video]\" (its "
+            raise VideoError(f"writing .mp4 needs ffmpeg: {install_hint('video')} (its "
                              "imageio-ffmpeg wheel ships one), or Debian's apt-get install "
                              "ffmpeg; or write a .gif") from None
         return found

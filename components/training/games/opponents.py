@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from metagraph.install_hints import install_hint
+
 OPPONENTS = ("random", "mcts:N", "run:DIR")
 UCT_C = 2.0
 MAX_SIMULATIONS = 1_000_000
@@ -77,7 +79,7 @@ def require_openspiel() -> Any:
     try:
         import pyspiel
     except ImportError:
-        raise OpponentError("--opponent needs OpenSpiel (`pip install -e \".[games]\"`, the "
+        raise OpponentError(f"--opponent needs OpenSpiel (`{install_hint('games')}`, the "
                             "open-spiel wheel)") from None
     return pyspiel
 
