@@ -65,6 +65,12 @@ def move_text(env_id: str, action: int) -> str:
     return f"{chr(ord('a') + action % columns)}{action // columns + 1}"
 
 
+def number(text: str) -> int | None:
+    """`text` as a non-negative int when it is ASCII digits only ("²" and "١" are digits to
+    `str.isdigit` but no move number), else None."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
     """The action a person typed; a ValueError saying why it is not a legal move here."""
     text = text.strip().lower()
@@ -72,8 +78,8 @@ def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
     if env_id == "ConnectFour-v0":
         if len(text) == 1 and "a" <= text <= chr(ord("a") + columns - 1):
             action = ord(text) - ord("a")
-        elif text.isdigit() and 1 <= int(text) <= columns:
-            action = int(text) - 1
+        elif number(text) is not None and 1 <= number(text) <= columns:
+            action = number(text) - 1
         else:
             raise ValueError(f"{text!r} is not a column: type a letter a-"
                              f"{chr(ord('a') + columns - 1)} (or 1-{columns})")
@@ -81,8 +87,8 @@ def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
         action = OTHELLO_PASS
     else:
         column, row = text[:1], text[1:]
-        if not ("a" <= column <= chr(ord("a") + columns - 1) and row.isdigit()
-                and 1 <= int(row) <= rows):
+        if not ("a" <= column <= chr(ord("a") + columns - 1) and number(row) is not None
+                and 1 <= number(row) <= rows):
             raise ValueError(f"{text!r} is not a cell: type a column a-"
                              f"{chr(ord('a') + columns - 1)} and a row 1-{rows}, e.g. d3")
         action = (int(row) - 1) * columns + ord(column) - ord("a")
@@ -164,11 +170,18 @@ class OpenSpielNotation(Notation):
         names = {self.move(a).lower(): int(a) for a in np.flatnonzero(legal)}
         if typed in names:
             return names[typed]
+        if number(typed) is not None:  # a move's number is always taken
+            if number(typed) < legal.shape[0] and legal[number(typed)]:
+                return number(typed)
+            raise ValueError(f"{typed} is not the number of a legal move here (those listed are "
+                             f"{', '.join(map(str, np.flatnonzero(legal)))})")
         loose = [a for name, a in names.items() if name.rstrip("*") == typed.rstrip("*")]
         if typed and len(loose) == 1:
             return loose[0]
-        raise ValueError(f"{text.strip()!r} is not a legal move here: type one of those listed "
-                         f"(a capture's * may be left out)")
+        starred = " (a capture's * may be left out)" if any(
+            name.endswith("*") for name in names) else ""
+        raise ValueError(f"{text.strip()!r} is not a legal move here: type one of those listed"
+                         f"{starred}, or its number")
 
     def played(self, action: int) -> None:
         """Follow `action` in the copy of the position."""
@@ -201,12 +214,12 @@ class NumberNotation(Notation):
     def parse(self, text: str, legal: np.ndarray) -> int:
         """The action a person typed; a ValueError saying why it is not a legal move."""
         text = text.strip()
-        if not text.isdigit() or int(text) >= legal.shape[0]:
+        if number(text) is None or number(text) >= legal.shape[0]:
             raise ValueError(f"{text!r} is not a move: type an action number 0-"
                              f"{legal.shape[0] - 1}")
-        if not legal[int(text)]:
-            raise ValueError(f"{int(text)} is not a legal move here")
-        return int(text)
+        if not legal[number(text)]:
+            raise ValueError(f"{number(text)} is not a legal move here")
+        return number(text)
 
 
 def notation_of(env_id: str) -> Notation:

@@ -73,9 +73,49 @@ def test_moves_are_named_and_read_as_openspiel_writes_them(env_id):
     ("Othello-v0", "a1", "a1 is not a legal move here"),
     ("Othello-v0", "pass", "pass is not a legal move here"),
     ("Hex-v0", "", "'' is not a cell: type a column a-k and a row 1-11"),
+    ("ConnectFour-v0", "\u00b2", "'\u00b2' is not a column"),  # a digit to isdigit, no number
+    ("Othello-v0", "a\u0661", "'a\u0661' is not a cell"),
 ])
 def test_a_move_that_is_not_legal_says_why(env_id, text, message):
     legal = np.zeros({"ConnectFour-v0": 7, "Othello-v0": 65, "Hex-v0": 121}[env_id], bool)
     legal[3] = True
     with pytest.raises(ValueError, match=f"^{message}"):
         parse_move(env_id, text, legal)
+
+
+def test_a_game_written_as_openspiel_writes_it_also_takes_move_numbers():
+    """Issue 55: `play` of a user's game took only OpenSpiel's full move names (P1(h,0,0) at
+    Dots and Boxes), and every refusal spoke of "a capture's *" (Breakthrough's notation)."""
+    from components.training.games.notation import NumberNotation, OpenSpielNotation
+
+    dots = OpenSpielNotation(pyspiel.load_game("dots_and_boxes"))
+    legal = np.zeros(12, bool)
+    legal[[0, 5]] = True
+    assert dots.parse("5", legal) == 5 and dots.parse(dots.move(0), legal) == 0
+    with pytest.raises(ValueError, match=r"^3 is not the number of a legal move here \(those "
+                                         r"listed are 0, 5\)"):
+        dots.parse("3", legal)
+    with pytest.raises(ValueError, match=r"'h9' is not a legal move here: type one of those "
+                                         r"listed, or its number$"):
+        dots.parse("h9", legal)
+    breakthrough = OpenSpielNotation(pyspiel.load_game("breakthrough"))
+    opening = np.zeros(breakthrough.state.get_game().num_distinct_actions(), bool)
+    opening[breakthrough.state.legal_actions()] = True  # no capture among them
+    with pytest.raises(ValueError) as refused:
+        breakthrough.parse("z9", opening)
+    assert "capture" not in str(refused.value)
+
+    class Capturing:  # a position where a capture ("*") is legal
+        def current_player(self):
+            return 0
+
+        def action_to_string(self, player, action):
+            return ["a5b4*", "a5a4"][action]
+
+    capturing = OpenSpielNotation.__new__(OpenSpielNotation)
+    capturing.state = Capturing()
+    assert capturing.parse("a5b4", np.ones(2, bool)) == 0  # the * left out
+    with pytest.raises(ValueError, match=r"a capture's \* may be left out\), or its number"):
+        capturing.parse("z9", np.ones(2, bool))
+    with pytest.raises(ValueError, match=r"^'\u00b2' is not a move: type an action number"):
+        NumberNotation("ConnectFour-v0").parse("\u00b2", np.ones(7, bool))
