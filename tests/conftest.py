@@ -26,6 +26,10 @@ os.environ.setdefault("METAGRAPH_EXTENSION_CACHE", tempfile.mkdtemp(prefix="meta
 # ... built unoptimised (CMake's Debug): half the compile time of Release; the tasks the tests
 # build step a few environments, and the library's own families keep their Release build.
 os.environ.setdefault("METAGRAPH_EXTENSION_BUILD_TYPE", "Debug")
+# The environment modules a user named (`--env-module`) are recorded for the suite only, not
+# in the home directory (components/training/run/named_modules.py).
+os.environ.setdefault("METAGRAPH_NAMED_MODULES",
+                      os.path.join(tempfile.mkdtemp(prefix="metagraph-named-"), "named.json"))
 
 MODEL_SPACES = {"x": Box((4,), batch=True), "key": PRNGKey()}
 

@@ -6,7 +6,8 @@ docs/your-own-environment.md).
 The run records SOURCE (a file as an absolute path) and the SHA-256 of its file. A run
 directory is data (`trusted_code.py`): a command that reads the run (`evaluate`, `export`,
 `play`, `train --resume`, `load`) imports SOURCE again only when it is named again
-(`--env-module SOURCE`) or with `--trust-code`, and only while its file is unchanged.
+(`--env-module SOURCE`), with `--trust-code`, or when this user named that very file (its
+path and SHA-256) before (`named_modules.py`), and only while its file is unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from components.envs.engine.catalogue import canonical_id
+from components.training.run.named_modules import named_before, remember
 from components.training.run.trusted_code import (
     UntrustedCodeError,
     refuse_if_changed,
@@ -40,8 +43,20 @@ def env_module_record(source: str | None) -> dict[str, Any]:
     if source is None:
         return {}
     path = source_file(source)
+    digest = sha256_of(path) if path is not None else None
+    if digest is not None:  # the user named it: a run recording it opens without asking
+        remember(canonical_source(source), digest)
     return {"env_module": canonical_source(source),
-            **({"env_module_sha256": sha256_of(path)} if path is not None else {})}
+            **({"env_module_sha256": digest} if digest is not None else {})}
+
+
+def registered(env_id: Any) -> bool:
+    """Whether `env_id` is a registered environment in this process."""
+    try:
+        canonical_id(env_id)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def env_module_of_run(run: Any, saved: dict[str, Any], named: str | None,
@@ -61,10 +76,19 @@ def env_module_of_run(run: Any, saved: dict[str, Any], named: str | None,
     if named is not None and canonical_source(named) != recorded:
         raise UntrustedCodeError(f"{run.config_path}: the run was trained with --env-module "
                                  f"{recorded}, not {named}")
+    sha256 = saved.get("env_module_sha256")
+    if named is None and not trust_code and registered(saved.get("env_id")):
+        return  # registered in this process already: the user imported the module themselves
+    if named is None and not trust_code and named_before(recorded, sha256) \
+            and source_file(recorded) is not None \
+            and sha256_of(source_file(recorded)) == sha256:
+        import_env_module(recorded)  # the very file this user named before
+        return
     if named is None and not trust_code:
         raise UntrustedCodeError(
             f"{run.config_path} names your environment module {recorded!r}: a run directory "
             f"is data, so it is not imported unasked; name it again (--env-module "
-            f"{recorded}) or pass --trust-code")
-    refuse_if_changed(run, source_file(recorded), saved.get("env_module_sha256"))
+            f"{recorded}; from Python, load(run, env_module=...)) or pass --trust-code "
+            f"(trust_code=True)")
+    refuse_if_changed(run, source_file(recorded), sha256)
     import_env_module(recorded)

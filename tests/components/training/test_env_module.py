@@ -2,7 +2,8 @@
 --env-module catch/catch_env.py --env-kwargs rows=5 --env-kwargs columns=3` trains bsuite's
 Catch written in one header (the example outside the package) on a 5x3 board; the run records
 the module, its SHA-256 and the keyword arguments, and `evaluate`/`export` import the module
-again only when named again or with `--trust-code`, only unchanged, and make the recorded
+again only when named again, with `--trust-code` or when this user named that very file
+before (its path and SHA-256: `named_modules.py`), only unchanged, and make the recorded
 environment (15 observations, where the default board has 50). Keyword arguments Catch does
 not take, values out of its range, or `--env-kwargs` on `--resume` are refused naming them."""
 
@@ -19,7 +20,7 @@ SMALL = ["--steps", "64", "--set", "num_envs=2", "--set", "num_steps=16", "--set
 
 
 def test_a_users_environment_trains_with_its_arguments_and_is_imported_again_only_when_named(
-        tmp_path, capsys):
+        tmp_path, capsys, monkeypatch):
     shutil.copytree(ROOT / "examples" / "envs" / "catch", tmp_path / "catch")
     module = tmp_path / "catch" / "catch_env.py"
     named = ["--env-module", "catch/catch_env.py"]
@@ -30,8 +31,20 @@ def test_a_users_environment_trains_with_its_arguments_and_is_imported_again_onl
     assert saved["env_id"] == "Catch-v0" and saved["env_module"] == str(module)
     assert len(saved["env_module_sha256"]) == 64
     assert saved["config"]["env_kwargs"] == {"rows": 5, "columns": 3}
-    refused = metagraph(tmp_path, "evaluate", "run", "--episodes", "2", check=False)
+    # the user named this very file (path and SHA-256) when training: opened without asking
+    done = metagraph(tmp_path, "evaluate", "run", "--episodes", "2")
+    assert "2 episodes: return" in done.stdout
+    # as a received run (a user who never named the module, a fresh process): imported only
+    # when asked
+    monkeypatch.setenv("METAGRAPH_NAMED_MODULES", str(tmp_path / "someone_else.json"))
+    refused = metagraph(tmp_path, "evaluate", "run", "--episodes", "2", check=False,
+                        fresh=True)
     assert refused.returncode == 2 and "names your environment module" in refused.stderr
+    # from Python, after the user imported the module themselves (Catch-v0 registered in this
+    # process): load(run) takes it, without naming it again
+    from components.training import load
+
+    assert load(tmp_path / "run").env_id == "Catch-v0"
     for given in (named, ["--trust-code"]):
         done = metagraph(tmp_path, "evaluate", "run", "--episodes", "2", *given)
         assert "2 episodes: return" in done.stdout
