@@ -19,7 +19,8 @@ def resolve_device(spec: Any, where: str = "device") -> jax.Device | None:
         raise TypeError(f"{where}: expected a jax.Device or a name such as 'cpu' or 'gpu:0', "
                         f"got {type(spec).__name__}")
     platform, _, index_text = spec.strip().lower().partition(":")
-    if not platform or (index_text and not index_text.isdigit()):
+    # ASCII digits only: "²", "١" and full-width digits are digits to isdigit(), not indices
+    if not platform or (index_text and not (index_text.isascii() and index_text.isdigit())):
         raise ValueError(f"{where}: {spec!r} is not a device name (PLATFORM or PLATFORM:INDEX, "
                          f"e.g. 'cpu', 'gpu', 'gpu:1')")
     try:

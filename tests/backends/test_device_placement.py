@@ -74,3 +74,14 @@ def test_devices_this_process_lacks_are_refused_by_name(report):
     assert "not a device name" in errors["malformed"]
     assert errors["type"].startswith("TypeError")
     assert "a mesh" in errors["mesh"]
+
+
+def test_a_device_index_is_ascii_digits():
+    """Issue 55, minor: `cpu:²` gave a bare `int()` error and `cpu:١` or a full-width digit
+    was taken as `cpu:1`."""
+    from backends.xla.devices import resolve_device
+
+    for name in ("cpu:\u00b2", "cpu:\u0661", "cpu:\uff11"):
+        with pytest.raises(ValueError, match="is not a device name"):
+            resolve_device(name)
+    assert resolve_device("cpu:0").platform == "cpu"
