@@ -9,11 +9,12 @@ environments while the caller runs its policy for others (the seed's loop; Sebul
         env.send(policy(obs), info["env_id"])                   # it steps while we go on
 
 The environments are split into `num_envs // batch_size` groups of `batch_size`; each group is
-a host pool of its own (its own C++ threads, which step it with Python's lock released) driven
-by a worker thread. `recv` returns the first group whose step (or reset) finished, its
-environments' indices in `info["env_id"]`; `send` starts the step of a group received and not
-sent since. Environment i draws from the stream of (seed, i) whatever the grouping, so with
-the same actions every environment's trajectory equals the synchronous pool's.
+a host pool of its own (its own C++ threads, which step it with Python's lock released),
+driven by worker threads (as many as the groups, at most one per C++ thread of the budget).
+`recv` returns the first group whose step (or reset) finished, its environments' indices in
+`info["env_id"]`; `send` starts the step of a group received and not sent since.
+Environment i draws from the stream of (seed, i) whatever the grouping, so with the same
+actions every environment's trajectory equals the synchronous pool's.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from metagraph.checks import positive_int
 _STOP = object()
 
 
-def _work(group: VectorEnv, orders: queue.Queue, g: int, finished: queue.Queue) -> None:
-    """A group's worker: runs the resets and steps sent to it, one at a time, and reports
-    each result (or the exception it raised) as `(g, result)`."""
-    n = group.num_envs
+def _work(groups: list[VectorEnv], orders: queue.Queue, finished: queue.Queue) -> None:
+    """A worker: runs the resets and steps sent to any group, one at a time (a group has at
+    most one in flight), and reports each result (or the exception it raised) as
+    `(g, result)`."""
     while (order := orders.get()) is not _STOP:
-        kind, value = order
+        g, kind, value = order
+        group = groups[g]
+        n = group.num_envs
         try:
             if kind == "reset":
                 obs, _ = group.reset(seed=value)
@@ -86,20 +89,29 @@ class AsyncVectorEnv:
         self._ids = [np.arange(g * self.batch_size, (g + 1) * self.batch_size, dtype=np.int32)
                      for g in range(groups)]
         self._finished: queue.Queue = queue.Queue()
-        self._orders = [queue.Queue() for _ in range(groups)]
+        self._orders: queue.Queue = queue.Queue()  # (group, "reset" | "step", argument)
         self._busy = [False] * groups    # a reset or step sent and not received yet
         self._ready = [False] * groups   # received, so the next command may be sent
         self._lock = threading.Lock()    # the groups' flags, between callers
         self._receivers = 0              # recv calls waiting for a group
         self.closed = False
-        # the workers hold the groups and queues, not this object: dropping it stops them
+        # the workers hold the groups and queues, not this object: dropping it stops them. As
+        # many as the groups, at most one per C++ thread of the budget: batch_size=1 over 4096
+        # environments does not start 4096 threads
+        count = min(groups, max(1, resolve_threads(num_threads, self.num_envs, where)))
         self._workers = [threading.Thread(target=_work, daemon=True,
-                                          args=(self._groups[g], self._orders[g], g,
-                                                self._finished),
-                                          name=f"metagraph-{where}-group-{g}")
-                         for g in range(groups)]
-        for worker in self._workers:
-            worker.start()
+                                          args=(self._groups, self._orders, self._finished),
+                                          name=f"metagraph-{where}-worker-{k}")
+                         for k in range(count)]
+        for k, worker in enumerate(self._workers):
+            try:
+                worker.start()
+            except RuntimeError as error:  # the process's thread limit
+                self._stop(self._workers[:k])
+                for group in self._groups:
+                    group.close()
+                raise RuntimeError(f"{where}: could not start the pool's worker thread {k + 1} "
+                                   f"of {count} ({error}); pass fewer num_threads") from None
         self.single_observation_space = spec.observation_space
         self.single_action_space = spec.action_space
         self.observation_space = batch_space(spec.observation_space, self.batch_size)
@@ -130,7 +142,7 @@ class AsyncVectorEnv:
                                    f"{busy} are stepping: recv them first")
             for g in range(self.num_groups):
                 self._busy[g], self._ready[g] = True, False
-                self._orders[g].put(("reset", seed))
+                self._orders.put((g, "reset", seed))
 
     def recv(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """The first group whose reset or step finished: `(obs, reward, terminated,
@@ -187,7 +199,7 @@ class AsyncVectorEnv:
         with self._lock:
             g = self._group_of(env_ids)
             self._busy[g], self._ready[g] = True, False
-            self._orders[g].put(("step", copied))
+            self._orders.put((g, "step", copied))
 
     def step(self, actions: Any, env_ids: Any = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -225,12 +237,16 @@ class AsyncVectorEnv:
         if self.closed:
             return
         self.closed = True
-        for orders in self._orders:
-            orders.put(_STOP)
-        for worker in self._workers:
-            worker.join()
+        self._stop(self._workers)
         for group in self._groups:
             group.close()
+
+    def _stop(self, workers: list[threading.Thread]) -> None:
+        """Stop `workers` after the orders sent before, and wait for them."""
+        for _ in workers:
+            self._orders.put(_STOP)
+        for worker in workers:
+            worker.join()
 
     def __enter__(self) -> AsyncVectorEnv:
         return self
@@ -242,8 +258,8 @@ class AsyncVectorEnv:
         # dropped without close(): stop the workers (they end after the step in flight)
         if not getattr(self, "closed", True):
             self.closed = True
-            for orders in self._orders:
-                orders.put(_STOP)
+            for _ in self._workers:
+                self._orders.put(_STOP)
 
     def _check_open(self) -> None:
         if self.closed:

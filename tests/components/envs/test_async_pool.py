@@ -232,7 +232,7 @@ def test_a_second_recv_for_one_group_and_a_close_never_leave_a_thread_waiting():
     slow = threading.Event()
     with env._lock:  # a step of group 0 in flight that lasts until `slow` is set
         env._busy[0], env._ready[0] = True, False
-    env._orders[0].put(("step", Blocking(slow)))
+    env._orders.put((0, "step", Blocking(slow)))
     outcome = []
 
     def waiting():
@@ -254,3 +254,19 @@ def test_a_second_recv_for_one_group_and_a_close_never_leave_a_thread_waiting():
     slow.set()
     closing.join(timeout=10)
     assert not closing.is_alive()
+
+
+def test_one_environment_a_group_starts_no_thread_per_environment():
+    """Issue 55, moderate 7: batch_size=1 started one Python thread per environment (4,101
+    at n=4096). The workers are at most the C++ thread budget, and they go with close()."""
+    before = threading.active_count()
+    env = envs.make("CartPole-v1", 256, batch_size=1, num_threads=2, seed=5)
+    assert len(env._workers) == 2 and threading.active_count() - before <= 2
+    env.async_reset(seed=5)
+    for _ in range(3 * 256):
+        obs, _, _, _, info = env.recv()
+        env.send(np.zeros(1, np.int32), info["env_id"])
+    for _ in range(256):
+        env.recv()
+    env.close()
+    assert threading.active_count() <= before
