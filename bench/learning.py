@@ -10,9 +10,10 @@ own script in its own environment (bench/references/), scored the same way.
 The reference environment (not metagraph's packages):
 `python -m venv /tmp/reference && /tmp/reference/bin/pip install jax flax optax chex gymnax
 flashbax`. Without `--reference-python` only our column is run. Rows (`--rows`; default: the
-DQN rows):
+CartPole and MinAtar rows):
 
 - dqn-cartpole: DQN, CartPole-v1, 5e5 steps, against PureJaxRL's dqn.py.
+- ppo-cartpole: PPO, CartPole-v1, 5e5 steps, against PureJaxRL's ppo.py.
 - dqn-breakout, dqn-asterix: DQN, MinAtar Breakout and Asterix (gymnax's rules: no sticky
   actions, the minimal action set), 1e6 steps, against PureJaxRL's dqn.py with the MinAtar
   network (bench/references/purejaxrl_dqn.py).
@@ -61,6 +62,9 @@ ROWS = {
     "dqn-cartpole": Row("dqn", "CartPole-v1", 500_000,
                         reference=("purejaxrl_dqn.py", "CartPole-v1"),
                         reference_name="PureJaxRL dqn.py"),
+    "ppo-cartpole": Row("ppo", "CartPole-v1", 500_000,
+                        reference=("purejaxrl_ppo.py", "CartPole-v1"),
+                        reference_name="PureJaxRL ppo.py"),
     "dqn-breakout": Row("dqn", "MinAtar-Breakout-v0", 1_000_000, GYMNAX_MINATAR,
                         reference=("purejaxrl_dqn.py", "Breakout-MinAtar"),
                         reference_name="PureJaxRL dqn.py, MinAtar network"),
@@ -74,7 +78,7 @@ ROWS = {
                                  opponent="mcts:100",
                                  reference_name="OpenSpiel MCTS-100 (the opponent)"),
 }
-DEFAULT_ROWS = ("dqn-cartpole", "dqn-breakout", "dqn-asterix")
+DEFAULT_ROWS = ("dqn-cartpole", "ppo-cartpole", "dqn-breakout", "dqn-asterix")
 
 
 def run_ours(row: Row, seed: int) -> dict:

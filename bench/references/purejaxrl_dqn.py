@@ -30,6 +30,7 @@ import gymnax
 import jax
 import jax.numpy as jnp
 import optax
+from evaluation import greedy_return
 from flax.training.train_state import TrainState
 from gymnax.wrappers.purerl import FlattenObservationWrapper, LogWrapper
 
@@ -168,27 +169,6 @@ def make_train(config):
     return train, network, env, env_params
 
 
-def greedy_return(network, env, env_params, params, rng, episodes=100):
-    """The greedy policy's undiscounted return over `episodes` episodes (each to its end or
-    the environment's time limit)."""
-    obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(rng, episodes),
-                                                        env_params)
-
-    def body(carry, key):
-        obs, state, total, alive = carry
-        action = jnp.argmax(network.apply(params, obs), -1)
-        obs, state, reward, term, trunc, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-            jax.random.split(key, episodes), state, action, env_params)
-        total = total + reward * alive
-        return (obs, state, total, alive & ~(term | trunc)), None
-
-    steps = int(env_params.max_steps_in_episode) + 1
-    (_, _, total, alive), _ = jax.lax.scan(
-        body, (obs, state, jnp.zeros(episodes), jnp.ones(episodes, bool)),
-        jax.random.split(rng, steps))
-    return total
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("env", help="gymnax's id: CartPole-v1, Breakout-MinAtar, ...")
@@ -202,7 +182,7 @@ def main() -> None:
         train, network, env, env_params = make_train(config)
         params, _ = jax.block_until_ready(jax.jit(train)(jax.random.PRNGKey(seed)))
         train_s = time.perf_counter() - start
-        returns = greedy_return(network, env, env_params, params,
+        returns = greedy_return(network.apply, env, env_params, params,
                                 jax.random.PRNGKey(100 + seed))
         print(json.dumps({"seed": seed, "train_s": round(train_s, 2),
                           "greedy_return": float(returns.mean()),
