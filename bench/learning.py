@@ -87,8 +87,8 @@ def run_ours(row: Row, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as out:
         command = ["metagraph", "train", row.env_id, "--algo", row.algo,
                    "--steps", str(row.steps), "--seed", str(seed), "--out", out]
-        if row.env_kwargs:
-            command += ["--env-kwargs", *row.env_kwargs]
+        for value in row.env_kwargs:
+            command += ["--env-kwargs", value]
         if row.minutes:
             command = ["timeout", "-s", "INT", str(int(row.minutes * 60)), *command]
         start = time.perf_counter()
