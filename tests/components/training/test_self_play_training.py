@@ -309,6 +309,9 @@ def test_each_game_ranks_its_wins_by_default():
     assert ReweightConfig.for_env("Hex-v0", {"quality": "return"}).quality == "return"
     assert not ReweightConfig.for_env("Hex-v0").fit_explored
     assert ReweightConfig.for_env("Othello-v0").fit_explored
+    # Connect Four's paths are the policy improved by a search; the others the policy's own
+    assert ReweightConfig.for_env("ConnectFour-v0").search_simulations == 16
+    assert ReweightConfig.for_env("Othello-v0").search_simulations == 0
 
 
 @pytest.mark.parametrize("fit_explored", [True, False])
