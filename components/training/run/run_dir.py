@@ -34,13 +34,14 @@ WRITTEN = (".lock", "config.json", "metrics.jsonl", "checkpoint.npz", "best.npz"
            "graph.svg", "graph.html", "tensorboard")
 """The names a run writes in its directory."""
 
-CONFIG_KEYS = {"env_id": str, "algo": str, "seed": int, "steps": int, "config": dict}
-"""The entries every run's config.json has, and their JSON types."""
+CONFIG_KEYS = {"env_id": str, "algo": str, "config": dict}
+"""The entries every run's config.json has, and their JSON types (the seed and steps are
+checked by the run spec, which names their ranges)."""
 
 
 def kind_name(kind: type) -> str:
     """'a string', 'an int', 'an object' for the JSON types config.json's entries have."""
-    return {str: "a string", int: "an int", dict: "an object"}[kind]
+    return {str: "a string", dict: "an object"}[kind]
 
 
 class RunDirLocked(OSError):
