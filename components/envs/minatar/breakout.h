@@ -45,6 +45,13 @@ class Breakout {
     w[kPaddle] = paddle;
 
     const int ball_x = static_cast<int>(w[kBallX]), ball_y = static_cast<int>(w[kBallY]);
+    // The ball on the paddle's row is a game already lost (a step that reaches that row
+    // bounces back or ends the game): a state set there ends at once, the ball kept on the
+    // board (stepped on, it left the board with empty planes and no end).
+    if (ball_y >= 9) {
+      terminal = true;
+      return reward;
+    }
     int dir = static_cast<int>(w[kDir]);
     w[kLastX] = ball_x;
     w[kLastY] = ball_y;
@@ -102,11 +109,9 @@ class Breakout {
         if (brick(bricks, y, x)) planes.set(y, x, 3);
   }
 
-  // The ball is never on the paddle's row in play (a step that reaches it bounces back or
-  // ends the game), so a state with it there is refused: stepped, it would leave the board.
   static bool valid(const double* w) {
-    return whole(w[kBallX], 0, 9) && whole(w[kBallY], 0, 8) && whole(w[kDir], 0, 3) &&
-           whole(w[kPaddle], 0, 9) && whole(w[kLastX], 0, 9) && whole(w[kLastY], 0, 8) &&
+    return whole(w[kBallX], 0, 9) && whole(w[kBallY], 0, 9) && whole(w[kDir], 0, 3) &&
+           whole(w[kPaddle], 0, 9) && whole(w[kLastX], 0, 9) && whole(w[kLastY], 0, 9) &&
            whole(w[kStrike], 0, 1) && whole(w[kBricks], 0, kAllBricks);
   }
 

@@ -22,8 +22,7 @@ def breakout_state(**changes: float) -> np.ndarray:
 
 @pytest.mark.parametrize(("change", "value"), [("ball_x", 1e6), ("ball_x", -1), ("dir", 4),
                                                ("bricks", 2.0**31), ("paddle", 0.5),
-                                               ("previous", 6), ("ball_y", 9),
-                                               ("last_y", 9)])
+                                               ("previous", 6)])
 def test_an_out_of_range_state_is_never_read_and_is_refused_by_the_step(change, value):
     pool = envs.make("MinAtar-Breakout-v0", 2, seed=0)
     pool.reset(seed=0)
@@ -64,3 +63,19 @@ def test_without_sticky_actions_each_action_is_taken():
     for action, paddle in ((1, 3), (1, 2), (3, 3), (0, 3)):
         pool.step(np.array([action]))
         assert pool.physical_state()[0, 4] == paddle
+
+
+def test_a_ball_set_on_the_paddles_row_ends_the_game_on_the_board():
+    """Issue 55, moderate 1: a state with the ball on the bottom row moving down was stepped
+    off the board (y = 10, 11, ...) with empty planes and no end. It is a game already lost:
+    the next step ends it, on the host pool as in the in-graph door."""
+    pool = envs.make("MinAtar-Breakout-v0", 1, seed=0, sticky_action_prob=0.0)
+    pool.reset(seed=0)
+    lost = breakout_state(ball_x=0, ball_y=9, dir=2, paddle=7, last_x=0, last_y=8)
+    obs, _ = pool.reset(options={"state": lost[None]})
+    assert obs[0, 9, 0, 1]  # the ball on the board's bottom row
+    _, _, terminated, _, info = pool.step(np.array([0]))
+    assert terminated[0]
+    door = envs.make_functional("MinAtar-Breakout-v0", sticky_action_prob=0.0)
+    out = door.step(door.state_from_physical(lost[None]), np.zeros(1, np.int32))
+    assert bool(np.asarray(out.terminated)[0])
