@@ -1,6 +1,6 @@
 """`install_hint(extra)`: the command that brings an optional extra, as this installation
-takes it: `pip install -e ".[games]"` in an editable install from a source tree,
-`pip install "metagraph-rl[games]"` for an installed wheel."""
+takes it, run in the clone it was installed from (the project is not on a package index):
+with `-e` for an editable install, without for one installed as a wheel (`pip install .`)."""
 
 from __future__ import annotations
 
@@ -29,4 +29,4 @@ def install_hint(extra: str) -> str:
     """The pip command that installs the optional `extra` ("games", "video", "ray", ...)."""
     if editable():
         return f'pip install -e ".[{extra}]"'
-    return f'pip install "{DISTRIBUTION}[{extra}]"'
+    return f'pip install ".[{extra}]" (in the clone the package was installed from)'

@@ -13,9 +13,10 @@ def test_an_editable_install_is_told_the_source_trees_command(monkeypatch):
     assert install_hints.install_hint("games") == 'pip install -e ".[games]"'
 
 
-def test_a_wheel_is_told_the_distributions_extra(monkeypatch):
+def test_a_wheel_is_told_the_extra_without_editable(monkeypatch):
     monkeypatch.setattr(install_hints, "editable", lambda: False)
-    assert install_hints.install_hint("video") == 'pip install "metagraph-rl[video]"'
+    assert install_hints.install_hint("video") == \
+        'pip install ".[video]" (in the clone the package was installed from)'
 
 
 @pytest.mark.parametrize("record, editable", [
