@@ -92,7 +92,10 @@ def run_ours(row: Row, seed: int) -> dict:
         if row.minutes:
             command = ["timeout", "-s", "INT", str(int(row.minutes * 60)), *command]
         start = time.perf_counter()
-        subprocess.run(command, check=row.minutes == 0, stdout=subprocess.DEVNULL)
+        done = subprocess.run(command, capture_output=True, text=True)  # (its progress bar)
+        if done.returncode != 0 and not row.minutes:  # a budget in minutes ends by SIGINT
+            raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n"
+                               f"{done.stderr[-3000:]}")
         train_s = time.perf_counter() - start
         evaluate = ["metagraph", "evaluate", out, "--json"]
         if row.opponent:
