@@ -18,10 +18,6 @@ Prints one JSON line per seed: {"seed", "train_s", "greedy_return", "episodes"}.
 
 from __future__ import annotations
 
-import argparse
-import json
-import time
-
 import chex
 import flashbax as fbx
 import flax
@@ -30,7 +26,7 @@ import gymnax
 import jax
 import jax.numpy as jnp
 import optax
-from evaluation import greedy_return
+from evaluation import run_seeds
 from flax.training.train_state import TrainState
 from gymnax.wrappers.purerl import FlattenObservationWrapper, LogWrapper
 
@@ -164,30 +160,11 @@ def make_train(config):
         runner_state, returns = jax.lax.scan(
             _update_step, (train_state, buffer_state, env_state, init_obs, _rng), None,
             config["NUM_UPDATES"])
-        return runner_state[0].params, returns
+        return runner_state[0].params
 
-    return train, network, env, env_params
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("env", help="gymnax's id: CartPole-v1, Breakout-MinAtar, ...")
-    parser.add_argument("--steps", type=int, default=500_000)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    args = parser.parse_args()
-    recipe = MINATAR if args.env.endswith("MinAtar") else CARTPOLE
-    for seed in args.seeds:
-        config = {**recipe, "TOTAL_TIMESTEPS": args.steps, "ENV_NAME": args.env}
-        start = time.perf_counter()  # start-up and compilation count, as in our runs
-        train, network, env, env_params = make_train(config)
-        params, _ = jax.block_until_ready(jax.jit(train)(jax.random.PRNGKey(seed)))
-        train_s = time.perf_counter() - start
-        returns = greedy_return(network.apply, env, env_params, params,
-                                jax.random.PRNGKey(100 + seed))
-        print(json.dumps({"seed": seed, "train_s": round(train_s, 2),
-                          "greedy_return": float(returns.mean()),
-                          "episodes": int(returns.shape[0])}), flush=True)
+    return train, network.apply, env, env_params
 
 
 if __name__ == "__main__":
-    main()
+    run_seeds(__doc__.split("\n")[0], make_train,
+              lambda env: MINATAR if env.endswith("MinAtar") else CARTPOLE)

@@ -14,9 +14,6 @@ Prints one JSON line per seed: {"seed", "train_s", "greedy_return", "episodes"}.
 
 from __future__ import annotations
 
-import argparse
-import json
-import time
 from typing import NamedTuple
 
 import flax.linen as nn
@@ -25,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from evaluation import greedy_return
+from evaluation import run_seeds
 from flax.linen.initializers import constant, orthogonal
 from flax.training.train_state import TrainState
 from gymnax.wrappers.purerl import FlattenObservationWrapper, LogWrapper
@@ -170,27 +167,8 @@ def make_train(config):
                                        None, config["NUM_UPDATES"])
         return runner_state[0].params
 
-    return train, network, env, env_params
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("env", help="gymnax's id: CartPole-v1, ...")
-    parser.add_argument("--steps", type=int, default=500_000)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    args = parser.parse_args()
-    for seed in args.seeds:
-        config = {**CONFIG, "TOTAL_TIMESTEPS": args.steps, "ENV_NAME": args.env}
-        start = time.perf_counter()  # start-up and compilation count, as in our runs
-        train, network, env, env_params = make_train(config)
-        params = jax.block_until_ready(jax.jit(train)(jax.random.PRNGKey(seed)))
-        train_s = time.perf_counter() - start
-        returns = greedy_return(network.logits, env, env_params, params,
-                                jax.random.PRNGKey(100 + seed))
-        print(json.dumps({"seed": seed, "train_s": round(train_s, 2),
-                          "greedy_return": float(returns.mean()),
-                          "episodes": int(returns.shape[0])}), flush=True)
+    return train, network.logits, env, env_params
 
 
 if __name__ == "__main__":
-    main()
+    run_seeds(__doc__.split("\n")[0], make_train, lambda env: CONFIG)
