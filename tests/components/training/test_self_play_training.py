@@ -386,3 +386,17 @@ def test_search_improved_paths_win_against_the_policy_they_improve():
         ReweightAgent("CartPole-v1", ReweightConfig(search_simulations=4))
     with pytest.raises(ValueError, match=r"ReweightConfig.search_rollouts: expected an int >= 1"):
         ReweightConfig(search_simulations=4, search_rollouts=0)
+    from components.agents.policy_search import PolicySearch
+
+    class NoTorso:
+        pass
+
+    with pytest.raises(TypeError, match="policy NoTorso has no torso and action_head networks"):
+        PolicySearch("ReweightAgent", "ConnectFour-v0", object.__new__(type(
+            "Games", (), {"env_state": lambda self: None})), NoTorso(), 4, 4)
+    with pytest.raises(TypeError, match="env object has no env_state"):
+        PolicySearch("ReweightAgent", "ConnectFour-v0", object(), NoTorso(), 4, 4)
+    agent = ReweightAgent("ConnectFour-v0", ReweightConfig(num_paths=4, fit_paths=2,
+                                                           hidden=(8,)))
+    with pytest.raises(ValueError, match="search_rollouts must be >= 1, got 0"):
+        PolicySearch("ReweightAgent", "ConnectFour-v0", agent.rollout.env, agent.policy, 4, 0)
