@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from components.envs.engine.catalogue import canonical_id
+from components.envs.engine.catalogue import env_ids, resolved_id
 from components.training.run.named_modules import named_before, remember
 from components.training.run.trusted_code import (
     UntrustedCodeError,
@@ -50,15 +50,6 @@ def env_module_record(source: str | None) -> dict[str, Any]:
             **({"env_module_sha256": digest} if digest is not None else {})}
 
 
-def registered(env_id: Any) -> bool:
-    """Whether `env_id` is a registered environment in this process."""
-    try:
-        canonical_id(env_id)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def env_module_of_run(run: Any, saved: dict[str, Any], named: str | None,
                       trust_code: bool) -> None:
     """Import the environment module a run recorded, when `named` names it again or
@@ -76,15 +67,12 @@ def env_module_of_run(run: Any, saved: dict[str, Any], named: str | None,
     if named is not None and canonical_source(named) != recorded:
         raise UntrustedCodeError(f"{run.config_path}: the run was trained with --env-module "
                                  f"{recorded}, not {named}")
-    sha256 = saved.get("env_module_sha256")
-    if named is None and not trust_code and registered(saved.get("env_id")):
+    sha256, env_id = saved.get("env_module_sha256"), saved.get("env_id")
+    if named is None and not trust_code and isinstance(env_id, str) \
+            and resolved_id(env_id) in env_ids():
         return  # registered in this process already: the user imported the module themselves
-    if named is None and not trust_code and named_before(recorded, sha256) \
-            and source_file(recorded) is not None \
-            and sha256_of(source_file(recorded)) == sha256:
-        import_env_module(recorded)  # the very file this user named before
-        return
-    if named is None and not trust_code:
+    # the very file this user named before (and unchanged, below) is theirs to import
+    if named is None and not trust_code and not named_before(recorded, sha256):
         raise UntrustedCodeError(
             f"{run.config_path} names your environment module {recorded!r}: a run directory "
             f"is data, so it is not imported unasked; name it again (--env-module "
