@@ -3,7 +3,9 @@ are built once and reused."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -20,16 +22,28 @@ if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " --xla_backend_optimization_level=0").strip()
 
+
+
+def temporary_directory(variable: str, prefix: str, name: str = "") -> None:
+    """Point `variable` at a fresh temporary directory (or `name` inside it) unless it is set
+    already (by the process that started this one: xdist's workers, a test's fresh process);
+    the process that made it removes it when it exits."""
+    if variable in os.environ:
+        return
+    made = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, made, ignore_errors=True)
+    os.environ[variable] = os.path.join(made, name) if name else made
+
+
 # One build tree for every environment extension the tests build, in this process and in the
 # fresh processes they start (which inherit the environment): nanobind is compiled once.
-os.environ.setdefault("METAGRAPH_EXTENSION_CACHE", tempfile.mkdtemp(prefix="metagraph-ext-"))
+temporary_directory("METAGRAPH_EXTENSION_CACHE", "metagraph-ext-")
 # ... built unoptimised (CMake's Debug): half the compile time of Release; the tasks the tests
 # build step a few environments, and the library's own families keep their Release build.
 os.environ.setdefault("METAGRAPH_EXTENSION_BUILD_TYPE", "Debug")
 # The environment modules a user named (`--env-module`) are recorded for the suite only, not
 # in the home directory (components/training/run/named_modules.py).
-os.environ.setdefault("METAGRAPH_NAMED_MODULES",
-                      os.path.join(tempfile.mkdtemp(prefix="metagraph-named-"), "named.json"))
+temporary_directory("METAGRAPH_NAMED_MODULES", "metagraph-named-", "named.json")
 
 MODEL_SPACES = {"x": Box((4,), batch=True), "key": PRNGKey()}
 

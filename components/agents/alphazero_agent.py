@@ -11,7 +11,9 @@
 2. the targets: the search's improved policy of every position, and the game's outcome for
    its mover (`losses.game_outcomes`, following the task's player to move: a player who
    moves again keeps the outcome's sign); positions whose game does not end within the
-   iteration's moves are kept with weight 0 (not learnt from);
+   iteration's moves are kept with weight 0 (not learnt from). With `search_value` = w > 0
+   the value target is (1 - w) x the outcome + w x the search's root value, and a position
+   whose game goes on is learnt too, its value target the search's value alone;
 3. `updates_per_iteration` updates on batches drawn from a replay of (observation, search
    policy, outcome, weight): policy cross-entropy + value squared error + L2
    (`losses.AlphaZeroLoss`).
@@ -134,7 +136,8 @@ class AlphaZeroAgent(mg.Component):
             if cfg.explore > 0:  # the move played, not the search's policy recorded
                 action = explore_legal(jax.random.fold_in(step_key, 1), action, legal,
                                        cfg.explore)
-            return action, out.action_weights
+            # the improved policy, and the root's value for its player to move
+            return action, (out.action_weights, out.search_tree.summary().value)
 
         return self.rollout.run_with_turns(act, key, cfg.num_steps)
 
@@ -144,8 +147,13 @@ class AlphaZeroAgent(mg.Component):
         trajectory = self._self_play(play_key)
         outcome, complete = game_outcomes(trajectory.rewards, trajectory.terminated,
                                           trajectory.moves_again)
-        records = {"obs": trajectory.observations["obs"], "policy": trajectory.extras,
-                   "value": outcome, "weight": complete.astype(jnp.float32)}
+        policy, searched = trajectory.extras
+        value, weight = outcome, complete.astype(jnp.float32)
+        if cfg.search_value > 0:  # every position learnt; its game's outcome where known
+            mixed = (1.0 - cfg.search_value) * outcome + cfg.search_value * searched
+            value, weight = jnp.where(complete, mixed, searched), jnp.ones_like(weight)
+        records = {"obs": trajectory.observations["obs"], "policy": policy, "value": value,
+                   "weight": weight}
         self.replay.insert(jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records))
 
         def update(_, sample_key):

@@ -14,6 +14,7 @@ from components.agents.config_checks import (
     HIDDEN,
     NON_NEGATIVE,
     NUM_ENVS,
+    PLAYOUTS,
     POSITIVE,
     POSITIVE_INT,
     UNIT,
@@ -52,6 +53,11 @@ class AlphaZeroConfig(AgentConfig):
     learning_rate: float = 1e-3
     max_grad_norm: float = 1.0
     value_coef: float = 1.0       # weight of the value's squared error
+    search_value: float = 0.0     # the search's root value's share in the value target:
+    #                               (1 - w) x the game's outcome + w x the search's value; with
+    #                               w > 0 a position whose game goes on past the iteration is
+    #                               learnt too, from the search's value alone (0: AlphaZero's
+    #                               outcome, such positions not learnt)
     l2: float = 1e-4              # L2 penalty on the network's weights
     torso: str = "mlp"            # the network's torso: "mlp" or "residual" (conv tower)
     hidden: tuple[int, ...] = (128, 128)  # MLP widths (a residual torso's dense layer: last)
@@ -73,8 +79,8 @@ class AlphaZeroConfig(AgentConfig):
             "eval_simulations": (lambda v: v == 0 or SIMULATIONS[0](v),
                                  f"0 (the network alone) or {SIMULATIONS[1]}"),
             "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
-            "rollouts": (lambda v: v >= 0, "an int >= 0"),
-            "eval_rollouts": (lambda v: v >= 0, "an int >= 0"),
+            "rollouts": PLAYOUTS,
+            "eval_rollouts": PLAYOUTS,
             "rollout_weight": UNIT,
             "eval_rollout_weight": (lambda v: v is None or UNIT[0](v),
                                     f"None (as rollout_weight) or {UNIT[1]}"),
@@ -88,6 +94,7 @@ class AlphaZeroConfig(AgentConfig):
             "learning_rate": POSITIVE,
             "max_grad_norm": POSITIVE,
             "value_coef": NON_NEGATIVE,
+            "search_value": UNIT,
             "l2": NON_NEGATIVE,
             "torso": (lambda v: v in TORSOS, f"one of {TORSOS}"),
             "hidden": HIDDEN,

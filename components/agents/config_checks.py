@@ -77,6 +77,10 @@ NUM_ENVS: Rule = (lambda v: is_int(v) and 1 <= v <= MAX_ENVS, f"an int in [1, {M
 BUFFER_SIZE: Rule = (lambda v: is_int(v) and 1 <= v <= MAX_BUFFER,
                      f"an int in [1, {MAX_BUFFER}]")
 ENV_DOOR: Rule = (lambda v: v in DOORS, f"one of {DOORS}")
+MAX_PLAYOUTS = 4096
+PLAYOUTS: Rule = (lambda v: is_int(v) and 0 <= v <= MAX_PLAYOUTS,
+                  f"an int in [0, {MAX_PLAYOUTS}] (every position the search expands is copied "
+                  f"that many times, for every game at once)")
 CNN_CHANNELS: Rule = (lambda v: not v or HIDDEN[0](v), f"empty (no CNN) or {HIDDEN[1]}")
 
 

@@ -12,6 +12,7 @@ from components.agents.config_checks import (
     ENV_DOOR,
     HIDDEN,
     MAX_ENVS,
+    PLAYOUTS,
     POSITIVE,
     POSITIVE_INT,
     AgentConfig,
@@ -79,5 +80,6 @@ class ReweightConfig(AgentConfig):
             "explore": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
             "search_simulations": (lambda v: is_int(v) and 0 <= v <= 4096,
                                    "an int in [0, 4096]"),
-            "search_rollouts": POSITIVE_INT,
+            "search_rollouts": (lambda v: PLAYOUTS[0](v) and v >= 1,
+                                f"{PLAYOUTS[1].replace('[0,', '[1,')}"),
         }

@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 
+from components.envs.engine.actions import MUST_OFFER_A_MOVE
 from components.envs.engine.catalogue import num_players, resolved_id
 
 PROBE_GAMES, PROBE_STEPS = 8, 512
@@ -54,8 +55,10 @@ def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
         mover = np.zeros(PROBE_GAMES, np.int64)
         for _ in range(PROBE_STEPS):
             legal = pool.legal_mask()
-            actions = np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0
-                                for row in legal])
+            if not legal.any(axis=1).all():  # (every game goes on: the pool auto-resets)
+                return (f"reaches a position that offers no legal move, though the game "
+                        f"goes on: {MUST_OFFER_A_MOVE}")
+            actions = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
             _, reward, terminated, truncated, info = pool.step(actions)
             first, second = info["reward_player_0"], info["reward_player_1"]
             finite = np.isfinite(first) & np.isfinite(second) & np.isfinite(reward)

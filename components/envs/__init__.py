@@ -35,6 +35,7 @@ import components.envs.minatar
 import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads nothing compiled)
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
+from components.envs.engine import catalogue
 from components.envs.engine.async_vector_env import AsyncVectorEnv
 from components.envs.engine.catalogue import (
     canonical_id,
@@ -64,6 +65,7 @@ from components.envs.games import GAME_IDS
 from components.envs.minatar import MINATAR_IDS
 from components.envs.mujoco import MUJOCO_IDS
 
+catalogue.seal_built_ins()  # the families above registered the library's own ids
 ENV_IDS = tuple(CLASSIC_CONTROL_IDS)  # the classic-control ids; env_ids() lists every id
 
 # Old spellings, refused naming the new ones ("native" names one thing: the in-graph door).

@@ -21,6 +21,7 @@ from components.training.algorithm import AlgorithmBase, distributed_form, env_k
 from components.training.evaluation.periodic_evaluation import Evaluator
 from components.training.evaluation.periodic_video import VideoRecorder
 from components.training.reporting.reporter import Reporter
+from components.training.reporting.wandb_log import login_refusal
 from components.training.run.callbacks import (
     Callback,
     CallbackList,
@@ -37,7 +38,9 @@ from components.training.run.memory import check_state_fits
 from components.training.run.run_dir import RunDir
 from components.training.run.run_spec import RunSpec
 from metagraph.checks import positive_int
+from metagraph.errors import MissingExtraError
 from metagraph.graph import MetaGraph
+from metagraph.install_hints import install_hint
 
 
 def train(spec: RunSpec, out: str | Path, *, callbacks: Sequence[Callback] = (),
@@ -126,6 +129,13 @@ def _open(run: RunDir, spec: RunSpec, resuming: bool, callbacks: Sequence[Callba
         user = CallbackList(callbacks)  # checked before anything starts
         if spec.runner == "ray":  # before XLA's threads start: Ray forks its processes
             connect(address)
+        if spec.track is not None:  # before anything is written or compiled
+            refusal = login_refusal()
+            if refusal == "install":
+                raise MissingExtraError(f"--track logs to Weights & Biases: "
+                                        f"{install_hint('track')}")
+            if refusal:
+                raise ValueError(f"--track (the run's W&B project {spec.track!r}): {refusal}")
         run.write_config(spec.record())
         reporter = Reporter(run.path, spec.track)  # its imports run while this process compiles
         title = f"{spec.algo} on {spec.env_id}, seed {spec.seed}"
@@ -143,6 +153,17 @@ def _open(run: RunDir, spec: RunSpec, resuming: bool, callbacks: Sequence[Callba
         lock.release()
 
 
+def learner_data_parallel(batch_axes: Any, device: str | None,
+                          executor: str = "xla") -> xla.DataParallel | None:
+    """How a distributed learner splits its batches: over every local device where there
+    are several and the user named none (`--device`: the learner's programs and state go
+    there alone), None otherwise (one device)."""
+    if (batch_axes is None or device is not None or executor != "xla"
+            or jax.local_device_count() < 2):
+        return None
+    return xla.DataParallel(batch_axes=batch_axes)
+
+
 def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: str | None,
            actor_device: str | None, user: list[Callback], reporting: Reporting) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`) with the
@@ -153,11 +174,8 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
              else parts.build_learner(alg, spec.env_id, config, spec.steps, 1))
     evaluation_api(alg, spec.algo, graph)
     check_state_fits(graph, spec.algo, seeds or 1)  # before anything is allocated
-    # a distributed learner with several local devices splits its batches over all of them
     batch_axes = parts.batch_axes(graph) if parts is not None else None
-    data_parallel = (xla.DataParallel(batch_axes=batch_axes)
-                     if batch_axes is not None and jax.local_device_count() > 1
-                     and spec.executor == "xla" else None)
+    data_parallel = learner_data_parallel(batch_axes, device, spec.executor)
     # the APIs the loop calls first compile on a worker thread while the state initialises
     exe = lower(graph, spec.executor, seed=seed, seeds=seeds, data_parallel=data_parallel,
                 precompile=() if parts is not None else alg.precompile,

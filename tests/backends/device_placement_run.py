@@ -66,6 +66,14 @@ pool.close()  # (its thread joined: no call under way holds the sampler's donate
 report["pipeline"] = {"sampler_state": devices_of(samplers[0].exe.state),
                       "learner_state": devices_of(learner_exe.state),
                       "lags": [row["policy_lag"] for row in rows]}
+# `train --runner pipeline`: the learner's batches split over both devices unless --device
+# names one (issue 55: it put the learner's state on every device)
+from components.training.trainer import learner_data_parallel  # noqa: E402
+
+axes = {"batch": 0}
+report["pipeline"]["data_parallel"] = {
+    str(device): type(learner_data_parallel(axes, device)).__name__
+    for device in (None, "cpu:1", "cpu")}
 
 # Sebulba's actors: two sampler threads, each stepping its own host pool from its rollout
 # program (the host door) while the other's program runs the policy on the actor device

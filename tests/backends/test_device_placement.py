@@ -53,6 +53,9 @@ def test_the_pipeline_samples_on_one_device_and_learns_on_the_other(report):
     # version behind at most (the batch for update k was asked for after version k - 1 was
     # published)
     assert report["pipeline"]["lags"][0] == 0
+    # a learner split over both devices unless the user named one (`train --device`)
+    assert report["pipeline"]["data_parallel"] == {"None": "DataParallel",
+                                                   "cpu:1": "NoneType", "cpu": "NoneType"}
     assert max(report["pipeline"]["lags"]) <= 1
 
 

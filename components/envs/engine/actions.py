@@ -99,6 +99,10 @@ def action_error(spec: EnvSpec, actions: Any) -> str | None:
     return None
 
 
+MUST_OFFER_A_MOVE = "a game that goes on must offer a move, a pass if nothing else (task.h)"
+"""Why a state without a legal action that is not a game's end is the task's error."""
+
+
 def step_error(spec: EnvSpec, actions: Any, legal: Any = None) -> str | None:
     """`action_error`'s message, else, given the legal actions of the environments' states
     (`legal`, bool [..., n, num_actions]), the engine's message for the first action that is
@@ -113,8 +117,10 @@ def step_error(spec: EnvSpec, actions: Any, legal: Any = None) -> str | None:
     if taken.all():
         return None
     row, index = np.argwhere(~taken)[0]
+    none = "" if masks[row, index].any() else (f", which offers no legal action at all though "
+                                               f"it is not an end: {MUST_OFFER_A_MOVE}")
     return (f"{spec.env_id}: action {int(rows[row, index])} at index {int(index)} is not legal "
-            f"in its state")
+            f"in its state{none}")
 
 
 def legal_ok(action: jax.Array, legal: jax.Array) -> jax.Array:

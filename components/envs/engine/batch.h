@@ -308,9 +308,18 @@ bool check_part(const Task& task, const Batch<Task>& batch,
       const auto a = actions[i];
       if (a >= 0 && a < task.num_actions() && (states_ok || task.valid(scratch)) &&
           !task.legal(scratch, a)) {
+        std::vector<char> mask(static_cast<size_t>(task.num_actions()));
+        T::legal_mask_of_valid(task, scratch, reinterpret_cast<bool*>(mask.data()));
+        const bool none = std::none_of(mask.begin(), mask.end(), [](char m) { return m; });
         bad_action.offer(offset + i, task.id() + ": action " + std::to_string(a) +
                                          " at index " + std::to_string(offset + i) +
-                                         " is not legal in its state");
+                                         " is not legal in its state" +
+                                         (none ? std::string(", which offers no legal action "
+                                                             "at all though it is not an end: "
+                                                             "a game that goes on must offer "
+                                                             "a move, a pass if nothing else "
+                                                             "(task.h)")
+                                               : std::string()));
         break;
       }
     }

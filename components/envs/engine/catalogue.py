@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium
+from gymnasium.envs.registration import parse_env_id
 
 from components.envs.engine.spec import EnvSpec, check_spec, frozen
 from metagraph.suggestions import did_you_mean
@@ -34,6 +35,15 @@ _registry: dict[str, Registration] = {}
 _aliases: dict[str, str] = {}  # another name: the id it makes
 _specs: dict[tuple, EnvSpec] = {}
 _lock = threading.RLock()
+_built_in: frozenset[str] = frozenset()  # the library's own ids and aliases (seal_built_ins)
+
+
+def seal_built_ins() -> None:
+    """Mark every id and alias registered so far as the library's own (`components.envs`
+    calls it once its families have registered): `register` refuses to replace them."""
+    global _built_in
+    with _lock:
+        _built_in = frozenset(_registry) | frozenset(_aliases)
 
 
 def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *,
@@ -42,8 +52,9 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
              openspiel: str | None = None) -> None:
     """Make `env_id` known to `make`, `make_functional`, `Environment` and Gymnasium
     (`gymnasium.make("metagraph/<env_id>")`, `gymnasium.make_vec`). Registering an id again
-    replaces it (a rebuilt extension). Each spec `make_spec` makes is checked against its task
-    (`spec.check_spec`) before anything uses it. `aliases`: other names of the same
+    replaces it (a rebuilt extension); the library's own ids are refused. Each spec
+    `make_spec` makes is checked against its task (`spec.check_spec`) before anything uses
+    it. `aliases`: other names of the same
     environment (OpenSpiel's `connect_four`), taken wherever an id is and made as `env_id`.
     `openspiel`: for a game, the same game in OpenSpiel as `pyspiel.load_game` takes it
     ("breakthrough(rows=6,columns=6)"): `evaluate --opponent mcts:N` then plays OpenSpiel's
@@ -61,6 +72,17 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
     if openspiel is not None and (not isinstance(openspiel, str) or not openspiel):
         raise ValueError(f"register({env_id!r}): openspiel must be the name of a game as "
                          f"pyspiel.load_game takes it, got {openspiel!r}")
+    for name in (env_id, *aliases):
+        if name in _built_in:
+            raise ValueError(f"register({env_id!r}): {name!r} is one of the library's own "
+                             f"environments; register yours under another id (its own name "
+                             f"and version, 'My{name}')")
+        try:
+            parse_env_id(f"metagraph/{name}")
+        except gymnasium.error.Error:
+            raise ValueError(f"register({env_id!r}): {name!r} is no id Gymnasium takes: a "
+                             f"name of letters, digits, '_', '-' or '.', and a version "
+                             f"('MyGame-v0')") from None
     with _lock:
         _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps, openspiel)
         _aliases.update(dict.fromkeys(aliases, env_id))

@@ -11,9 +11,10 @@ same seed gives the same run; a state read (`records`) and set again (`set_recor
 in-graph state) goes on identically; `reset(options={"state"})` starts from a physical state
 that `physical_state()` reads back; a pickled pool goes on where it was; bad actions are
 refused on every door with every environment's state intact; forged in-graph states (a NaN
-word, a step count outside the episode) are refused; auto-reset reports the final
-observation at the time limit; the pure-JAX twin, where there is one, steps close to the
-task from the same physical state.
+word, a step count outside the episode) are refused; a game's random playouts draw legal
+moves (its own `random_legal` too) and end only where the game does; auto-reset reports the
+final observation at the time limit; the pure-JAX twin, where there is one, steps close to
+the task from the same physical state.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from components.envs.engine import catalogue
+from components.envs.engine.actions import MUST_OFFER_A_MOVE
 from components.envs.engine.in_graph import InGraphEnv, records_of, state_of
 from components.envs.engine.vector_env import VectorEnv
 
@@ -52,6 +54,10 @@ def _act(spec: Any, draw: np.ndarray, mask: Callable[[], np.ndarray]) -> np.ndar
     if not spec.discrete:
         return draw
     legal = np.asarray(mask())
+    stuck = np.flatnonzero(~legal.any(axis=1))
+    if stuck.size:  # (every environment is in an episode going on: the pools auto-reset)
+        raise AssertionError(f"environment {stuck[0]} offers no legal action, though its "
+                             f"episode goes on: {MUST_OFFER_A_MOVE}")
     pick = np.floor(draw * legal.sum(axis=1)).astype(np.int64)
     return np.array([np.flatnonzero(row)[k] for row, k in zip(legal, pick, strict=True)],
                     np.int32)
@@ -279,6 +285,23 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
                                      f"of {players} players has players 0..{players - 1} "
                                      f"(task.h, player_to_move)")
 
+    def playouts_legal() -> None:
+        # from the first position and from positions a few moves on: every move a playout
+        # draws (the task's random_legal, or the engine's draw from the mask) is checked
+        env = VectorEnv(spec, num_envs, seed=seed, num_threads=1)
+        env.reset(seed=seed)
+        door = InGraphEnv(spec, 1)
+        for moves in (0, 2):
+            _run_host(env, actions[:moves])
+            playout = door.playout(jnp.asarray(state_of(env.records())),
+                                   jax.random.PRNGKey(seed), check_draws=True)
+            ended = np.asarray(playout.extras["player_to_move"]) == -1
+            at_limit = (np.asarray(playout.length) + env.elapsed_steps()
+                        >= spec.max_episode_steps)
+            if not (ended | at_limit).all():
+                k = int(np.flatnonzero(~(ended | at_limit))[0])
+                raise AssertionError(f"environment {k}'s playout stopped in a game going on")
+
     def twin_close() -> None:
         twin_factory = catalogue.registration(env_id).twin
         if twin_factory is None:
@@ -309,6 +332,7 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
     case("auto-reset and final observations", auto_reset_at_the_limit)
     if spec.num_players > 1:
         case("the player to move one of the game's players", players_in_range)
+        case("random playouts draw legal moves to the game's end", playouts_legal)
     if twin:
         case("pure-JAX twin close to the task", twin_close)
     failed = {name: why for name, why in results.items() if why != "ok"}

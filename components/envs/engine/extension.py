@@ -145,9 +145,16 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
         return _loaded[module_name]
     # One build tree per engine, Python and build type: a second task reuses its nanobind
     # library.
-    tree = Path(build_dir or os.environ.get("METAGRAPH_EXTENSION_CACHE")
-                or Path.home() / ".cache" / "metagraph" / "extensions")
-    tree = tree / f"engine-{_digest(*_engine_files(), parts=(sys.version, build_type))}"
+    cache = Path(build_dir or os.environ.get("METAGRAPH_EXTENSION_CACHE")
+                 or Path.home() / ".cache" / "metagraph" / "extensions")
+    tree = cache / f"engine-{_digest(*_engine_files(), parts=(sys.version, build_type))}"
+    try:
+        tree.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file where a directory must be, no permission, ...
+        raise ExtensionBuildError(
+            f"build_extension({header.name}): the build cache {cache} cannot hold the build "
+            f"({error.strerror}: {error.filename}); give a directory you can write as "
+            f"build_dir= or $METAGRAPH_EXTENSION_CACHE") from None
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():

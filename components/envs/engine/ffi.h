@@ -238,12 +238,16 @@ ffi::Error ffi_legal(ffi::Buffer<ffi::U32> state, ffi::ResultBuffer<ffi::PRED> m
 // episode terminates or its step count reaches max_steps: `returns` float32[..., n] the rewards
 // summed along the way, `extras` float32[..., n, E] those of the state it ended in (a game's
 // outcome for both players), `length` int32[..., n] the steps played. A state that reset and
-// step could not have produced fails the call, as a step does (discrete tasks only).
+// step could not have produced fails the call, as a step does (discrete tasks only), and so
+// does a state without a legal action whose game goes on. A task's own random_legal drawing
+// an action out of range fails it always; one `legal()` refuses, with `check_draws` (the
+// conformance check; not in every playout, which a legality test a move would slow where
+// `legal()` is dear: Othello's walks eight directions).
 template <class Task>
 ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in,
                        ffi::ResultBuffer<ffi::F32> returns, ffi::ResultBuffer<ffi::F32> extras,
                        ffi::ResultBuffer<ffi::S32> length, int32_t num_threads,
-                       int64_t instance) {
+                       bool check_draws, int64_t instance) {
   using T = Traits<Task>;
   const Instance<Task>* owner = Instance<Task>::find(instance);
   if (owner == nullptr)
@@ -270,10 +274,16 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
     const uint32_t* keys = key.typed_data();
     const int64_t per_key = total / num_keys;
     const int a = task.num_actions();
+    // A game's extra naming the player to move (-1 where the game ended): a state without a
+    // legal action whose game goes on is the task's error, not the playout's end.
+    const std::vector<std::string> names = T::extras_names(task);
+    const auto found = std::find(names.begin(), names.end(), "player_to_move");
+    const int64_t to_move = found == names.end() ? -1 : found - names.begin();
     FirstProblem bad_state, failed;
     const ThreadPool::Job play = [&](int, int, int64_t begin, int64_t end) {
       typename Instance<Task>::Lease ws(*owner);
       std::vector<double> s(w);
+      std::vector<float> ended(static_cast<size_t>(e));
       std::vector<char> mask_store(static_cast<size_t>(a));
       bool* mask = reinterpret_cast<bool*>(mask_store.data());
       for (int64_t i = begin; i < end; ++i) {
@@ -291,10 +301,30 @@ ffi::Error ffi_playout(ffi::Buffer<ffi::U32> key, ffi::Buffer<ffi::U32> state_in
         for (bool done = false; !done;) {
           // (each step from a valid state leaves a valid one: no check inside the loop)
           int32_t action = T::random_legal(task, s.data(), rng, mask);
-          if (action < 0) break;  // nothing legal: the playout ends where it is
-          if (action >= a) {  // a task's own random_legal gone wrong: never stepped
+          if (action < 0) {  // nothing legal: the game ended, or the task is wrong
+            if constexpr (T::kHasExtras) {
+              if (to_move >= 0) {
+                task.extras(s.data(), ended.data());
+                if (ended[to_move] >= 0) {
+                  const int player = static_cast<int>(ended[to_move]);
+                  failed.offer(i, task.id() + ": environment " + std::to_string(i) +
+                                      " offers no legal action, yet its game is not over "
+                                      "(player " + std::to_string(player) + " to move); a "
+                                      "game that goes on must offer a move, a pass if "
+                                      "nothing else (task.h)");
+                  return;
+                }
+              }
+            }
+            break;
+          }
+          // a task's own random_legal gone wrong: never stepped
+          if (action >= a ||
+              (HasRandomLegal<Task>::value && check_draws && !T::legal(task, s.data(), action))) {
             failed.offer(i, task.id() + ": random_legal drew action " + std::to_string(action) +
-                                " outside [0, " + std::to_string(a) + ")");
+                                (action >= a ? " outside [0, " + std::to_string(a) + ")"
+                                             : std::string(", which legal() refuses")) +
+                                " in environment " + std::to_string(i) + "'s state");
             return;
           }
           Step r;
@@ -354,6 +384,7 @@ auto playout_binding(Base base) {
       .template Ret<ffi::Buffer<ffi::F32>>()
       .template Ret<ffi::Buffer<ffi::S32>>()
       .template Attr<int32_t>("num_threads")
+      .template Attr<bool>("check_draws")
       .template Attr<int64_t>("instance");
 }
 

@@ -140,7 +140,8 @@ class InGraphEnv(FunctionalEnv):
                                 vmap_method="broadcast_all")(
             state, instance=np.int64(self.env_spec.task.instance))
 
-    def playout(self, state: Any, key: jax.Array) -> PlayoutResult:
+    def playout(self, state: Any, key: jax.Array, *, check_draws: bool = False
+                ) -> PlayoutResult:
         """Random playouts from every environment's state, natively (inside a program too):
         each plays actions drawn uniformly among its legal ones (OpenSpiel's random rollouts)
         until its episode terminates or reaches the step limit. `key`: a raw PRNG key
@@ -148,7 +149,10 @@ class InGraphEnv(FunctionalEnv):
         the leading axes flattened. `state` is left as it is. Returns a `PlayoutResult`
         (`returns` float32[..., n], the rewards summed along each playout; `extras` by name,
         those of the state it ended in: a game's outcome for every player; `length`
-        int32[..., n], the steps played). A forged state fails the call as a step does."""
+        int32[..., n], the steps played). A forged state fails the call as a step does, and
+        so does a state with no legal action whose game goes on. `check_draws`: every move a
+        task's own `random_legal` draws is tested with `legal()` (`envs.check` does; a draw
+        out of range fails the call always)."""
         if not self.env_spec.discrete:
             raise TypeError(f"{self.env_spec.env_id}: playouts draw discrete actions only")
         key = raw_key(key, f"{self.env_spec.env_id}.playout")
@@ -159,7 +163,7 @@ class InGraphEnv(FunctionalEnv):
         returns, extras, length = jax.ffi.ffi_call(
             self._targets[3], outputs, vmap_method="broadcast_all")(
             key, jnp.asarray(state), num_threads=np.int32(self.num_threads),
-            instance=np.int64(self.env_spec.task.instance))
+            check_draws=bool(check_draws), instance=np.int64(self.env_spec.task.instance))
         return PlayoutResult(returns, self._named(extras), length)
 
     def records(self, state: Any) -> np.ndarray:

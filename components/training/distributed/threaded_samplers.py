@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import queue
+import signal
 import threading
 from typing import Any
 
@@ -50,6 +51,9 @@ class ThreadedSamplers:
             thread.start()
 
     def _work(self, index: int) -> None:
+        # Ctrl-C is the main thread's (interrupts.py): never delivered to a sampler's thread,
+        # nor to the threads XLA and the engine start from it, inside their waits
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         sampler, requests = self.samplers[index], self._requests[index]
         while requests.get() is not _STOP:
             with self._lock:  # the newest weights, as this batch starts

@@ -31,6 +31,7 @@ import numpy as np
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.envs import observation_shape
+from components.envs import spec as env_spec
 from components.training.algorithm import AlgorithmBase
 from components.training.run.executors import lower
 from components.training.run.memory import check_state_fits
@@ -127,11 +128,14 @@ class TrainedAgent:
         [rows, columns, planes]), "legal": its legal moves, bool}. `deterministic=False`
         samples from the policy (`act`), with `key` or else the agent's own key, which
         advances each call."""
+        if not isinstance(deterministic, (bool, np.bool_)):
+            raise TypeError(f"{self.env_id}: predict's deterministic is True or False, got "
+                            f"{deterministic!r}")
         shape = self.observation_shape
         if isinstance(shape, dict):
             batch, single = self._named_batch(observation, shape)
         else:
-            obs = self._vectors(np.asarray(observation)).astype(np.float32, copy=False)
+            obs = self._vectors(self._numbers(observation))
             single = obs.shape == shape
             if not single and obs.shape[1:] != shape:
                 raise ValueError(f"{self.env_id}: predict takes an observation of shape "
@@ -147,6 +151,25 @@ class TrainedAgent:
             actions = run(needed, batch, np.asarray(key))
         actions = np.asarray(actions)
         return actions[0] if single else actions
+
+    def _numbers(self, observation: Any) -> np.ndarray:
+        """An observation as float32: real numbers (bool where the environment's are: MinAtar's
+        planes, a game's); a TypeError for anything else, never cast."""
+        obs = np.asarray(observation)
+        kinds, names = (("biuf", "float, int or bool") if self._bool_observations
+                        else ("iuf", "float or int"))
+        if obs.dtype.kind not in kinds:
+            raise TypeError(f"{self.env_id}: predict takes observations of real numbers "
+                            f"({names}), got dtype {obs.dtype}")
+        return obs.astype(np.float32, copy=False)
+
+    @functools.cached_property
+    def _bool_observations(self) -> bool:
+        """Whether the environment's own observations are bool (MinAtar's planes, a game's)."""
+        try:
+            return env_spec(self.env_id).observation_space.dtype == np.bool_
+        except (ValueError, TypeError):  # not a registered task (Gymnasium's)
+            return False
 
     def _vectors(self, obs: np.ndarray) -> np.ndarray:
         """Observations in the environment's own shape (MinAtar's [10, 10, C], a game's planes)
@@ -167,7 +190,7 @@ class TrainedAgent:
             raise ValueError(f"{self.env_id}: predict takes a game's observations by name, "
                              f"{{'obs': planes of shape {shape['obs']}, 'legal': bool of shape "
                              f"{shape['legal']}}} (or batches of them), got {got}")
-        obs = self._vectors(np.asarray(observation["obs"])).astype(np.float32, copy=False)
+        obs = self._vectors(self._numbers(observation["obs"]))
         legal = np.asarray(observation["legal"])
         if legal.dtype != np.bool_:
             raise TypeError(f"{self.env_id}: predict takes the legal moves as bool, got "

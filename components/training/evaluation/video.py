@@ -38,8 +38,8 @@ from components.training.evaluation.loading import TrainedAgent
 from metagraph.install_hints import install_hint
 
 FPS = 30
-TRACKING = {"type": 2, "trackbodyid": 1, "distance": 4.0, "elevation": -15.0}
-"""MuJoCo's camera: tracking the task's first body (mjCAMERA_TRACKING), so a runner stays in
+TRACKING = {"type": 1, "trackbodyid": 1, "distance": 4.0, "elevation": -15.0}
+"""MuJoCo's camera: tracking the task's first body (type 1: mjCAMERA_TRACKING), so a runner stays in
 the frame (Gymnasium's own free camera lets it run out)."""
 MUJOCO = ("HalfCheetah", "Hopper", "Walker2d", "Ant", "Humanoid", "HumanoidStandup",
           "Swimmer", "Reacher", "Pusher", "InvertedPendulum", "InvertedDoublePendulum")
@@ -64,10 +64,17 @@ def renderable(env_id: str, width: int, height: int,
         if env_id.split("-")[0] in MUJOCO else {}
     kwargs.update(env_kwargs or {})
     try:
-        return gymnasium.make(env_id, render_mode="rgb_array", **kwargs)
+        shown = gymnasium.make(env_id, render_mode="rgb_array", **kwargs)
     except gymnasium.error.DependencyNotInstalled as error:
         raise VideoError(f"{env_id}: Gymnasium cannot render it here ({error}); install the "
                          f"video extra: {install_hint('video')}") from None
+    renderer = getattr(shown.unwrapped, "mujoco_renderer", None)
+    if renderer is not None and "default_camera_config" in kwargs:
+        # Gymnasium (1.4) renders with camera_id -1 when the task has no camera of its own,
+        # which turns the camera back into a free one before every frame: no camera id keeps
+        # TRACKING's (the camera follows the body)
+        renderer.camera_id = None
+    return shown
 
 
 def check_renders(shown: Any, env_id: str) -> None:

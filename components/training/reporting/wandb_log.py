@@ -12,9 +12,36 @@ writes under `DIR/wandb/` for a later `wandb sync` (what the tests do), `WANDB_A
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import netrc
+import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
+
+NO_KEY_NEEDED = ("offline", "disabled", "dryrun")  # WANDB_MODE values that log nothing online
+
+
+def login_refusal() -> str | None:
+    """Why a W&B run cannot start here, found before training does (wandb itself would say
+    it from the reporting process, in a long traceback): wandb not installed ("install"), or
+    an online run without a key (`WANDB_API_KEY`, or `wandb login`'s entry in ~/.netrc);
+    None where it can."""
+    if importlib.util.find_spec("wandb") is None:
+        return "install"
+    if (os.environ.get("WANDB_MODE", "").lower() in NO_KEY_NEEDED
+            or os.environ.get("WANDB_API_KEY")):
+        return None
+    host = urlparse(os.environ.get("WANDB_BASE_URL") or "https://api.wandb.ai").hostname
+    try:
+        if netrc.netrc(os.environ.get("NETRC")).authenticators(host or ""):
+            return None
+    except (OSError, netrc.NetrcParseError):  # no ~/.netrc, or one netrc cannot read
+        pass
+    return (f"no Weights & Biases key for {host}: run `wandb login` or set WANDB_API_KEY, or "
+            f"log offline with WANDB_MODE=offline (the run's wandb/ folder, for `wandb sync` "
+            f"later)")
 
 
 class WandbLog:

@@ -231,6 +231,10 @@ def test_a_game_that_is_not_zero_sum_is_refused_by_every_self_play_agent():
         with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 reports player 5 "
                                              f"to move in a game going on"):
             agent(game, config(env_kwargs={"stray_mover": True}))
+        with pytest.raises(ValueError, match=f"{agent.__name__}: TicTacToe-v0 reaches a "
+                                             f"position that offers no legal move, though the "
+                                             f"game goes on"):
+            agent(game, config(env_kwargs={"stuck": True}))
 
 
 def first_legal(state, key):

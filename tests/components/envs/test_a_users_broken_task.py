@@ -132,3 +132,13 @@ def test_a_task_whose_static_initialiser_throws_is_refused_and_the_process_lives
     assert "build_extension(flawed.h): the built module kills the process that imports it " \
            "(signal SIGABRT)" in done.stdout
     assert "flawed: the task's table could not be read" in done.stdout
+
+
+def test_a_build_cache_that_is_a_file_is_named(tmp_path):
+    cache = tmp_path / "cache"
+    cache.write_text("not a directory")
+    with pytest.raises(envs.ExtensionBuildError, match=f"build_extension\\(flawed.h\\): the "
+                                                       f"build cache {cache} cannot hold the "
+                                                       f"build \\(Not a directory"):
+        envs.build_extension(Path(__file__).parent / "tasks" / "flawed.h", "flawed::Walk",
+                             name="CacheProbe", build_dir=cache)

@@ -60,3 +60,22 @@ def test_a_spec_that_agrees_with_its_task_steps():
     pool = envs.make("Mine-v0", 2, seed=0)
     pool.reset(seed=0)
     assert pool.step(np.zeros(2, np.int32))[0].shape == (2, 4)
+
+
+def test_the_librarys_own_ids_and_ids_gymnasium_refuses_are_not_registered():
+    before = envs.spec("CartPole-v1")
+    for built_in in ("CartPole-v1", "connect_four"):  # an id, an alias
+        with pytest.raises(ValueError, match=f"'{built_in}' is one of the library's own "
+                                             f"environments; register yours under another id"):
+            envs.register(built_in, lambda env_id, kwargs: spec_of(env_id))
+    with pytest.raises(ValueError, match="one of the library's own"):
+        envs.register("Mine-v0", lambda env_id, kwargs: spec_of(env_id),
+                      aliases=("CartPole-v1",))
+    assert envs.spec("CartPole-v1") is before and envs.canonical_id("CartPole-v1") == \
+        "CartPole-v1"
+    # a name Gymnasium refuses is refused before anything is registered under it
+    with pytest.raises(ValueError, match=r"register\('É v0'\): 'É v0' is no id Gymnasium "
+                                         r"takes"):
+        envs.register("É v0", lambda env_id, kwargs: spec_of(env_id))
+    with pytest.raises(ValueError, match="unknown environment 'É v0'"):
+        envs.make("É v0", 2)

@@ -138,6 +138,13 @@ def test_load_predicts_one_observation_or_a_batch(runs, algo):
     assert agent.graph is agent.executor.graph and agent.per_seed == [agent]
     with pytest.raises(ValueError, match="predict takes an observation of shape"):
         agent.predict(np.zeros((3, 7), np.float32))
+    # nothing cast silently: complex numbers, objects, bool (the task's are floats)
+    for wrong in (obs.astype(np.complex64), obs.astype(object), obs > 0):
+        with pytest.raises(TypeError, match=f"predict takes observations of real numbers "
+                                            f"\\(float or int\\), got dtype {wrong.dtype}"):
+            agent.predict(wrong)
+    with pytest.raises(TypeError, match="predict's deterministic is True or False, got 'no'"):
+        agent.predict(obs, deterministic="no")
 
 
 def test_load_gives_each_seeds_policy(tmp_path):

@@ -104,7 +104,8 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
             f"eval_rollout_weight)" in message, message
     for command in (["--opponent", "mcts:2147483647"], ["--opponent", "mcts: 5"],
                     ["--seed", "4294967296"], ["--seed", "-1"], ["--games", "1000000000"],
-                    ["--set", "eval_simulations=100000000"], ["--video", "x.mp4"]):
+                    ["--set", "eval_simulations=100000000"], ["--set", "eval_rollouts=1e9"],
+                    ["--video", "x.mp4"]):
         message = refusal(capsys, ["evaluate", str(run), *command])
         assert command[0] in message, message
 
@@ -164,9 +165,11 @@ def test_each_game_ships_its_playouts():
     assert (c4.rollouts, c4.eval_rollouts, c4.rollout_weight) == (4, 2, 0.75)
     assert c4.eval_rollout_weight is None  # playing mixes as self-play does
     assert c4.num_simulations == 16  # twice the moves of 32 in the same time: 93% against 82%
+    assert c4.search_value == 0.5  # the search's value in the target: 91% against 82.3%
     othello = AlphaZero().config("Othello-v0", {})
     assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 4, 0.75)
     assert othello.eval_rollout_weight == 0.5  # the 82% recipe: 0.75 to learn, 0.5 to play
+    assert othello.search_value == 0.0  # as measured
     hex_ = AlphaZero().config("Hex-v0", {"num_games": 8})
     assert (hex_.num_games, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
     assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
@@ -232,3 +235,29 @@ def test_policy_value_loss_against_numpy():
     np.testing.assert_allclose(policy, (weight * ce).sum() / weight.sum(), rtol=1e-5)
     np.testing.assert_allclose(value_error, (weight * (value - z) ** 2).sum() / weight.sum(),
                                rtol=1e-5)
+
+
+def test_search_value_learns_every_position_from_the_search_where_its_game_goes_on():
+    """`search_value = w`: the value target mixes the search's root value into the outcome,
+    and a position whose game has not ended within the iteration is learnt too (weight 1, its
+    target the search's value); with 0 (AlphaZero's) such a position has weight 0."""
+    from components.training.algorithms import AlphaZero
+    from components.training.run.executors import lower
+
+    replays = {}
+    for share in (0.0, 1.0):
+        config = AlphaZeroConfig(num_games=4, num_steps=6, num_simulations=4, buffer_size=64,
+                                 batch_size=8, updates_per_iteration=1, hidden=(16,),
+                                 search_value=share)
+        algorithm = AlphaZero()
+        graph = algorithm.build("ConnectFour-v0", config, 1000, 1)
+        exe = lower(graph, "xla", seed=0)
+        algorithm.start(exe, jax.random.PRNGKey(0))
+        algorithm.run(exe, config, jax.random.PRNGKey(1), 1)
+        storage = exe.state[graph.scope_of(graph.root.replay)]["storage"]
+        replays[share] = {name: np.asarray(storage[name])[:24] for name in ("value", "weight")}
+    # six moves of Connect Four end no game: nothing to learn from the outcome alone
+    assert (replays[0.0]["weight"] == 0).all() and (replays[0.0]["value"] == 0).all()
+    searched = replays[1.0]["value"]
+    assert (replays[1.0]["weight"] == 1).all()
+    assert (np.abs(searched) <= 1).all() and (searched != 0).any()

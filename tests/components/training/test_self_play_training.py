@@ -384,7 +384,8 @@ def test_search_improved_paths_win_against_the_policy_they_improve():
     with pytest.raises(ValueError, match="search_simulations searches a game's moves; "
                                          "CartPole-v1 is not a game"):
         ReweightAgent("CartPole-v1", ReweightConfig(search_simulations=4))
-    with pytest.raises(ValueError, match=r"ReweightConfig.search_rollouts: expected an int >= 1"):
+    with pytest.raises(ValueError, match=r"ReweightConfig.search_rollouts: expected an int in "
+                                         r"\[1, 4096\]"):
         ReweightConfig(search_simulations=4, search_rollouts=0)
     from components.agents.policy_search import PolicySearch
 

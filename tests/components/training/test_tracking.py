@@ -26,3 +26,23 @@ def test_track_logs_scalars_config_and_curve_to_wandb_offline(tmp_path, monkeypa
         assert logged in records, logged  # each row's scalars and config.json's entries
     assert list((runs[0] / "files" / "media" / "images").glob("curve_*.png"))
     assert (tmp_path / "run" / "curve.png").is_file()  # and everything as without --track
+
+
+def test_track_without_a_key_is_refused_in_one_line_before_training(tmp_path, monkeypatch,
+                                                                    capsys):
+    from command_line import refusal
+
+    for name in ("WANDB_MODE", "WANDB_API_KEY", "WANDB_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NETRC", str(tmp_path / "netrc"))  # no `wandb login` entry
+    monkeypatch.chdir(tmp_path)
+    said = refusal(capsys, ["train", "CartPole-v1", "--algo", "ppo", "--out", "run",
+                            "--steps", "64", "--track"])
+    assert "--track (the run's W&B project 'metagraph'): no Weights & Biases key for " \
+           "api.wandb.ai: run `wandb login` or set WANDB_API_KEY" in said, said
+    assert not (tmp_path / "run").exists()  # nothing written
+    (tmp_path / "netrc").write_text("machine api.wandb.ai login user password KEY\n")
+    os.chmod(tmp_path / "netrc", 0o600)
+    from components.training.reporting.wandb_log import login_refusal
+
+    assert login_refusal() is None  # `wandb login`'s entry found

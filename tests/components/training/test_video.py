@@ -5,6 +5,7 @@ through pygame, MuJoCo through its offscreen EGL renderer), and `metagraph evalu
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 
@@ -23,6 +24,20 @@ from components.training.evaluation.video import (  # noqa: E402
 )
 
 
+@contextlib.contextmanager
+def rendering(env_id, *envs):
+    """Close `envs` at the end; where offscreen OpenGL is missing, skip the test saying so."""
+    try:
+        yield
+    except Exception as error:
+        if "EGL" in type(error).__name__ or "gl" in str(error).lower()[:200]:
+            pytest.skip(f"{env_id}: no offscreen renderer here ({error})")
+        raise
+    finally:
+        for env in envs:
+            env.close()
+
+
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1", "HalfCheetah-v5"])
 def test_frames_from_the_native_state_are_gymnasiums_own(env_id):
     native = make(env_id, 1, seed=3)
@@ -30,7 +45,7 @@ def test_frames_from_the_native_state_are_gymnasiums_own(env_id):
     own, drawn = renderable(env_id, 160, 120), renderable(env_id, 160, 120)
     own.reset(seed=0)
     drawn.reset(seed=0)
-    try:
+    with rendering(env_id, own, drawn, native):
         set_physics(own, native.physical_state()[0], None)  # Gymnasium starts where we do
         native.single_action_space.seed(0)
         for _ in range(12):
@@ -47,14 +62,6 @@ def test_frames_from_the_native_state_are_gymnasiums_own(env_id):
             expected, got = own.render().astype(int), drawn.render().astype(int)
             assert got.shape == expected.shape and got.std() > 0
             assert np.mean(np.abs(got - expected) > 8) < 0.01  # the same picture
-    except Exception as error:  # no offscreen OpenGL here: say so rather than fail
-        if "EGL" in type(error).__name__ or "gl" in str(error).lower()[:200]:
-            pytest.skip(f"{env_id}: no offscreen renderer here ({error})")
-        raise
-    finally:
-        own.close()
-        drawn.close()
-        native.close()
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +117,25 @@ def test_a_renderer_missing_its_dependencies_is_one_line_naming_what_to_install(
         check_renders(NoOpenGL(), "HalfCheetah-v5")
     with pytest.raises(RuntimeError, match="cannot initialize EGL"):  # not ours to rename
         check_renders(NoOpenGL(), "CartPole-v1")
+
+
+def test_the_mujoco_camera_follows_the_body_frame_by_frame():
+    """A running cheetah stays in the picture: every frame's camera is MuJoCo's tracking
+    camera looking at the tracked body where it is, 30 m down the track as at the start."""
+    import mujoco
+
+    shown = renderable("HalfCheetah-v5", 96, 72)
+    shown.reset(seed=0)
+    model, data = shown.unwrapped.model, shown.unwrapped.data
+    with rendering("HalfCheetah-v5", shown):
+        for x in (0.0, 5.0, 30.0):
+            physics = np.concatenate([data.qpos, data.qvel])
+            physics[0] = x  # the root's position along the track
+            set_physics(shown, physics, None)
+            mujoco.mj_forward(model, data)
+            frame = shown.render()
+            camera = shown.unwrapped.mujoco_renderer.viewer.cam
+            assert camera.type == mujoco.mjtCamera.mjCAMERA_TRACKING
+            np.testing.assert_allclose(camera.lookat, data.subtree_com[camera.trackbodyid],
+                                       atol=1e-6)
+            assert frame.std() > 0

@@ -19,6 +19,7 @@ from margin_paths import margin_paths
 from user_tasks import TASKS, register_task
 
 import components.envs as envs
+from components.envs.engine.in_graph import state_of
 from components.envs.engine.spec import check_spec
 from components.envs.games.self_play import SelfPlay
 
@@ -61,6 +62,43 @@ def test_the_users_game_passes_the_engines_conformance_check(game):
                                                     r"players: FAILED: AssertionError: step 0: "
                                                     r"environment 0 reports player 5 to move"):
         envs.check(game, stray_mover=True)
+
+
+def test_a_game_without_a_move_that_goes_on_and_a_wrong_random_legal_are_named(game):
+    # envs.check tries the game's own random_legal through the playouts
+    assert "random playouts draw legal moves to the game's end" in envs.check(game)
+    with pytest.raises(envs.ConformanceError,
+                       match=r"random playouts draw legal moves to the game's end: FAILED: "
+                             r".*TicTacToe-v0: random_legal drew action 99 outside \[0, 9\)"):
+        envs.check(game, bad_draw=True)
+    door = envs.InGraphEnv(envs.spec(game, bad_draw=True), 1)
+    pool = envs.make(game, 2, seed=0, num_threads=1, bad_draw=True)
+    pool.reset()
+    pool.step(np.array([4, 4]))
+    state = jnp.asarray(state_of(pool.records()))
+    with pytest.raises(Exception, match=r"random_legal drew action 4, which legal\(\) "
+                                        r"refuses in environment 0's state"):
+        jax.block_until_ready(door.playout(state, jax.random.PRNGKey(0),
+                                           check_draws=True).returns)
+    # a position with no legal move whose game goes on: named on every door, not a draw
+    with pytest.raises(envs.ConformanceError, match=r"environment 0 offers no legal action, "
+                                                    r"though its episode goes on: a game that "
+                                                    r"goes on must offer a move"):
+        envs.check(game, stuck=True)
+    pool = envs.make(game, 2, seed=0, num_threads=1, stuck=True)
+    pool.reset()
+    pool.step(np.array([0, 1]))
+    pool.step(np.array([3, 4]))
+    assert not pool.legal_mask().any()
+    with pytest.raises(ValueError, match=r"action 5 at index 0 is not legal in its state, "
+                                         r"which offers no legal action at all though it is "
+                                         r"not an end: a game that goes on must offer a move"):
+        pool.step(np.array([5, 5]))
+    door = envs.InGraphEnv(envs.spec(game, stuck=True), 1)
+    with pytest.raises(Exception, match=r"environment 0 offers no legal action, yet its game "
+                                        r"is not over \(player 0 to move\)"):
+        jax.block_until_ready(door.playout(jnp.asarray(state_of(pool.records())),
+                                           jax.random.PRNGKey(0)).returns)
 
 
 def test_alphazero_and_ppo_self_play_train_on_the_users_game_and_it_is_evaluated(

@@ -36,15 +36,21 @@ class TicTacToe {
   // for both): a game the self-play agents refuse. `nan_reward=True`: a won game's rewards
   // are NaN (a bug in a user's task), which every door passes on and the learners refuse.
   // `max_steps=N`: the game's declared length. `stray_mover=True`: the player to move it
-  // reports is 5 (out of range), which the self-play agents refuse.
+  // reports is 5 (out of range), which the self-play agents refuse. `stuck=True`: from the
+  // third move on no move is legal though the game goes on (a bug: a game that goes on must
+  // offer a move), which every door and the self-play agents refuse by name. `bad_draw=True`:
+  // its random_legal draws an occupied cell (99 on an empty board), which the playouts refuse.
   explicit TicTacToe(const engine::Config& config)
       : id_(config.task()), margin_(config.has("margin") && config.flag("margin")),
         shared_(config.has("shared") && config.flag("shared")),
         nan_(config.has("nan_reward") && config.flag("nan_reward")),
         max_steps_(config.has("max_steps") ? config.integer("max_steps", 1, int64_t{1} << 50)
                                            : 100),
-        stray_(config.has("stray_mover") && config.flag("stray_mover")) {
-    config.only({"margin", "shared", "nan_reward", "max_steps", "stray_mover"});
+        stray_(config.has("stray_mover") && config.flag("stray_mover")),
+        stuck_(config.has("stuck") && config.flag("stuck")),
+        bad_draw_(config.has("bad_draw") && config.flag("bad_draw")) {
+    config.only({"margin", "shared", "nan_reward", "max_steps", "stray_mover", "stuck",
+                 "bad_draw"});
   }
   std::string id() const { return id_; }
   int obs_dim() const { return kCells * 2; }
@@ -69,7 +75,21 @@ class TicTacToe {
     s[kOutcome] = 0;
   }
   bool legal(const double* s, int32_t action) const {
+    if (stuck_ && kCells - empty(s) >= 2) return false;
     return s[kOutcome] == 0 && action >= 0 && action < kCells && s[action] == -1;
+  }
+  // A uniformly random legal move (the engine's playouts use it): the k-th empty cell.
+  int32_t random_legal(const double* s, uint64_t& rng) const {
+    if (bad_draw_) {
+      for (int c = 0; c < kCells; ++c)
+        if (s[c] != -1) return c;
+      return 99;
+    }
+    const int free = empty(s);
+    if (free == 0 || !legal(s, first_empty(s))) return -1;
+    uint32_t k = engine::below(rng, static_cast<uint32_t>(free));
+    for (int c = 0;; ++c)
+      if (s[c] == -1 && k-- == 0) return c;
   }
   void step(double* s, const Action* action, engine::Step& out) const {
     const int mover = static_cast<int>(s[kToMove]);
@@ -100,9 +120,7 @@ class TicTacToe {
     out[1] = first;
     out[2] = shared_ ? first : 0.0f - first;  // (not -first: no -0)
     if (margin_) {
-      int empty = 0;
-      for (int c = 0; c < kCells; ++c) empty += s[c] == -1;
-      out[3] = first * static_cast<float>(1 + empty);
+      out[3] = first * static_cast<float>(1 + empty(s));
     }
   }
   // A position of a game going on: marks of 0 and 1 only, x's count equal to o's or one
@@ -134,15 +152,21 @@ class TicTacToe {
       if (s[line[0]] == player && s[line[1]] == player && s[line[2]] == player) return true;
     return false;
   }
-  static bool full(const double* s) {
-    for (int c = 0; c < kCells; ++c)
-      if (s[c] == -1) return false;
-    return true;
+  static bool full(const double* s) { return empty(s) == 0; }
+  static int empty(const double* s) {
+    int count = 0;
+    for (int c = 0; c < kCells; ++c) count += s[c] == -1;
+    return count;
+  }
+  static int first_empty(const double* s) {
+    int c = 0;
+    while (c < kCells - 1 && s[c] != -1) ++c;
+    return c;
   }
   std::string id_;
   bool margin_, shared_, nan_;
   int64_t max_steps_;
-  bool stray_;
+  bool stray_, stuck_, bad_draw_;
 };
 
 }  // namespace ttt
