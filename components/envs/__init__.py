@@ -1,8 +1,9 @@
 """Environments: one engine (`components.envs.engine`) and its families, classic control
 (`components.envs.classic_control`), Gymnasium's MuJoCo v5 tasks (`components.envs.mujoco`),
-MinAtar's five games (`components.envs.minatar`) and two-player board games
-(`components.envs.games`: Connect Four, Othello, Hex), plus any a user registers (`register`,
-`build_extension`).
+MinAtar's five games (`components.envs.minatar`), two-player board games
+(`components.envs.games`: Connect Four, Othello, Hex) and the Atari 2600 games of ale-py
+(`components.envs.atari`, the `atari` extra: `Pong-v5`, `ALE/Pong-v5`, host door), plus any a
+user registers (`register`, `build_extension`).
 
 - `make(env_id, num_envs, seed=..., num_threads=...)`: the host loop, a
   `gymnasium.vector.VectorEnv` (`VectorEnv`) stepped by C++ threads (by default every core the
@@ -33,6 +34,7 @@ import components.envs.classic_control
 import components.envs.games
 import components.envs.minatar
 import components.envs.mujoco  # noqa: F401  (registers the MuJoCo ids; loads nothing compiled)
+from components.envs.atari import ATARI_IDS, register_games
 from components.envs.classic_control import TASKS as CLASSIC_CONTROL_IDS
 from components.envs.classic_control.twin import TwinFunctionalEnv, TwinState
 from components.envs.engine import catalogue
@@ -65,6 +67,7 @@ from components.envs.games import GAME_IDS
 from components.envs.minatar import MINATAR_IDS
 from components.envs.mujoco import MUJOCO_IDS
 
+register_games()  # (last: 108 games after the other families)
 catalogue.seal_built_ins()  # the families above registered the library's own ids
 ENV_IDS = tuple(CLASSIC_CONTROL_IDS)  # the classic-control ids; env_ids() lists every id
 
@@ -84,7 +87,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS",
+    "ATARI_IDS", "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS",
     "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError",
     "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "PlayoutResult", "StepResult",
     "TwinFunctionalEnv", "TwinState",

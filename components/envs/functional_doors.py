@@ -64,6 +64,10 @@ def make_functional(env_id: str, door: str = "native", num_threads: int | None =
                          f"threads; num_threads must be 1, got {num_threads!r}")
     threads = resolve_threads(num_threads, None, where)
     spec = catalogue.spec(env_id, **kwargs)
+    if spec.task is None:
+        raise ValueError(f"{where}: {spec.env_id} steps in an engine of its own (ale-py's), "
+                         f"whose emulator state cannot live in a program's state: no "
+                         f"in-graph door; use door 'host' (components.envs.make for its pool)")
     if door == "native":
         return InGraphEnv(spec, threads)
     twin = catalogue.registration(env_id).twin

@@ -29,7 +29,7 @@ from gymnasium.vector.utils import batch_space
 from components.envs.engine import catalogue
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.threads import resolve_threads
-from components.envs.engine.vector_env import VectorEnv, check_seed
+from components.envs.engine.vector_env import VectorEnv, check_seed, refuse_own_engine
 from metagraph.checks import positive_int
 
 _STOP = object()
@@ -74,6 +74,7 @@ class AsyncVectorEnv:
         if isinstance(env, EnvSpec) and kwargs:
             raise TypeError(f"{spec.env_id}: keyword arguments go with an id, not a spec")
         where = spec.env_id
+        refuse_own_engine(spec, "AsyncVectorEnv")
         self.env_spec = spec
         self.num_envs = positive_int(num_envs, f"{where}: num_envs")
         self.batch_size = positive_int(batch_size, f"{where}: batch_size")

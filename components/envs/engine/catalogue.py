@@ -22,13 +22,16 @@ from metagraph.suggestions import did_you_mean
 class Registration:
     """How to make one id: `make_spec(env_id, kwargs) -> EnvSpec`, and optionally its
     pure-JAX twin `twin(spec) -> FunctionalEnv` (door "jax") and, for a game, the name of the
-    same game in OpenSpiel (`openspiel`, what `pyspiel.load_game` takes)."""
+    same game in OpenSpiel (`openspiel`, what `pyspiel.load_game` takes). A family whose
+    environments step in an engine of their own (Atari: ale-py's) gives `vector_env(spec,
+    num_envs, seed, num_threads, batch_size)`, its host pool; its specs hold no task."""
 
     env_id: str
     make_spec: Callable[[str, dict[str, Any]], EnvSpec]
     twin: Callable[[EnvSpec], Any] | None = None
     max_episode_steps: int | None = None
     openspiel: str | None = None
+    vector_env: Callable[..., Any] | None = None
 
 
 _registry: dict[str, Registration] = {}
@@ -36,6 +39,8 @@ _aliases: dict[str, str] = {}  # another name: the id it makes
 _specs: dict[tuple, EnvSpec] = {}
 _lock = threading.RLock()
 _built_in: frozenset[str] = frozenset()  # the library's own ids and aliases (seal_built_ins)
+# name -> "" or what to add to the refusal of an unknown id (a family whose package is missing)
+UNKNOWN_ID_HINTS: list[Callable[[str], str]] = []
 
 
 def seal_built_ins() -> None:
@@ -49,46 +54,59 @@ def seal_built_ins() -> None:
 def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *,
              twin: Callable[[EnvSpec], Any] | None = None,
              max_episode_steps: int | None = None, aliases: tuple[str, ...] = (),
-             openspiel: str | None = None) -> None:
+             openspiel: str | None = None,
+             vector_env: Callable[..., Any] | None = None) -> None:
     """Make `env_id` known to `make`, `make_functional`, `Environment` and Gymnasium
     (`gymnasium.make("metagraph/<env_id>")`, `gymnasium.make_vec`). Registering an id again
     replaces it (a rebuilt extension); the library's own ids are refused. Each spec
     `make_spec` makes is checked against its task (`spec.check_spec`) before anything uses
     it. `aliases`: other names of the same
-    environment (OpenSpiel's `connect_four`), taken wherever an id is and made as `env_id`.
+    environment (OpenSpiel's `connect_four`), taken wherever an id is and made as `env_id`;
+    a namespaced alias ("ALE/Pong-v5", Gymnasium's own id of the game) is taken by the
+    library but not registered with Gymnasium again.
     `openspiel`: for a game, the same game in OpenSpiel as `pyspiel.load_game` takes it
     ("breakthrough(rows=6,columns=6)"): `evaluate --opponent mcts:N` then plays OpenSpiel's
     search against the agent, checking every move against OpenSpiel's rules, and `play`
-    writes the board and the moves as OpenSpiel does (`openspiel_name`)."""
+    writes the board and the moves as OpenSpiel does (`openspiel_name`).
+    `vector_env`: for environments that step in an engine of their own rather than a
+    compiled task, `vector_env(spec, num_envs, seed, num_threads, batch_size)` gives their
+    host pool (`make`; `batch_size` None: synchronous); their specs hold no task, and the
+    in-graph doors refuse them."""
     if not isinstance(env_id, str) or not env_id or "/" in env_id:
         raise ValueError(f"register: env_id must be a non-empty str without '/', got {env_id!r}")
     if not callable(make_spec):
         raise TypeError(f"register({env_id!r}): make_spec must be a function (env_id, kwargs) "
                         f"-> EnvSpec, got {make_spec!r}")
     for alias in aliases:
-        if not isinstance(alias, str) or not alias or "/" in alias or alias == env_id:
-            raise ValueError(f"register({env_id!r}): an alias must be another non-empty str "
-                             f"without '/', got {alias!r}")
+        if not isinstance(alias, str) or not alias or alias.count("/") > 1 \
+                or alias.startswith("metagraph/") or alias == env_id:
+            raise ValueError(f"register({env_id!r}): an alias must be another non-empty str, "
+                             f"at most one '/' (a namespace other than metagraph/), got "
+                             f"{alias!r}")
     if openspiel is not None and (not isinstance(openspiel, str) or not openspiel):
         raise ValueError(f"register({env_id!r}): openspiel must be the name of a game as "
                          f"pyspiel.load_game takes it, got {openspiel!r}")
+    if vector_env is not None and not callable(vector_env):
+        raise TypeError(f"register({env_id!r}): vector_env must be a function (spec, num_envs, "
+                        f"seed, num_threads, batch_size) -> host pool, got {vector_env!r}")
     for name in (env_id, *aliases):
         if name in _built_in:
             raise ValueError(f"register({env_id!r}): {name!r} is one of the library's own "
                              f"environments; register yours under another id (its own name "
                              f"and version, 'My{name}')")
         try:
-            parse_env_id(f"metagraph/{name}")
+            parse_env_id(name if "/" in name else f"metagraph/{name}")
         except gymnasium.error.Error:
             raise ValueError(f"register({env_id!r}): {name!r} is no id Gymnasium takes: a "
                              f"name of letters, digits, '_', '-' or '.', and a version "
                              f"('MyGame-v0')") from None
     with _lock:
-        _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps, openspiel)
+        _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps, openspiel,
+                                         vector_env)
         _aliases.update(dict.fromkeys(aliases, env_id))
         for key in [k for k in _specs if k[0] == env_id]:
             del _specs[key]
-    for name in (env_id, *aliases):
+    for name in (env_id, *[a for a in aliases if "/" not in a]):
         name = f"metagraph/{name}"
         if name in gymnasium.registry:
             del gymnasium.registry[name]
@@ -113,12 +131,21 @@ def canonical_id(env_id: Any) -> str:
     key = env_id.removeprefix("metagraph/")
     key = _aliases.get(key, key)
     if key not in _registry:
+        hints = "".join(hint(key) for hint in UNKNOWN_ID_HINTS)
         raise ValueError(f"unknown environment {env_id!r}"
-                         f"{did_you_mean(key, [*_registry, *_aliases])}; environments: "
-                         f"{list(_registry)} (your own is registered by "
+                         f"{did_you_mean(key, [*_registry, *_aliases])}{hints}; environments: "
+                         f"{listed(list(_registry))} (your own is registered by "
                          f"components.envs.register; on the command line, by the module "
                          f"--env-module names)")
     return key
+
+
+def listed(ids: list[str], most: int = 30) -> str:
+    """`ids` for a message: every one, or the first `most` registered (classic control, the
+    games, MinAtar, MuJoCo before the Atari games) and how many more `env_ids()` gives."""
+    if len(ids) <= most:
+        return str(ids)
+    return f"{ids[:most]} and {len(ids) - most} more (components.envs.env_ids())"
 
 
 def resolved_id(name: str) -> str:
@@ -141,7 +168,8 @@ def spec(env_id: str, **kwargs: Any) -> EnvSpec:
     items = frozen(kwargs)
     with _lock:
         if (key, items) not in _specs:
-            made = check_spec(key, _registry[key].make_spec(key, dict(kwargs)))
+            made = _registry[key].make_spec(key, dict(kwargs))
+            made = check_spec(key, made, own_engine=_registry[key].vector_env is not None)
             _specs[(key, items)] = dataclasses.replace(made, kwargs=items)
         return _specs[(key, items)]
 

@@ -90,8 +90,14 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
           twin_tolerance: float = 1e-4, **kwargs: Any) -> dict[str, str]:
     """Run every conformance case on `env_id` made with `kwargs`; returns {case: "ok"} or
     raises ConformanceError naming each failed case and why. `twin=False` skips the pure-JAX
-    twin's case (MJX compiles for minutes on a CPU)."""
+    twin's case (MJX compiles for minutes on a CPU). A family with an engine of its own (Atari)
+    is refused (TypeError)."""
     spec = catalogue.spec(env_id, **kwargs)
+    if spec.task is None:
+        raise TypeError(f"check({env_id!r}): {spec.env_id} steps in an engine of its own "
+                        f"(ale-py's), whose states the cases cannot read or set and which has "
+                        f"no in-graph door; its host pool is checked frame by frame against "
+                        f"ale-py's own vector env and Gymnasium's AtariPreprocessing instead")
     rng = np.random.default_rng(seed)
     actions = _draws(spec, rng, steps, num_envs)
     results: dict[str, str] = {}

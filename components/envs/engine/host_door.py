@@ -49,6 +49,13 @@ def spec_of_gymnasium(env_id: str, pool: gymnasium.vector.VectorEnv) -> EnvSpec:
     return EnvSpec(env_id, observation, action, int(limit))
 
 
+def own_record(pool: Any) -> bool:
+    """Whether `pool` is one of the library's host pools (the engine's `VectorEnv`, Atari's),
+    which give a step's whole record (`step_result`) and legal masks; else a Gymnasium vector
+    env."""
+    return isinstance(pool, VectorEnv) or callable(getattr(pool, "step_result", None))
+
+
 @dataclasses.dataclass(frozen=True)
 class HostDoor(FunctionalEnv):
     """A host pool (`pool`, a `gymnasium.vector.VectorEnv` with same-step auto-reset) behind
@@ -95,13 +102,13 @@ class HostDoor(FunctionalEnv):
         of a Gymnasium environment; placeholders while a graph's state is created)."""
         struct = jax.ShapeDtypeStruct((self.pool.num_envs, self.env_spec.legal_mask_width()),
                                       jnp.bool_)
-        if context.initializing() or not isinstance(self.pool, VectorEnv):
+        if context.initializing() or not own_record(self.pool):
             return jnp.ones(struct.shape, struct.dtype)
         return io_callback(lambda _: np.asarray(self.pool.legal_mask(), bool), struct, state,
                            ordered=True)
 
     def _step(self, state: jax.Array, action: jax.Array, **asked: bool) -> StepResult:
-        native = isinstance(self.pool, VectorEnv)  # the engine's pool gives the whole record
+        native = own_record(self.pool)  # the engine's pools give the whole record
         structs = self._structs(self.pool.num_envs, **asked) if native \
             else self._structs(self.pool.num_envs)
         if context.initializing():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from components.envs.engine import catalogue
 from components.envs.engine.async_vector_env import AsyncVectorEnv
 from components.envs.engine.vector_env import VectorEnv
 
@@ -15,7 +16,13 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = 0, num_threads: int 
     `num_threads` C++ threads (None: every core this process may run on, capped at
     `num_envs`); `kwargs` are the environment's keyword arguments. With `batch_size`, the
     asynchronous pool (`AsyncVectorEnv`: EnvPool's `async_reset`, `recv`, `send`), its
-    environments stepped in groups of `batch_size`; else a `VectorEnv`."""
+    environments stepped in groups of `batch_size`; else a `VectorEnv`. A family with an
+    engine of its own makes its own pools (Atari: `AtariVectorEnv`, `AtariAsyncVectorEnv`)."""
+    if isinstance(env_id, str):
+        own = catalogue.registration(env_id).vector_env
+        if own is not None:  # a family stepping in an engine of its own (Atari)
+            return own(catalogue.spec(env_id, **kwargs), num_envs, seed, num_threads,
+                       batch_size)
     if batch_size is not None:
         return AsyncVectorEnv(env_id, num_envs, batch_size, seed, num_threads, **kwargs)
     return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)

@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from components.envs.engine.vector_env import VectorEnv
+from components.envs.engine.make import make
 
 
 class Env(gymnasium.Env):
@@ -27,7 +27,7 @@ class Env(gymnasium.Env):
     def __init__(self, env_id: str, render_mode: str | None = None, **kwargs: Any):
         if render_mode is not None:
             raise ValueError(f"{env_id}: the engine's environments do not render")
-        self._vector = VectorEnv(env_id, 1, seed=0, num_threads=1, **kwargs)
+        self._vector = make(env_id, 1, seed=0, num_threads=1, **kwargs)
         self.env_spec = self._vector.env_spec
         self.observation_space = self.env_spec.observation_space
         self.action_space = self.env_spec.action_space
@@ -35,10 +35,11 @@ class Env(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Gymnasium's reset: `(obs, info)`; `options={"state": ...}` sets the physical state."""
         super().reset(seed=seed)
-        if seed is None and self._vector._physical_from(options or {}) is None:
+        physical = getattr(self._vector, "_physical_from", None)  # (Atari's pools: none)
+        if seed is None and (physical is None or physical(options or {}) is None):
             seed = int(self.np_random.integers(0, 2**63))
         obs, info = self._vector.reset(seed=seed, options=options)
-        return obs[0], info
+        return obs[0], {name: value[0] for name, value in info.items()}
 
     def step(self, action: Any):
         """Gymnasium's step: `(obs, reward, terminated, truncated, info)`; `info` holds the
@@ -48,7 +49,7 @@ class Env(gymnasium.Env):
         obs, reward, terminated, truncated, info = self._vector.step(batched)
         if terminated[0] or truncated[0]:  # a single env hands back the final observation
             obs = info["final_obs"]
-        terms = {name: float(value[0]) if value.ndim == 1 else value[0]
+        terms = {name: value[0].item() if value.ndim == 1 else value[0]
                  for name, value in info.items()
                  if not name.startswith("_") and name not in ("final_obs", "final_info")}
         return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), terms

@@ -63,9 +63,11 @@ class EnvSpec:
     @property
     def graph_observation_dtype(self) -> np.dtype:
         """The observations' dtype inside a program (the functional doors, `Environment`):
-        bool for a task with bool observations, float32 otherwise."""
-        bool_ = self.observation_space.dtype == np.bool_
-        return np.dtype(np.bool_) if bool_ else np.dtype(np.float32)
+        bool for a task with bool observations, uint8 for frames of pixels (Atari), float32
+        otherwise."""
+        dtype = np.dtype(self.observation_space.dtype)
+        return dtype if dtype in (np.dtype(np.bool_), np.dtype(np.uint8)) \
+            else np.dtype(np.float32)
 
     @property
     def physical_dim(self) -> int:
@@ -115,13 +117,21 @@ MAX_GAME_PLIES = 2**16
 plies; a game without an end in reach would hang the playouts and matches."""
 
 
-def check_spec(env_id: str, made: Any) -> EnvSpec:
+def check_spec(env_id: str, made: Any, own_engine: bool = False) -> EnvSpec:
     """`made`, a registered id's spec as its `make_spec` returned it, if it agrees with the
     task it holds; else a TypeError or ValueError naming what disagrees (a spec that said
-    `Discrete(5)` for a 2-action task would have the pool step with the wrong actions)."""
+    `Discrete(5)` for a 2-action task would have the pool step with the wrong actions). A
+    family stepping in an engine of its own (`own_engine`: Atari) holds no task: its spec's
+    id and spaces are checked."""
     where = f"register({env_id!r}): make_spec"
     if not isinstance(made, EnvSpec):
         raise TypeError(f"{where} returned {type(made).__name__}, expected an EnvSpec")
+    if own_engine:
+        if made.env_id != env_id or made.task is not None \
+                or not isinstance(made.observation_space, gymnasium.spaces.Box):
+            raise ValueError(f"{where} returned {made}: a family with an engine of its own "
+                             f"makes specs of its env_id, a Box observation space, no task")
+        return made
     task = made.task
     if task is None:
         raise ValueError(f"{where} returned a spec without a task (EnvSpec.task: the compiled "

@@ -44,6 +44,15 @@ def extras_info(names: tuple[str, ...], extras: np.ndarray) -> dict[str, np.ndar
     return {name: np.stack(v, axis=1) if isinstance(v, list) else v for name, v in info.items()}
 
 
+def refuse_own_engine(spec: EnvSpec, what: str) -> None:
+    """A TypeError for a spec without a compiled task (a family with an engine of its own,
+    Atari) given to one of the engine's own pools or in-graph doors."""
+    if spec.task is None:
+        raise TypeError(f"{spec.env_id}: {what} steps compiled tasks; {spec.env_id} steps in "
+                        f"an engine of its own: make its pool with components.envs.make("
+                        f"{spec.env_id!r}, n) (door 'host' of the Environment component)")
+
+
 class VectorEnv(gymnasium.vector.VectorEnv):
     """`num_envs` copies of an environment, stepped by `num_threads` C++ threads (by default
     every core this process may run on, capped at `num_envs`; results do not depend on it).
@@ -81,6 +90,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         else:
             self.env_spec = catalogue.spec(env, **kwargs)
         where = self.env_spec.env_id
+        refuse_own_engine(self.env_spec, "VectorEnv")
         self.num_envs = positive_int(num_envs, f"{where}: num_envs")
         threads = resolve_threads(num_threads, self.num_envs, where)
         if isinstance(first_stream, bool) or not isinstance(first_stream, int | np.integer) \
@@ -257,4 +267,6 @@ def vector_entry_point(env_id: str, num_envs: int = 1, seed: int | None = 0,
     """`gymnasium.make_vec("metagraph/<id>", n)`: registered by name so that the specs
     Gymnasium keeps on its environments pickle. Gymnasium's own `max_episode_steps` is the
     task's (a MuJoCo task takes it as a keyword argument)."""
-    return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)
+    from components.envs.engine.make import make  # (make imports this module)
+
+    return make(env_id, num_envs, seed, num_threads, **kwargs)

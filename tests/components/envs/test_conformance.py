@@ -8,7 +8,7 @@ import components.envs as envs
 from components.envs.engine import conformance
 
 
-@pytest.mark.parametrize("env_id", envs.env_ids())
+@pytest.mark.parametrize("env_id", [i for i in envs.env_ids() if i not in envs.ATARI_IDS])
 def test_every_built_in_task_conforms(env_id):
     report = envs.check(env_id, twin=env_id in envs.ENV_IDS)
     assert set(report.values()) == {"ok"}, report
