@@ -105,7 +105,7 @@ def test_episodic_life_and_reward_clipping_keep_the_raw_game_in_info():
 def test_a_game_is_truncated_at_max_episode_steps_with_its_last_frames():
     env = envs.make("Pong-v5", 2, seed=0, max_episode_steps=40)
     env.reset()
-    for t in range(40):
+    for _ in range(40):
         obs, _, terminated, truncated, info = env.step(np.zeros(2, np.int64))
     assert truncated.all() and not terminated.any()
     assert (info["final_info"]["elapsed_step"] == 40).all()
