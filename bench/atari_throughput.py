@@ -179,10 +179,10 @@ def main() -> None:
                     sys.executable, "gymnasium-async", n, 1, max(10, steps // 4))
             rates["gymnasium-async"] = gym_rate[n]
 
-            def cell(c):
+            def cell(c, rates=rates):
                 return f"{rates[c]:,.0f}" if rates[c] else "-"
 
-            def ratio(c):
+            def ratio(c, rates=rates):
                 return f"{rates['ours'] / rates[c]:.2f}x" if rates[c] and rates["ours"] else "-"
 
             print(f"| {n} | {threads} | {cell('ours')} | {cell('ours-async')} | "

@@ -19,12 +19,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
+import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from components.envs.engine.catalogue import canonical_id, num_players
+from components.envs.engine.catalogue import canonical_id, family_of, num_players
 from components.envs.environment import DOORS
 from metagraph.suggestions import did_you_mean
 
@@ -82,6 +83,9 @@ PLAYOUTS: Rule = (lambda v: is_int(v) and 0 <= v <= MAX_PLAYOUTS,
                   f"an int in [0, {MAX_PLAYOUTS}] (every position the search expands is copied "
                   f"that many times, for every game at once)")
 CNN_CHANNELS: Rule = (lambda v: not v or HIDDEN[0](v), f"empty (no CNN) or {HIDDEN[1]}")
+CNN_SIZES: Rule = (lambda v: POSITIVE_INT[0](v) or (isinstance(v, tuple) and bool(v) and all(
+    POSITIVE_INT[0](k) for k in v)), "a positive int, or a list of them (one per convolution)")
+CNN_PADDING: Rule = (lambda v: v in ("SAME", "VALID"), "'SAME' or 'VALID'")
 
 
 def check_fields(config: Any, rules: dict[str, Rule]) -> None:
@@ -122,7 +126,9 @@ def from_dict(cls: type, values: dict[str, Any]) -> Any:
     except (NameError, TypeError):
         hints = {}
     for key, value in values.items():  # JSON and TOML have lists, not tuples
-        if isinstance(value, list) and typing.get_origin(hints.get(key)) is tuple:
+        hint = hints.get(key)
+        kinds = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+        if isinstance(value, list) and any(typing.get_origin(k) is tuple for k in kinds):
             values[key] = tuple(value)
     return cls(**values)
 
@@ -168,7 +174,9 @@ class AgentConfig:
         (`[groups.<name>]`, named by the id's `group` key), or {} for an environment without
         one (or a class without a `defaults_file`): the dataclass's own defaults then hold. A
         game without a table of its own (a user's: its task declares `num_players()`) takes
-        the `[groups.games]` table where the file has one, as the built-in games do."""
+        the `[groups.games]` table where the file has one, as the built-in games do; an id of a
+        family registered with a `family` name (every Atari game: "atari") takes that group's
+        table."""
         if cls.defaults_file is None:
             return {}
         tables = tomllib.loads(cls.defaults_file.read_text())
@@ -177,9 +185,13 @@ class AgentConfig:
         except ValueError:  # not registered (yet): its own name
             key = env_id.removeprefix("metagraph/")
         own = dict(tables.get("defaults", {}).get(key, {}))
-        if key not in tables.get("defaults", {}) and "games" in tables.get("groups", {}) \
-                and num_players(key) >= 2:
-            own = {"group": "games"}
+        groups = tables.get("groups", {})
+        if key not in tables.get("defaults", {}):
+            family = family_of(key)
+            if "games" in groups and num_players(key) >= 2:
+                own = {"group": "games"}
+            elif family in groups:  # (an Atari game: the [groups.atari] table)
+                own = {"group": family}
         group = own.pop("group", None)
         if group is not None and group not in tables.get("groups", {}):
             raise ValueError(f"{cls.defaults_file}: {env_id} names an unknown group {group!r}")

@@ -77,7 +77,9 @@ class DQNAgent(mg.Component):
         if not q_given and config.cnn_channels:
             q_network = CNN(config.cnn_channels, config.cnn_kernel, config.cnn_stride,
                             hidden=config.hidden, outputs=self.num_actions,
-                            input_shape=image_shape("DQNAgent", env_id, self.rollout.env))
+                            input_shape=image_shape("DQNAgent", env_id, self.rollout.env),
+                            padding=config.cnn_padding,
+                            channels_first=self.rollout.env.env_spec.channels_first)
         elif not q_given:
             q_network = MLP([*config.hidden, self.num_actions], activation=jax.nn.relu)
         self.q_network = q_network

@@ -9,6 +9,8 @@ from typing import Any, ClassVar
 from components.agents.config_checks import (
     BUFFER_SIZE,
     CNN_CHANNELS,
+    CNN_PADDING,
+    CNN_SIZES,
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
@@ -50,8 +52,9 @@ class DQNConfig(AgentConfig):
     # convolutions in front of `hidden`: the Q-network a `components.networks.CNN` (ReLU) over
     # the observation's planes, its last layer linear; () for the MLP
     cnn_channels: tuple[int, ...] = ()
-    cnn_kernel: int = 3           # the CNN's kernel size
-    cnn_stride: int = 1           # the CNN's stride
+    cnn_kernel: int | tuple[int, ...] = 3  # the CNN's kernel size (or one per convolution)
+    cnn_stride: int | tuple[int, ...] = 1  # the CNN's stride (or one per convolution)
+    cnn_padding: str = "SAME"     # the convolutions' padding: SAME or VALID (Atari's Nature CNN)
     iterations_per_call: int = 64
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
     # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
@@ -78,7 +81,8 @@ class DQNConfig(AgentConfig):
             "td_loss": (lambda v: v in ("huber", "squared"), "'huber' or 'squared'"),
             "hidden": HIDDEN,
             "cnn_channels": CNN_CHANNELS,
-            "cnn_kernel": POSITIVE_INT,
-            "cnn_stride": POSITIVE_INT,
+            "cnn_kernel": CNN_SIZES,
+            "cnn_stride": CNN_SIZES,
+            "cnn_padding": CNN_PADDING,
             "door": ENV_DOOR,
         }

@@ -144,7 +144,8 @@ class PPOAgent(mg.Component):
         if config.cnn_channels and not policy_given:
             policy = Policy(env.action_space, value=config.value, torso=CNN(
                 config.cnn_channels, config.cnn_kernel, config.cnn_stride, hidden=config.hidden,
-                input_shape=image_shape("PPOAgent", env_id, env)))
+                input_shape=image_shape("PPOAgent", env_id, env), padding=config.cnn_padding,
+                channels_first=env.env_spec.channels_first))
         self.policy = make_policy(
             policy, self.rollout.env.action_space, config.value, hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,

@@ -11,6 +11,8 @@ from typing import Any, ClassVar
 
 from components.agents.config_checks import (
     CNN_CHANNELS,
+    CNN_PADDING,
+    CNN_SIZES,
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
@@ -54,8 +56,9 @@ class PPOConfig(AgentConfig):
     # convolutions in front of `hidden`: a CNN torso (`components.networks.CNN`, ReLU) over the
     # observation's planes; () for the MLP torso
     cnn_channels: tuple[int, ...] = ()
-    cnn_kernel: int = 3           # the CNN's kernel size
-    cnn_stride: int = 1           # the CNN's stride
+    cnn_kernel: int | tuple[int, ...] = 3  # the CNN's kernel size (or one per convolution)
+    cnn_stride: int | tuple[int, ...] = 1  # the CNN's stride (or one per convolution)
+    cnn_padding: str = "SAME"     # the convolutions' padding: SAME or VALID (Atari's Nature CNN)
     activation: str = "tanh"      # of the policy's and value's MLPs: tanh or relu
     orthogonal_init: bool = False  # orthogonal weights (gains sqrt 2, 0.01 policy, 1 value)
     log_std: str = "network"      # Gaussian log std: "network" (state-dependent) or "parameter"
@@ -92,8 +95,9 @@ class PPOConfig(AgentConfig):
             "hidden": HIDDEN,
             "value": (lambda v: v in VALUE_MODES, f"one of {VALUE_MODES}"),
             "cnn_channels": CNN_CHANNELS,
-            "cnn_kernel": POSITIVE_INT,
-            "cnn_stride": POSITIVE_INT,
+            "cnn_kernel": CNN_SIZES,
+            "cnn_stride": CNN_SIZES,
+            "cnn_padding": CNN_PADDING,
             "activation": (lambda v: v in ACTIVATIONS, f"one of {ACTIVATIONS}"),
             "log_std": (lambda v: v in LOG_STD_MODES, f"one of {LOG_STD_MODES}"),
             "clip_observations": POSITIVE,

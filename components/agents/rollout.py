@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import metagraph as mg
 from metagraph.spaces import Bool, Box, Dict, Space
@@ -101,13 +102,13 @@ class Trajectory(NamedTuple):
 
 
 def with_lead(space: Space, lead: tuple[int, ...]) -> Space:
-    """`space` with leading axes `lead`: a `Bool` stays bool, anything else is a float32 `Box`,
-    a `Dict` entry by entry."""
+    """`space` with leading axes `lead`: a `Bool` stays bool, a `Box` keeps its dtype (float32,
+    or Atari's uint8 frames), a `Dict` entry by entry."""
     if isinstance(space, Dict):
         return Dict({k: with_lead(v, lead) for k, v in space.spaces.items()})
     if isinstance(space, Bool):
         return Bool((*lead, *space.shape))
-    return Box((*lead, *space.shape))
+    return Box((*lead, *space.shape), getattr(space, "dtype", np.float32))
 
 
 class Rollout(mg.Component):
@@ -133,8 +134,9 @@ class Rollout(mg.Component):
 
     def observation_space_of(self, *lead: int) -> Space:
         """The space of observations with leading axes `lead` ([T, N, ...] for a trajectory's):
-        `Bool` where the environments' observations are bool (MinAtar's planes), else a
-        float32 `Box`; for a `Dict` observation (a game's {"obs", "legal"}) each entry so."""
+        `Bool` where the environments' observations are bool (MinAtar's planes), else a `Box`
+        of theirs (float32, Atari's uint8); for a `Dict` observation (a game's {"obs",
+        "legal"}) each entry so."""
         return with_lead(self.env.observation_space, lead)
 
     def _running(self) -> tuple[Any, jax.Array, jax.Array]:

@@ -58,8 +58,8 @@ THREADED_DOORS = ("native", "host")
 def observation_vectors(observations: Any) -> np.ndarray:
     """Observations of a batch of environments [n, *shape], as a host pool or Gymnasium gives
     them (any dtype: MinAtar's bool planes), as the `Environment` component gives them to
-    agents: float32 vectors [n, d]. Raises ValueError for a scalar (no batch axis) and
-    TypeError for observations that are not numbers."""
+    agents: float32 vectors [n, d] (uint8 frames, Atari's, stay uint8). Raises ValueError
+    for a scalar (no batch axis) and TypeError for observations that are not numbers."""
     obs = np.asarray(observations)
     if obs.ndim < 1:
         raise ValueError(f"observation_vectors: expected observations [n, ...], got a scalar "
@@ -67,7 +67,8 @@ def observation_vectors(observations: Any) -> np.ndarray:
     if obs.dtype.kind not in "biuf":
         raise TypeError(f"observation_vectors: expected numbers or bools, got dtype "
                         f"{obs.dtype}")
-    return obs.reshape(len(obs), -1).astype(np.float32, copy=False)
+    dtype = np.uint8 if obs.dtype == np.uint8 else np.float32  # (Atari's frames stay bytes)
+    return obs.reshape(len(obs), -1).astype(dtype, copy=False)
 
 
 class Environment(mg.Component):
@@ -134,15 +135,16 @@ class Environment(mg.Component):
     @property
     def observation_space(self) -> Box | Dict:
         """One environment's observation space as the component gives it: a float32 vector
-        (a metagraph Box), whatever the task's shape and dtype (MinAtar's bool planes
-        [10, 10, C] come flattened, 0.0 and 1.0: the agents' MLPs read vectors, and a CNN
+        (a metagraph Box), whatever the task's shape and dtype (uint8 frames, Atari's, stay
+        uint8; MinAtar's bool planes [10, 10, C] come flattened, 0.0 and 1.0: the agents' MLPs read vectors, and a CNN
         reshapes them, `CNN(input_shape=...)` with `components.envs.observation_shape`). A
         task with legal actions (a game) is observed with them, by name: `Dict(obs=<that
         vector>, legal=Bool((num_actions,)))`, what a `MaskedPolicy` reads."""
         gym_space = self.env_spec.observation_space
-        vector = Box((int(np.prod(gym_space.shape)),), np.float32,
-                     np.asarray(gym_space.low, np.float32).reshape(-1),
-                     np.asarray(gym_space.high, np.float32).reshape(-1))
+        dtype = self._vector_dtype()
+        vector = Box((int(np.prod(gym_space.shape)),), dtype,
+                     np.asarray(gym_space.low, dtype).reshape(-1),
+                     np.asarray(gym_space.high, dtype).reshape(-1))
         if self.legal_actions:
             return Dict(obs=vector, legal=Bool((int(self.env_spec.action_space.n),)))
         return vector
@@ -151,12 +153,19 @@ class Environment(mg.Component):
         """`space` with a leading axis of `num_envs` (each entry of a Dict)."""
         if isinstance(space, Dict):
             return Dict({k: self._batched(v) for k, v in space.spaces.items()})
-        kind = Bool if isinstance(space, Bool) else Box
-        return kind((self.num_envs, *space.shape))
+        if isinstance(space, Bool):
+            return Bool((self.num_envs, *space.shape))
+        return Box((self.num_envs, *space.shape), space.dtype)
 
     def _vectors(self, obs: jax.Array) -> jax.Array:
-        """The doors' observations [n, *shape] as the component's float32 vectors [n, d]."""
-        return obs.reshape(obs.shape[0], -1).astype(jnp.float32)
+        """The doors' observations [n, *shape] as the component's vectors [n, d]."""
+        return obs.reshape(obs.shape[0], -1).astype(self._vector_dtype())
+
+    def _vector_dtype(self) -> np.dtype:
+        """float32, but uint8 for frames of pixels (Atari's: a CNN scales them; 4x fewer
+        bytes through the host door and in a replay)."""
+        uint8 = self.env_spec.observation_space.dtype == np.uint8
+        return np.dtype(np.uint8) if uint8 else np.dtype(np.float32)
 
     @property
     def action_space(self) -> Space:

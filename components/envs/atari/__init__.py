@@ -50,7 +50,8 @@ def register_games() -> None:
     the games come last in `env_ids()`)."""
     UNKNOWN_ID_HINTS.append(atari_hint)
     for env_id in ATARI_IDS:
-        register(env_id, make_spec, vector_env=atari_vector_env,
+        register(env_id, make_spec, vector_env=atari_vector_env, family="atari",
+                 scoring_kwargs={"reward_clip": False, "episodic_life": False},
                  max_episode_steps=AtariOptions.max_episode_steps,
                  aliases=(f"{NAMESPACE}/{env_id}",))
 

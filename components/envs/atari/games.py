@@ -149,7 +149,8 @@ def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
     rom = roms()[env_id]
     observations = gymnasium.spaces.Box(0, 255, options.observation_shape, np.uint8)
     actions = gymnasium.spaces.Discrete(action_count(rom, options.full_action_space))
-    return EnvSpec(env_id, observations, actions, options.max_episode_steps)
+    return EnvSpec(env_id, observations, actions, options.max_episode_steps,
+                   channels_first=options.gray_scale)
 
 
 __all__ = ["AtariOptions", "VERSION", "action_count", "game_name", "make_spec",

@@ -32,6 +32,8 @@ class Registration:
     max_episode_steps: int | None = None
     openspiel: str | None = None
     vector_env: Callable[..., Any] | None = None
+    family: str = ""
+    scoring_kwargs: tuple = ()
 
 
 _registry: dict[str, Registration] = {}
@@ -55,7 +57,8 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
              twin: Callable[[EnvSpec], Any] | None = None,
              max_episode_steps: int | None = None, aliases: tuple[str, ...] = (),
              openspiel: str | None = None,
-             vector_env: Callable[..., Any] | None = None) -> None:
+             vector_env: Callable[..., Any] | None = None, family: str = "",
+             scoring_kwargs: dict[str, Any] | None = None) -> None:
     """Make `env_id` known to `make`, `make_functional`, `Environment` and Gymnasium
     (`gymnasium.make("metagraph/<env_id>")`, `gymnasium.make_vec`). Registering an id again
     replaces it (a rebuilt extension); the library's own ids are refused. Each spec
@@ -71,7 +74,10 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
     `vector_env`: for environments that step in an engine of their own rather than a
     compiled task, `vector_env(spec, num_envs, seed, num_threads, batch_size)` gives their
     host pool (`make`; `batch_size` None: synchronous); their specs hold no task, and the
-    in-graph doors refuse them."""
+    in-graph doors refuse them. `family`: the name of the ids' family ("atari"), whose
+    `[groups.<family>]` table of an agent's shipped defaults an id without a table of its own
+    takes. `scoring_kwargs`: keyword arguments that evaluation plays with over a run's, so
+    that it scores the task as it is (Atari: `reward_clip=False, episodic_life=False`)."""
     if not isinstance(env_id, str) or not env_id or "/" in env_id:
         raise ValueError(f"register: env_id must be a non-empty str without '/', got {env_id!r}")
     if not callable(make_spec):
@@ -102,7 +108,8 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
                              f"('MyGame-v0')") from None
     with _lock:
         _registry[env_id] = Registration(env_id, make_spec, twin, max_episode_steps, openspiel,
-                                         vector_env)
+                                         vector_env, family,
+                                         tuple(sorted((scoring_kwargs or {}).items())))
         _aliases.update(dict.fromkeys(aliases, env_id))
         for key in [k for k in _specs if k[0] == env_id]:
             del _specs[key]
@@ -183,6 +190,23 @@ def num_players(env_id: Any) -> int:
     if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
         return 1
     return spec(env_id).num_players
+
+
+def scored_kwargs(env_id: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments evaluation makes `env_id` with: a run's `kwargs` with its
+    registration's `scoring_kwargs` over them (Atari scores the raw game: no clipping, no
+    episodic life); `kwargs` for any other name."""
+    if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
+        return dict(kwargs)
+    return {**kwargs, **dict(_registry[resolved_id(env_id)].scoring_kwargs)}
+
+
+def family_of(env_id: Any) -> str:
+    """The family name `env_id` was registered with ("atari"), or "" (none given, or a name
+    that is no registered environment)."""
+    if not isinstance(env_id, str) or resolved_id(env_id) not in _registry:
+        return ""
+    return _registry[resolved_id(env_id)].family
 
 
 def openspiel_name(env_id: Any) -> str | None:

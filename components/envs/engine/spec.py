@@ -28,6 +28,8 @@ class EnvSpec:
         physical_options: (reset option name, width) pairs whose values, concatenated, are
             the physical state (MuJoCo: qpos and qvel); `options={"state": ...}` works for every
             task.
+        channels_first: the observations are images [C, H, W] (Atari's stacked frames), not
+            [H, W, C] (MinAtar's planes): what a CNN reshapes them to.
     """
 
     env_id: str
@@ -37,6 +39,7 @@ class EnvSpec:
     task: Any = None
     kwargs: tuple = ()
     physical_options: tuple[tuple[str, int], ...] = ()
+    channels_first: bool = False
 
     @property
     def discrete(self) -> bool:

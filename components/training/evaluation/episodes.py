@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from components.envs import make, observation_vectors
+from components.envs.engine.catalogue import scored_kwargs
 from components.training.algorithm import AlgorithmBase, env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent, load
 from components.training.run.executors import lower
@@ -70,9 +71,11 @@ def acting(policy: TrainedAgent, deterministic: bool = True, executor: str = "xl
 def vector_env(env_id: str, door: str, num_envs: int, seed: int = 0,
                env_kwargs: dict[str, Any] | None = None) -> Any:
     """`num_envs` environments of task `env_id` made with keyword arguments `env_kwargs`
-    behind `door`: the native host pool, or Gymnasium's own for the "gymnasium" door."""
+    behind `door`: the native host pool, or Gymnasium's own for the "gymnasium" door. The
+    task is scored as it is: its registration's `scoring_kwargs` go over `env_kwargs` (an
+    Atari game is played unclipped, a lost life no end)."""
     if door != "gymnasium":
-        return make(env_id, num_envs, seed=seed, **(env_kwargs or {}))
+        return make(env_id, num_envs, seed=seed, **scored_kwargs(env_id, env_kwargs or {}))
     return gymnasium.make_vec(env_id, num_envs, vectorization_mode="sync",
                               vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
                               **(env_kwargs or {}))

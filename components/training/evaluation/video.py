@@ -33,6 +33,7 @@ import numpy as np
 
 from backends.xla import load as load_exported
 from components.envs import make, observation_vectors
+from components.envs.engine.catalogue import scored_kwargs
 from components.training.algorithm import env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent
 from metagraph.install_hints import install_hint
@@ -132,7 +133,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
                     done = terminated or truncated
                 obs, _ = shown.reset()
             return found
-        env = make(env_id, 1, seed=seed, **(env_kwargs or {}))
+        env = make(env_id, 1, seed=seed, **scored_kwargs(env_id, env_kwargs or {}))
         obs, _ = env.reset(seed=seed)
         action = None
         for _ in range(episodes):

@@ -3,6 +3,7 @@ LSTM carries its recurrent state between calls and clears it per row."""
 
 import haiku as hk
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -87,6 +88,40 @@ def test_cnn_outputs_a_linear_layer_of_action_values():
                                                         flat.reshape(5, 10, 10, 4))
     assert out.shape == (5, 3)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_the_nature_cnn_is_haikus_valid_convolutions_over_channels_first_frames():
+    """`CNN.nature()` over Atari's stacked frames [B, 4, 84, 84] (flat, as the Environment
+    gives them) against the same network written with haiku's `Conv2D` reading NCHW itself;
+    its size is CleanRL's Atari torso (1,684,128 parameters)."""
+    cnn = CNN.nature(outputs=6)
+    test = ComponentTest(cnn, {"x": Box((4 * 84 * 84,), batch=True, dtype=np.uint8)})
+    frames = rng.integers(0, 256, (3, 4, 84, 84)).astype(np.uint8)
+    out = test.test(("forward", frames.reshape(3, -1)))
+    params = test.get_state()["params"]
+
+    def reference(x):
+        for c, k, s in ((32, 8, 4), (64, 4, 2), (64, 3, 1)):
+            x = jax.nn.relu(hk.Conv2D(c, k, stride=s, padding="VALID",
+                                      data_format="NCHW")(x))
+        x = jnp.transpose(x, (0, 2, 3, 1)).reshape(x.shape[0], -1)  # (H, W, C) as flattened
+        features = jax.nn.relu(hk.Linear(512)(x))
+        return hk.Linear(6)(features)
+
+    ref = hk.without_apply_rng(hk.transform(reference))
+    ref_params = ref.init(jax.random.PRNGKey(0), frames / np.float32(255.0))
+    # the same layers in the same order; haiku's NCHW biases are [C, 1, 1]
+    mapped = {layer: {n: params[layer][n].reshape(ref_params[layer][n].shape)
+                      for n in ref_params[layer]} for layer in ref_params}
+    np.testing.assert_allclose(out, ref.apply(mapped, frames / np.float32(255.0)), rtol=2e-4,
+                               atol=2e-4)
+    torso = sum(np.size(v) for name, layer in params.items() if not name.endswith("linear_1")
+                for v in layer.values())
+    assert torso == 1_684_128
+    with pytest.raises(ValueError, match="one per convolution"):
+        CNN(channels=(4, 4), kernel=(3,))
+    with pytest.raises(ValueError, match="padding must be"):
+        CNN(padding="FULL")
 
 
 def test_cnn_bad_settings_and_inputs_are_clear_errors():

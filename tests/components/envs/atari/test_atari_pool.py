@@ -158,7 +158,7 @@ def test_the_host_door_and_gymnasium_step_atari():
     pool = envs.make("Pong-v5", 2)
     expected, _ = pool.reset(seed=7)
     obs = test.test(("reset", np.asarray(jax.random.PRNGKey(7))))
-    assert obs.dtype == np.float32 and obs.shape == (2, 4 * 84 * 84)  # (flattened: issue 54)
+    assert obs.dtype == np.uint8 and obs.shape == (2, 4 * 84 * 84)  # (flattened: issue 54)
     np.testing.assert_array_equal(obs, expected.reshape(2, -1))
     for t in range(20):
         actions = np.array([_actions(t, 0, 6), _actions(t, 1, 6)], np.int32)

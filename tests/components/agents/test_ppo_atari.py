@@ -1,0 +1,61 @@
+"""PPO on Atari: CleanRL's ppo_atari_envpool recipe shipped for every ale-py game (the family's
+group of defaults), the Nature CNN over the stacked frames channels first, a few iterations
+through `train`, and `evaluate` scoring the raw game (no clipping, no episodic life)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ale_py")
+
+from components.agents import PPOAgent, PPOConfig  # noqa: E402
+from components.envs.engine.catalogue import scored_kwargs  # noqa: E402
+from components.networks import CNN  # noqa: E402
+from components.training import RunSpec, evaluate, train  # noqa: E402
+from components.training.algorithms.iterative import PPO  # noqa: E402
+
+SMALL = {"num_envs": 2, "num_steps": 16, "minibatches": 1, "epochs": 1, "hidden": [16],
+         "cnn_channels": [4, 4, 4], "iterations_per_call": 2,
+         "env_kwargs": {"img_height": 42, "img_width": 42, "max_episode_steps": 60}}
+
+
+def test_every_atari_game_takes_cleanrls_recipe():
+    config = PPOConfig.for_env("ALE/Pong-v5")
+    assert (config.num_envs, config.num_steps, config.epochs, config.minibatches) == \
+        (8, 128, 4, 4)
+    assert (config.learning_rate, config.anneal_lr, config.clip, config.entropy_coef) == \
+        (2.5e-4, True, 0.1, 0.01)
+    assert (config.cnn_channels, config.cnn_kernel, config.cnn_stride, config.cnn_padding,
+            config.hidden, config.value) == \
+        ((32, 64, 64), (8, 4, 3), (4, 2, 1), "VALID", (512,), "shared")
+    assert config.door == "host"
+    assert config.env_kwargs == {"episodic_life": True, "reward_clip": True,
+                                 "repeat_action_probability": 0.0}
+    assert PPOConfig.for_env("MsPacman-v5") == PPOConfig.for_env("ALE/MsPacman-v5")
+    # evaluation plays the game as it is scored, whatever the run trained with
+    assert scored_kwargs("Pong-v5", config.env_kwargs) == {
+        "episodic_life": False, "reward_clip": False, "repeat_action_probability": 0.0}
+    assert scored_kwargs("CartPole-v1", {"a": 1}) == {"a": 1}
+    with pytest.raises(ValueError, match="cnn_kernel: expected a positive int, or a list"):
+        PPOConfig(cnn_kernel=(8, 0))
+    with pytest.raises(ValueError, match="cnn_padding: expected 'SAME' or 'VALID'"):
+        PPOConfig(cnn_padding="valid")
+
+
+def test_the_policy_is_the_nature_cnn_over_channels_first_frames():
+    agent = PPOAgent("Pong-v5", PPOConfig.for_env("Pong-v5", {"num_envs": 2}))
+    torso = agent.policy.torso
+    assert isinstance(torso, CNN) and torso.channels_first
+    assert (torso.input_shape, torso.kernels, torso.strides, torso.padding) == \
+        ((4, 84, 84), (8, 4, 3), (4, 2, 1), "VALID")
+    space = agent.rollout.env.observation_space
+    assert space.dtype == np.uint8 and space.shape == (4 * 84 * 84,)  # frames stay bytes
+
+
+def test_a_few_iterations_on_breakout_train_and_evaluate_on_the_raw_score(tmp_path):
+    config = PPO().config("Breakout-v5", SMALL)
+    rows = train(RunSpec.make("Breakout-v5", "ppo", config, steps=128), tmp_path,
+                 progress=False)
+    assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
+    assert all(0 < row["entropy"] <= np.log(4) + 1e-5 for row in rows)
+    result = evaluate(tmp_path, episodes=2)
+    assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
