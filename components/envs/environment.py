@@ -138,8 +138,9 @@ class Environment(mg.Component):
         (a metagraph Box), whatever the task's shape and dtype (uint8 frames, Atari's, stay
         uint8; MinAtar's bool planes [10, 10, C] come flattened, 0.0 and 1.0: the agents'
         MLPs read vectors, and a CNN reshapes them, `CNN(input_shape=...)` with
-        `components.envs.observation_shape`). A task with legal actions (a game) is observed with them, by name: `Dict(obs=<that
-        vector>, legal=Bool((num_actions,)))`, what a `MaskedPolicy` reads."""
+        `components.envs.observation_shape`). A task with legal actions (a game) is observed
+        with them, by name: `Dict(obs=<that vector>, legal=Bool((num_actions,)))`, what a
+        `MaskedPolicy` reads."""
         gym_space = self.env_spec.observation_space
         dtype = self._vector_dtype()
         vector = Box((int(np.prod(gym_space.shape)),), dtype,
