@@ -141,14 +141,20 @@ class CNN(HaikuNetwork):
         h = x.reshape((-1,) + x.shape[-3:])
         if self.channels_first:
             h = jnp.transpose(h, (0, 2, 3, 1))
-        for c, k, s in zip(self.channels, self.kernels, self.strides, strict=True):
-            h = jax.nn.relu(PatchConv2D(c, k, stride=s, padding=self.padding)(h))
+        h = self.convolutions(h)
         h = h.reshape(h.shape[0], -1)
         for width in self.hidden:
             h = jax.nn.relu(hk.Linear(width)(h))
         if self.outputs is not None:
             h = hk.Linear(self.outputs)(h)
         return h.reshape(lead + h.shape[-1:])
+
+    def convolutions(self, h):
+        """Images [B, H, W, C] (scaled, channels last) to feature maps [B, H', W', C']: each
+        convolution with its ReLU."""
+        for c, k, s in zip(self.channels, self.kernels, self.strides, strict=True):
+            h = jax.nn.relu(PatchConv2D(c, k, stride=s, padding=self.padding)(h))
+        return h
 
     def _images(self, x):
         """`x` as images [..., H, W, C] (or [..., C, H, W])."""

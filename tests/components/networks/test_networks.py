@@ -124,6 +124,38 @@ def test_the_nature_cnn_is_haikus_valid_convolutions_over_channels_first_frames(
         CNN(padding="FULL")
 
 
+def test_the_impala_cnn_is_the_residual_network_written_with_haiku():
+    """`ImpalaCNN` over channels-first frames against IMPALA's network written with haiku's
+    own `Conv2D` and `max_pool` (Espeholt et al. 2018; CleanRL's and Cleanba's torso)."""
+    from components.networks import ImpalaCNN
+
+    cnn = ImpalaCNN(channels=(4, 8), hidden=(16,), input_shape=(2, 12, 10),
+                    channels_first=True, outputs=3)
+    test = ComponentTest(cnn, {"x": Box((2 * 12 * 10,), batch=True, dtype=np.uint8)})
+    frames = rng.integers(0, 256, (3, 2, 12, 10)).astype(np.uint8)
+    out = test.test(("forward", frames.reshape(3, -1)))
+    params = test.get_state()["params"]
+
+    def reference(x):
+        x = jnp.transpose(x, (0, 2, 3, 1))
+        for c in (4, 8):
+            x = hk.Conv2D(c, 3)(x)
+            x = hk.max_pool(x, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+            for _ in range(2):
+                y = hk.Conv2D(c, 3)(jax.nn.relu(x))
+                x = x + hk.Conv2D(c, 3)(jax.nn.relu(y))
+        x = jax.nn.relu(x).reshape(x.shape[0], -1)
+        features = jax.nn.relu(hk.Linear(16)(x))
+        return hk.Linear(3)(features)
+
+    ref = hk.without_apply_rng(hk.transform(reference))
+    scaled = frames / np.float32(255.0)
+    assert jax.tree.map(np.shape, ref.init(jax.random.PRNGKey(0), scaled)) == \
+        jax.tree.map(np.shape, params)
+    assert out.shape == (3, 3)
+    np.testing.assert_allclose(out, ref.apply(params, scaled), rtol=1e-4, atol=1e-5)
+
+
 def test_cnn_bad_settings_and_inputs_are_clear_errors():
     for kwargs, match in [({"channels": ()}, "channels must be positive ints"),
                           ({"hidden": (0,)}, "hidden must be positive ints"),
