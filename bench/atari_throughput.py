@@ -22,14 +22,17 @@ warmed up first), every size and thread count:
   `AtariPreprocessing` + `FrameStackObservation`, one process per environment (the thread
   count does not apply; run once per size).
 
-Each contender is timed REPEATS times and its best kept; the table gives steps per second
-(x4 for frames) and each one's ratio to ale-py's own engine.
+Each contender is timed REPEATS times and its best kept; with `--rounds R` every contender runs
+in R fresh processes, alternated round by round (this shared machine's speed drifts by 10-20%
+between processes a minute apart), and the table shows each one's median. The table gives
+steps per second (x4 for frames) and ours' ratio to each peer.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -155,6 +158,7 @@ def main() -> None:
                         help="environment steps per timed run, all environments together")
     parser.add_argument("--envpool-python", default=None)
     parser.add_argument("--no-gymnasium", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -168,12 +172,19 @@ def main() -> None:
     for n in args.sizes:
         for threads in args.threads:
             steps = max(20, args.steps // n)
-            rates = {c: run(sys.executable, c, n, threads, steps)
-                     for c in ("ours", "ours-async", "ale-py")}
-            rates["ours-in-program"] = run(sys.executable, "ours-in-program", n, threads,
-                                           max(SCAN, steps // SCAN * SCAN))
-            rates["envpool"] = (run(args.envpool_python, "envpool", n, threads, steps)
-                                if args.envpool_python else None)
+            plan = [(sys.executable, c, steps) for c in ("ours", "ours-async", "ale-py")]
+            plan.append((sys.executable, "ours-in-program", max(SCAN, steps // SCAN * SCAN)))
+            if args.envpool_python:
+                plan.append((args.envpool_python, "envpool", steps))
+            found: dict[str, list[float]] = {}
+            for _ in range(args.rounds):  # alternated: drift spreads over every contender
+                for python, contender, count in plan:
+                    rate = run(python, contender, n, threads, count)
+                    if rate is not None:
+                        found.setdefault(contender, []).append(rate)
+            rates: dict[str, float | None] = {
+                c: statistics.median(found[c]) if c in found else None
+                for c in ("ours", "ours-async", "ours-in-program", "ale-py", "envpool")}
             if n not in gym_rate:
                 gym_rate[n] = None if args.no_gymnasium else run(
                     sys.executable, "gymnasium-async", n, 1, max(10, steps // 4))
