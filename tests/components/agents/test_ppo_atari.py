@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("ale_py")
 
+from short_runs import ppo_trains_and_evaluates  # noqa: E402
+
 from components.agents import PPOAgent, PPOConfig  # noqa: E402
 from components.envs.engine.catalogue import scored_kwargs  # noqa: E402
 from components.networks import CNN  # noqa: E402
-from components.training import RunSpec, evaluate, train  # noqa: E402
-from components.training.algorithms.iterative import PPO  # noqa: E402
 
 SMALL = {"num_envs": 2, "num_steps": 16, "minibatches": 1, "epochs": 1, "hidden": [16],
          "cnn_channels": [4, 4, 4], "iterations_per_call": 2,
@@ -52,10 +52,4 @@ def test_the_policy_is_the_nature_cnn_over_channels_first_frames():
 
 
 def test_a_few_iterations_on_breakout_train_and_evaluate_on_the_raw_score(tmp_path):
-    config = PPO().config("Breakout-v5", SMALL)
-    rows = train(RunSpec.make("Breakout-v5", "ppo", config, steps=128), tmp_path,
-                 progress=False)
-    assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
-    assert all(0 < row["entropy"] <= np.log(4) + 1e-5 for row in rows)
-    result = evaluate(tmp_path, episodes=2)
-    assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
+    ppo_trains_and_evaluates("Breakout-v5", SMALL, 128, tmp_path, actions=4)

@@ -3,13 +3,11 @@ paper's network), a few iterations on MinAtar-Breakout through `train` and `eval
 `metagraph train MinAtar-Breakout-v0 --algo ppo` runs them, and clear errors where a CNN has
 no planes to read."""
 
-import numpy as np
 import pytest
+from short_runs import ppo_trains_and_evaluates
 
 from components.agents import PPOAgent, PPOConfig
 from components.networks import CNN
-from components.training import RunSpec, evaluate, train
-from components.training.algorithms.iterative import PPO
 
 SMALL = {"num_envs": 8, "num_steps": 16, "minibatches": 2, "epochs": 1, "hidden": [16],
          "cnn_channels": [4], "iterations_per_call": 2}
@@ -47,14 +45,7 @@ def test_the_policy_is_a_cnn_over_the_planes(value):
 
 
 def test_a_few_iterations_on_breakout_train_and_evaluate(tmp_path):
-    config = PPO().config("MinAtar-Breakout-v0", SMALL)
-    rows = train(RunSpec.make("MinAtar-Breakout-v0", "ppo", config, steps=512), tmp_path,
-                 progress=False)
-    assert len(rows) == 4 and all(np.isfinite(row["loss"]) for row in rows)
-    # the policy's entropy (PPOLoss reports it), at most log 3 over Breakout's three actions
-    assert all(0 < row["entropy"] <= np.log(3) + 1e-5 for row in rows)
-    result = evaluate(tmp_path, episodes=2)
-    assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
+    ppo_trains_and_evaluates("MinAtar-Breakout-v0", SMALL, 512, tmp_path, actions=3)
 
 
 def test_a_cnn_without_planes_is_a_clear_error():
