@@ -144,19 +144,25 @@ def main() -> None:
     parser.add_argument("--reference-python", default=None,
                         help="the reference environment's python (see the module docstring)")
     parser.add_argument("--json", default=None, help="also append each run to this file")
+    parser.add_argument("--who", choices=("both", "ours", "reference"), default="both",
+                        help="run ours, the reference or both (a table row needs both)")
     args = parser.parse_args()
     lines = ["| algorithm, task, budget | ours: mean ± sd (seeds) | reference | ours / reference "
              "| wall ours / reference (s, per run) |", "|---|---|---|---|---|"]
     for name in args.rows:
         row = ROWS[name]
-        ours = [run_ours(row, seed) for seed in args.seeds]
+        ours = [run_ours(row, seed) for seed in args.seeds] if args.who != "reference" else []
         theirs = ([run_reference(row, seed, args.reference_python) for seed in args.seeds]
-                  if row.reference and args.reference_python else [])
+                  if row.reference and args.reference_python and args.who != "ours" else [])
         if args.json:
             with open(args.json, "a") as file:
                 for who, results in (("ours", ours), ("reference", theirs)):
                     for result in results:
                         file.write(json.dumps({"row": name, "who": who, **result}) + "\n")
+        if not ours:  # the reference alone: its figures
+            print(f"| {row.label} | - | {row.reference_name}: {summary(theirs)} | - | - / "
+                  f"{statistics.mean(r['train_s'] for r in theirs):.0f} |")
+            continue
         mean = statistics.mean(r["score"] for r in ours)
         wall = statistics.mean(r["train_s"] for r in ours)
         if theirs:

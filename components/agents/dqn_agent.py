@@ -96,8 +96,12 @@ class DQNAgent(mg.Component):
                       // self.steps_per_iteration(config)) * config.updates_per_iteration
         rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
                 else config.learning_rate)
+        # per array, not flat: in DQN's update (a cond inside the iteration's cond) XLA's CPU
+        # backend took 42 ms an iteration to concatenate MinAtar's CNN (206,165 parameters)
+        # into one vector, against 4.3 ms for the whole iteration per array (CartPole: the same
+        # 0.22 ms either way; docs/benchmarks-log.md, "DQN's optimizer per array")
         self.optimizer = make_optimizer("DQNAgent", optimizer, self.loss, self.q_network,
-                                        optax.adam(rate), config.max_grad_norm)
+                                        optax.adam(rate), config.max_grad_norm, flat=False)
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
     @staticmethod

@@ -127,14 +127,15 @@ def make_loss(agent: str, loss: LossPart, model: mg.Component, model_given: bool
 
 def make_optimizer(agent: str, optimizer: optax.GradientTransformation | None,
                    loss: mg.Component, model: mg.Component,
-                   default: optax.GradientTransformation, max_grad_norm: float) -> Optimizer:
+                   default: optax.GradientTransformation, max_grad_norm: float,
+                   flat: bool = True) -> Optimizer:
     """The agent's `Optimizer` component minimising `loss.loss` over `model`'s parameters with
     `optimizer` (the default transformation when None). The default runs flat (one fused
-    update, see `Optimizer(flat=True)`); a user's transformation runs per array, which every
-    optax transformation supports."""
+    update, see `Optimizer(flat=True)`) unless `flat=False`; a user's transformation runs per
+    array, which every optax transformation supports."""
     if optimizer is not None and not isinstance(optimizer, optax.GradientTransformation):
         raise TypeError(f"{agent}: optimizer must be an optax GradientTransformation (e.g. "
                         f"optax.rmsprop(1e-3)), got {type(optimizer).__name__}")
     transform = default if optimizer is None else optimizer
     return Optimizer(loss, "loss", transform, max_grad_norm=max_grad_norm, has_aux=True,
-                     wrt=model, flat=optimizer is None)
+                     wrt=model, flat=flat and optimizer is None)
