@@ -33,7 +33,7 @@ import numpy as np
 
 from backends.xla import load as load_exported
 from components.envs import make, observation_vectors
-from components.envs.engine.catalogue import scored_kwargs
+from components.envs.engine.catalogue import scored_kwargs, spec
 from components.training.algorithm import env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent
 from metagraph.install_hints import install_hint
@@ -116,7 +116,11 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
            env_kwargs: dict[str, Any] | None = None) -> list[np.ndarray]:
     """The frames of `episodes` whole episodes of `act` (observations [1, ...] -> actions
     [1, ...]) on task `env_id` made with `env_kwargs` behind `door` (see the module
-    docstring)."""
+    docstring). A task whose state cannot be set in a renderer (Atari: ale-py's engine
+    keeps it) shows the frames its agent sees (`seen_frames`)."""
+    kwargs = scored_kwargs(env_id, env_kwargs or {})
+    if door != "gymnasium" and spec(env_id, **kwargs).task is None:
+        return seen_frames(act, env_id, episodes, seed, height, kwargs)
     shown = renderable(env_id, width, height, env_kwargs)
     shown.reset(seed=seed)
     found = []
@@ -133,7 +137,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
                     done = terminated or truncated
                 obs, _ = shown.reset()
             return found
-        env = make(env_id, 1, seed=seed, **scored_kwargs(env_id, env_kwargs or {}))
+        env = make(env_id, 1, seed=seed, **kwargs)
         obs, _ = env.reset(seed=seed)
         action = None
         for _ in range(episodes):
@@ -148,6 +152,30 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
         env.close()
     finally:
         shown.close()
+    return found
+
+
+def seen_frames(act: Callable[[np.ndarray], Any], env_id: str, episodes: int, seed: int,
+                height: int, env_kwargs: dict[str, Any]) -> list[np.ndarray]:
+    """The frames of `episodes` episodes as the agent sees them: each observation's newest
+    frame (an Atari stack's last, 84 x 84 grayscale), enlarged to about `height` rows by
+    repeating pixels, as RGB."""
+    env = make(env_id, 1, seed=seed, **env_kwargs)
+    found = []
+    try:
+        obs, _ = env.reset(seed=seed)
+        for _ in range(episodes):
+            done = False
+            while not done:
+                frame = np.asarray(obs[0][-1], np.uint8)
+                scale = max(1, height // frame.shape[0])
+                frame = frame.repeat(scale, 0).repeat(scale, 1)
+                found.append(np.stack([frame] * 3, -1) if frame.ndim == 2 else frame)
+                obs, _, terminated, truncated, _ = env.step(
+                    np.asarray(act(observation_vectors(obs))))
+                done = bool(terminated[0] or truncated[0])
+    finally:
+        env.close()
     return found
 
 

@@ -53,3 +53,12 @@ def test_the_policy_is_the_nature_cnn_over_channels_first_frames():
 
 def test_a_few_iterations_on_breakout_train_and_evaluate_on_the_raw_score(tmp_path):
     ppo_trains_and_evaluates("Breakout-v5", SMALL, 128, tmp_path, actions=4)
+    # a video shows the frames the agent sees (ale-py's state cannot be set in a renderer)
+    from PIL import Image
+
+    from components.training import load
+    from components.training.evaluation.video import record_video
+
+    path = record_video(load(tmp_path), tmp_path / "breakout.gif", height=84)
+    with Image.open(path) as video:
+        assert video.size == (84, 84) and video.n_frames == 60  # 42 x 42 frames, doubled
