@@ -22,7 +22,10 @@ class ImpalaCNN(CNN):
     Args:
         channels: each stage's channels (IMPALA's: 16, 32, 32).
         hidden: the dense layers after the stages (IMPALA's: 256).
-        input_shape, outputs, channels_first, name: as `CNN`'s.
+        input_shape: as `CNN`'s (the shape of one image when observations come flat).
+        outputs: as `CNN`'s (a last linear layer's width, or None).
+        channels_first: as `CNN`'s (images [..., C, H, W]).
+        name: the scope name.
     """
 
     def __init__(self, channels: Sequence[int] = (16, 32, 32), hidden: Sequence[int] = (256,),

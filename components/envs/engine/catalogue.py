@@ -120,7 +120,7 @@ def register(env_id: str, make_spec: Callable[[str, dict[str, Any]], EnvSpec], *
         gymnasium.register(
             id=name, entry_point="components.envs.engine.single_env:Env",
             # by name: Gymnasium keeps this spec on every wrapper, and it must pickle
-            vector_entry_point="components.envs.engine.vector_env:vector_entry_point",
+            vector_entry_point="components.envs.engine.make:vector_entry_point",
             max_episode_steps=max_episode_steps, kwargs={"env_id": env_id})
 
 

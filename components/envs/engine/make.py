@@ -26,3 +26,11 @@ def make(env_id: str, num_envs: int = 1, seed: int | None = 0, num_threads: int 
     if batch_size is not None:
         return AsyncVectorEnv(env_id, num_envs, batch_size, seed, num_threads, **kwargs)
     return VectorEnv(env_id, num_envs, seed, num_threads, **kwargs)
+
+
+def vector_entry_point(env_id: str, num_envs: int = 1, seed: int | None = 0,
+                       num_threads: int | None = None, **kwargs: Any) -> Any:
+    """`gymnasium.make_vec("metagraph/<id>", n)`: registered by name so that the specs
+    Gymnasium keeps on its environments pickle. Gymnasium's own `max_episode_steps` is the
+    task's (a MuJoCo task takes it as a keyword argument)."""
+    return make(env_id, num_envs, seed, num_threads, **kwargs)

@@ -260,13 +260,3 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _check_open(self) -> None:
         if self.closed or self._pool.closed:
             raise RuntimeError(f"{self.env_spec.env_id}: the environment pool is closed")
-
-
-def vector_entry_point(env_id: str, num_envs: int = 1, seed: int | None = 0,
-                       num_threads: int | None = None, **kwargs: Any) -> VectorEnv:
-    """`gymnasium.make_vec("metagraph/<id>", n)`: registered by name so that the specs
-    Gymnasium keeps on its environments pickle. Gymnasium's own `max_episode_steps` is the
-    task's (a MuJoCo task takes it as a keyword argument)."""
-    from components.envs.engine.make import make  # (make imports this module)
-
-    return make(env_id, num_envs, seed, num_threads, **kwargs)
