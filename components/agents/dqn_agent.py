@@ -96,12 +96,15 @@ class DQNAgent(mg.Component):
                       // self.steps_per_iteration(config)) * config.updates_per_iteration
         rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
                 else config.learning_rate)
-        # per array, not flat: in DQN's update (a cond inside the iteration's cond) XLA's CPU
-        # backend took 42 ms an iteration to concatenate MinAtar's CNN (206,165 parameters)
-        # into one vector, against 4.3 ms for the whole iteration per array (CartPole: the same
-        # 0.22 ms either way; docs/benchmarks-log.md, "DQN's optimizer per array")
+        # a CNN's parameters per array, not flat: in DQN's update (a cond inside the
+        # iteration's cond) XLA's CPU backend took 42 ms an iteration to concatenate MinAtar's
+        # CNN (206,165 parameters) into one vector, against 4.3 ms for the whole iteration per
+        # array. An MLP stays flat: as fast either way (CartPole: 0.23 / 0.22 ms), and its
+        # measured seeds are the flat form's (docs/benchmarks-log.md, "DQN's optimizer per
+        # array")
         self.optimizer = make_optimizer("DQNAgent", optimizer, self.loss, self.q_network,
-                                        optax.adam(rate), config.max_grad_norm, flat=False)
+                                        optax.adam(rate), config.max_grad_norm,
+                                        flat=not (config.cnn_channels and not q_given))
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
 
     @staticmethod
