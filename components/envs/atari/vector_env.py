@@ -82,8 +82,9 @@ class _Games:
 
     def actions(self, actions: Any, count: int) -> np.ndarray:
         """`actions` for `count` environments as ale-py takes them, or the engine's error."""
-        arr = host_actions(self.spec, actions, count)
-        message = action_error(self.spec, arr)
+        arr = host_actions(self.spec, actions, count)  # (checks the values of int64 and the like)
+        message = action_error(self.spec, arr) if np.asarray(actions).dtype == arr.dtype \
+            else None  # int32 as given: no C++ pool behind ale-py checks them, so here
         if message is not None:
             raise ValueError(message)
         return arr

@@ -25,7 +25,6 @@ from components.envs.engine.actions import action_error
 from components.envs.engine.functional import FunctionalEnv
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.step_result import StepResult
-from components.envs.engine.vector_env import VectorEnv
 from metagraph import context
 
 
@@ -53,7 +52,7 @@ def own_record(pool: Any) -> bool:
     """Whether `pool` is one of the library's host pools (the engine's `VectorEnv`, Atari's),
     which give a step's whole record (`step_result`) and legal masks; else a Gymnasium vector
     env."""
-    return isinstance(pool, VectorEnv) or callable(getattr(pool, "step_result", None))
+    return callable(getattr(pool, "step_result", None))
 
 
 @dataclasses.dataclass(frozen=True)
