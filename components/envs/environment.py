@@ -42,6 +42,7 @@ from gymnasium.vector import AutoresetMode
 
 import metagraph as mg
 from components.envs.engine.actions import actions_ok, legal_ok, step_error, traced_actions
+from components.envs.engine.catalogue import spec
 from components.envs.engine.host_door import HostDoor, spec_of_gymnasium
 from components.envs.engine.make import make
 from components.envs.engine.step_result import StepResult
@@ -120,7 +121,8 @@ class Environment(mg.Component):
             self.functional = HostDoor(self.env_spec, pool)
         elif door == "host":
             pool = make(env_id, num_envs, seed=0, num_threads=num_threads, **kwargs)
-            self.env_spec = pool.env_spec
+            # (a family's own engine may give any Gymnasium vector env: the spec is the id's)
+            self.env_spec = getattr(pool, "env_spec", None) or spec(env_id, **kwargs)
             self.functional = HostDoor(self.env_spec, pool)
         else:
             self.functional = make_functional(env_id, door, num_threads if door == "native"

@@ -65,8 +65,9 @@ def make_functional(env_id: str, door: str = "native", num_threads: int | None =
     threads = resolve_threads(num_threads, None, where)
     spec = catalogue.spec(env_id, **kwargs)
     if spec.task is None:
-        raise ValueError(f"{where}: {spec.env_id} steps in an engine of its own (ale-py's), "
-                         f"whose emulator state cannot live in a program's state: no "
+        family = catalogue.family_of(env_id) or "its family"
+        raise ValueError(f"{where}: {spec.env_id} steps in an engine of its own ({family}'s "
+                         f"host pool), whose state cannot live in a program's state: no "
                          f"in-graph door; use door 'host' (components.envs.make for its pool)")
     if door == "native":
         return InGraphEnv(spec, threads)

@@ -94,10 +94,12 @@ def check(env_id: str, num_envs: int = 6, steps: int = 30, seed: int = 0, twin: 
     is refused (TypeError)."""
     spec = catalogue.spec(env_id, **kwargs)
     if spec.task is None:
+        family = catalogue.family_of(env_id) or "its family"
         raise TypeError(f"check({env_id!r}): {spec.env_id} steps in an engine of its own "
-                        f"(ale-py's), whose states the cases cannot read or set and which has "
-                        f"no in-graph door; its host pool is checked frame by frame against "
-                        f"ale-py's own vector env and Gymnasium's AtariPreprocessing instead")
+                        f"({family}'s host pool), whose states the cases cannot read or set "
+                        f"and which has no in-graph door: test that pool against its own "
+                        f"reference (Atari's is tested frame by frame against ale-py's own "
+                        f"vector env and Gymnasium's AtariPreprocessing)")
     rng = np.random.default_rng(seed)
     actions = _draws(spec, rng, steps, num_envs)
     results: dict[str, str] = {}

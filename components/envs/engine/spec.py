@@ -111,8 +111,9 @@ class EnvSpec:
 
     @property
     def info(self) -> dict[str, Any]:
-        """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...)."""
-        return dict(self.task.info)
+        """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...); empty
+        for a family stepping in an engine of its own (no task)."""
+        return dict(self.task.info) if self.task is not None else {}
 
 
 MAX_GAME_PLIES = 2**16
