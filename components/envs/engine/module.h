@@ -251,6 +251,17 @@ void bind_task(nb::module_& m, const char* name, TaskHandlers cpu, TaskHandlers 
   handlers["CUDA"] = capsules(gpu);
   task.attr("ffi_handlers") = handlers;
   const std::string pool_name = std::string(name) + "Pool";
+  using S = typename P::Step;
+  nb::class_<S>(m, (pool_name + "Step").c_str())
+      .def_ro("obs", &S::obs)
+      .def_ro("reward", &S::reward)
+      .def_ro("terminated", &S::terminated)
+      .def_ro("truncated", &S::truncated)
+      .def_ro("final_obs", &S::final_obs)
+      .def_ro("done", &S::done)
+      .def_ro("final_done", &S::final_done)
+      .def_ro("extras", &S::extras)
+      .def_ro("any_done", &S::any_done);
   nb::class_<P>(m, pool_name.c_str())
       .def("__init__",
            [](P* self, const H& h, int64_t num_envs, uint64_t seed, int num_threads,

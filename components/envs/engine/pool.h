@@ -46,6 +46,18 @@ class Pool {
   static constexpr int64_t kMaxEnvs = int64_t{1} << 28;
   static constexpr int kMaxThreads = 1024;
 
+  // One step's outputs by name (Python: `<Name>PoolStep`, read by `VectorEnv`). Arrays the
+  // pool reuses once the caller let go of them: `done` says which episodes ended this step
+  // and `final_done` is its own copy of it (Gymnasium's `_final_obs` and `_final_info` masks,
+  // two arrays as Gymnasium's are); `final_obs` holds the ended episodes' last observations
+  // (zeros in the other rows); `extras` is float32 (num_envs, extras_dim), (num_envs, 0) for a
+  // task without extra outputs; `any_done` whether any episode ended (the masks are all false
+  // otherwise, and a caller need not read them).
+  struct Step {
+    nb::object obs, reward, terminated, truncated, final_obs, done, final_done, extras;
+    bool any_done;
+  };
+
   // Environment i draws from the stream of (seed, first_stream + i): a pool of a slice of a
   // larger batch (the asynchronous pool's groups) steps as that slice of one pool would.
   Pool(std::shared_ptr<const Task> task, int64_t num_envs, uint64_t seed, int num_threads,
@@ -64,8 +76,10 @@ class Pool {
     const npy_intp rows = n_;
     obs_shape_ = {rows};
     for (const int64_t d : T::obs_shape(*task_)) obs_shape_.push_back(d);
-    step_shapes_ = {obs_shape_, {rows}, {rows}, {rows}, {rows}, {rows}, obs_shape_};
-    if constexpr (T::kHasExtras) step_shapes_.push_back({rows, T::extras_dim(*task_)});
+    npy_intp extras_dim = 0;
+    if constexpr (T::kHasExtras) extras_dim = T::extras_dim(*task_);
+    step_shapes_ = {obs_shape_, {rows}, {rows}, {rows}, {rows}, {rows}, obs_shape_,
+                    {rows, extras_dim}};
     // (not std::vector: its bool specialisation has no data())
     const std::unique_ptr<O[]> obs(new O[static_cast<size_t>(n_) * task_->obs_dim()]);
     reseed(seed, obs.get());
@@ -115,14 +129,12 @@ class Pool {
     return array;
   }
 
-  // One step of every environment: (obs, reward, terminated, truncated, final_obs, done,
-  // done_copy, extras); done (terminated or truncated) and its copy are None where no episode
-  // ended, extras None for a task without extra outputs. Actions of a type given_actions does
+  // One step of every environment, its outputs by name (`Step`). Actions of a type given_actions does
   // not take, or of another shape, are a TypeError (the Python door converts or refuses
   // them); bad actions and states are refused (before any environment moves) with the
   // in-graph door's messages; a step the task fails (MuJoCo went unstable) names the
   // environment.
-  nb::tuple step(nb::handle actions) {
+  Step step(nb::handle actions) {
     check_open();
     check_action_shape(actions);
     // The caller's data is copied (another Python thread may write it once the GIL is free)
@@ -179,11 +191,9 @@ class Pool {
     const int used = threads_.parts(n_);
     bool any_done = false;
     for (int p = 0; p < used; ++p) any_done |= parts_[p].any_done;
-    if (!any_done)
-      return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
-                            arrays.final_obs, nb::none(), nb::none(), arrays.extras);
-    return nb::make_tuple(arrays.obs, arrays.reward, arrays.terminated, arrays.truncated,
-                          arrays.final_obs, arrays.done, arrays.done_copy, arrays.extras);
+    return Step{arrays.obs,      arrays.reward, arrays.terminated, arrays.truncated,
+                arrays.final_obs, arrays.done,   arrays.done_copy,  arrays.extras,
+                any_done};
   }
 
   // Every environment's legal actions, bool (n, num_actions) (discrete tasks; all true for a
@@ -262,7 +272,7 @@ class Pool {
                                   std::to_string(kMaxThreads) + "], got " + std::to_string(n));
     return n;
   }
-  // The arrays a step returns and reuses (extras: None for a task without extra outputs).
+  // The arrays a step returns and reuses (extras (num_envs, 0) for a task without extras).
   struct StepArrays {
     nb::object obs, reward, terminated, truncated, done, done_copy, final_obs, extras;
   };
@@ -284,9 +294,13 @@ class Pool {
           !PyArray_CHKFLAGS(a, kAsMade) || !PyArray_ISNOTSWAPPED(a) ||
           PyArray_TYPE(a) != kStepTypes[k] || PyArray_NDIM(a) != static_cast<int>(shape.size()))
         return false;
+      // (an empty array has nothing to write: its strides, which NumPy versions set apart,
+      // do not matter)
+      const bool empty = PyArray_SIZE(a) == 0;
       npy_intp stride = PyArray_ITEMSIZE(a);
       for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-        if (PyArray_DIM(a, d) != shape[d] || PyArray_STRIDE(a, d) != stride) return false;
+        if (PyArray_DIM(a, d) != shape[d] || (!empty && PyArray_STRIDE(a, d) != stride))
+          return false;
         stride *= shape[d];
       }
     }
@@ -306,8 +320,8 @@ class Pool {
                     new_array<bool>(step_shapes_[3]).first,
                     new_array<bool>(step_shapes_[4]).first,
                     new_array<bool>(step_shapes_[5]).first,
-                    new_array<O>(step_shapes_[6]).first, nb::none()};
-    if constexpr (T::kHasExtras) made.extras = new_array<float>(step_shapes_[7]).first;
+                    new_array<O>(step_shapes_[6]).first,
+                    new_array<float>(step_shapes_[7]).first};
     if (kept_arrays_.size() >= kKeptArrays) kept_arrays_.erase(kept_arrays_.begin());
     kept_arrays_.push_back(made);
     return made;
@@ -402,7 +416,7 @@ class Pool {
   std::vector<Action> actions_;  // the step's private copy of the caller's actions
   static constexpr size_t kKeptArrays = 3;
   std::vector<StepArrays> kept_arrays_;  // step arrays made, reused once the caller let go
-  // the shapes of StepArrays' arrays in order (extras' where the task has extras) and dtypes
+  // the shapes of StepArrays' arrays in order and their dtypes
   std::vector<std::vector<npy_intp>> step_shapes_;
   std::vector<npy_intp> obs_shape_;  // the observations' array shape: (num_envs, *obs_shape)
   static constexpr int kStepTypes[] = {kNumpyType<O>, kNumpyType<R>, NPY_BOOL,

@@ -98,6 +98,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"{where}: first_stream must be an int in [0, 2**63), got "
                              f"{first_stream!r}")
         self._first_stream = int(first_stream)
+        self._extras_names = self.env_spec.extras_names  # (read once: the step's hot path)
         self._pool = self.env_spec.task.Pool(self.env_spec.task, self.num_envs,
                                              check_seed(seed, where), threads,
                                              self._first_stream)
@@ -154,21 +155,20 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         task's Gymnasium info terms, a game's "player_to_move", ...; float32 (num_envs,), with
         Gymnasium's `info["_<name>"]` mask, all True), read from the state each step ended
         in."""
-        obs, reward, terminated, truncated, final_obs, done, done_copy, extras = \
-            self._pool_step(actions)
-        terms = {} if extras is None else extras_info(self.env_spec.extras_names, extras)
+        out = self._pool_step(actions)
         info: dict[str, Any] = {}
-        if terms:  # (a task without extras allocates nothing here: CartPole's hot path)
+        terms = extras_info(self._extras_names, out.extras) if self._extras_names else {}
+        if terms:  # (a task without extras reads nothing more here: CartPole's hot path)
             everyone = np.ones(self.num_envs, bool)
             for name, value in terms.items():
                 info[name], info[f"_{name}"] = value, everyone
-        if done is not None:  # an ended episode's last info: the terms of the step it ended
+        if out.any_done:  # an ended episode's last info: the terms of the step it ended
             final_info: dict[str, Any] = {}
             for name, value in terms.items():
-                final_info[name], final_info[f"_{name}"] = value, done
-            info.update({"final_obs": final_obs, "_final_obs": done,
-                         "final_info": final_info, "_final_info": done_copy})
-        return obs, reward, terminated, truncated, info
+                final_info[name], final_info[f"_{name}"] = value, out.done
+            info.update({"final_obs": out.final_obs, "_final_obs": out.done,
+                         "final_info": final_info, "_final_info": out.final_done})
+        return out.obs, out.reward, out.terminated, out.truncated, info
 
     def step_result(self, actions: Any, *, final_obs: bool = False, extras: bool = False,
                     legal_mask: bool = False) -> StepResult:
@@ -179,20 +179,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         None. The arrays are those `step` gives: never written again while you hold them."""
         if legal_mask:
             self.env_spec.legal_mask_width()  # (a TypeError for continuous actions)
-        obs, reward, terminated, truncated, final, done, _, extra = self._pool_step(actions)
+        out = self._pool_step(actions)
+        final = None
         if final_obs:
-            final = obs if done is None else np.where(
-                done.reshape(-1, *[1] * (obs.ndim - 1)), final, obs)
+            final = out.obs if not out.any_done else np.where(
+                out.done.reshape(-1, *[1] * (out.obs.ndim - 1)), out.final_obs, out.obs)
         names = self.env_spec.extras_names
-        return StepResult(None, obs, reward, terminated, truncated,
-                          final if final_obs else None,
-                          {name: extra[:, k] for k, name in enumerate(names)} if extras
+        return StepResult(None, out.obs, out.reward, out.terminated, out.truncated, final,
+                          {name: out.extras[:, k] for k, name in enumerate(names)} if extras
                           else None,
                           self._pool.legal_mask() if legal_mask else None)
 
-    def _pool_step(self, actions: Any) -> tuple:
-        """The C++ pool's step: (obs, reward, terminated, truncated, final_obs (zeros where
-        no episode ended), done, its copy (both None where none ended), extras or None)."""
+    def _pool_step(self, actions: Any) -> Any:
+        """The C++ pool's step, its outputs by name (`<Name>PoolStep`, pool.h `Pool::Step`):
+        obs, reward, terminated, truncated, final_obs (zeros where no episode ended), done and
+        its copy final_done (the episodes that ended), extras (num_envs, extras_dim) and
+        any_done."""
         # (a closed pool refuses to step by itself: no Python check on this hot path). The
         # pool takes its own dtype and shape as they are and refuses anything else with a
         # TypeError, here converted (or refused, saying what was expected) and given again;

@@ -14,6 +14,10 @@ INTEGERS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int6
 
 
 def same_steps(a, b):
+    """Two steps' (obs, reward, terminated, truncated): a VectorEnv's step tuples, or the C++
+    pool's step (its outputs by name)."""
+    if not isinstance(a, tuple):
+        a = (a.obs, a.reward, a.terminated, a.truncated)
     for x, y in zip(a[:4], b[:4], strict=True):
         np.testing.assert_array_equal(x, y)
 

@@ -74,7 +74,7 @@ def test_catch_passes_the_conformance_check_in_a_fresh_process(cache):
 def test_your_own_environment_page_runs_as_written(cache):
     page = (ROOT / "docs" / "your-own-environment.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, re.S)
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     run("\n".join(blocks), cache)
 
 
