@@ -7,20 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from components.agents.config_checks import (
-    BUFFER_SIZE,
-    HIDDEN,
-    NON_NEGATIVE,
-    NUM_ENVS,
-    PLAYOUTS,
-    POSITIVE,
-    POSITIVE_INT,
-    UNIT,
-    AgentConfig,
-    Rule,
-)
+from components.agents import config_checks as checks
+from components.agents.agent_settings import AgentSettings
+from components.agents.config_checks import Rule
 from components.networks.policy_value_network import TORSOS
 
 DOORS = ("native",)  # the search steps the games through the in-graph door
@@ -31,9 +22,11 @@ SIMULATIONS: Rule = (lambda v: 1 <= v <= MAX_SIMULATIONS,
 
 
 @dataclasses.dataclass(frozen=True)
-class AlphaZeroConfig(AgentConfig):
+class AlphaZeroConfig(AgentSettings):
     """The hyperparameters of `AlphaZeroAgent` (each field's comment says what it sets);
     `from_dict` refuses unknown keys, and a bad value is refused naming its field."""
+    # `for_env`'s per-game defaults (each game's playouts)
+    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "alphazero.toml"
     num_games: int = 64           # self-play games stepped at once
     num_steps: int = 48           # moves of every game per iteration
     num_simulations: int = 32     # search simulations per self-play move
@@ -65,42 +58,37 @@ class AlphaZeroConfig(AgentConfig):
     blocks: int = 2               # residual torso's blocks
     iterations_per_call: int = 1  # iterations fused into one executable call
     door: str = "native"          # the games' door: only the in-graph native one
-    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
-    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    # `for_env`'s per-game defaults (each game's playouts)
-    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "alphazero.toml"
 
     def rules(self) -> dict[str, Rule]:
-        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
-            "num_games": NUM_ENVS,
-            "num_steps": POSITIVE_INT,
+            **super().rules(),
+            "num_games": checks.NUM_ENVS,
+            "num_steps": checks.POSITIVE_INT,
             "num_simulations": SIMULATIONS,
             "eval_simulations": (lambda v: v == 0 or SIMULATIONS[0](v),
                                  f"0 (the network alone) or {SIMULATIONS[1]}"),
             "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
-            "rollouts": PLAYOUTS,
-            "eval_rollouts": PLAYOUTS,
-            "rollout_weight": UNIT,
-            "eval_rollout_weight": (lambda v: v is None or UNIT[0](v),
-                                    f"None (as rollout_weight) or {UNIT[1]}"),
-            "gumbel_scale": NON_NEGATIVE,
-            "explore": UNIT,
-            "buffer_size": (lambda v: BUFFER_SIZE[0](v) and v >= self.num_games * self.num_steps,
-                            f"{BUFFER_SIZE[1]}, at least num_games * num_steps (an "
+            "rollouts": checks.PLAYOUTS,
+            "eval_rollouts": checks.PLAYOUTS,
+            "rollout_weight": checks.UNIT,
+            "eval_rollout_weight": (lambda v: v is None or checks.UNIT[0](v),
+                                    f"None (as rollout_weight) or {checks.UNIT[1]}"),
+            "gumbel_scale": checks.NON_NEGATIVE,
+            "explore": checks.UNIT,
+            "buffer_size": (lambda v: checks.BUFFER_SIZE[0](v)
+                            and v >= self.num_games * self.num_steps,
+                            f"{checks.BUFFER_SIZE[1]}, at least num_games * num_steps (an "
                             f"iteration's positions)"),
-            "batch_size": POSITIVE_INT,
-            "updates_per_iteration": POSITIVE_INT,
-            "learning_rate": POSITIVE,
-            "max_grad_norm": POSITIVE,
-            "value_coef": NON_NEGATIVE,
-            "search_value": UNIT,
-            "l2": NON_NEGATIVE,
+            "batch_size": checks.POSITIVE_INT,
+            "updates_per_iteration": checks.POSITIVE_INT,
+            "value_coef": checks.NON_NEGATIVE,
+            "search_value": checks.UNIT,
+            "l2": checks.NON_NEGATIVE,
             "torso": (lambda v: v in TORSOS, f"one of {TORSOS}"),
-            "hidden": HIDDEN,
-            "channels": POSITIVE_INT,
+            "channels": checks.POSITIVE_INT,
             "blocks": (lambda v: v >= 0, "an int >= 0"),
-            "iterations_per_call": POSITIVE_INT,
+            "iterations_per_call": checks.POSITIVE_INT,
             "door": (lambda v: v in DOORS, f"one of {DOORS} (the search steps the games "
                                            f"inside the program)"),
         }

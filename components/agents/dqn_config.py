@@ -4,29 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from components.agents.config_checks import (
-    BUFFER_SIZE,
-    CNN_CHANNELS,
-    CNN_PADDING,
-    CNN_SIZES,
-    ENV_DOOR,
-    HIDDEN,
-    NON_NEGATIVE,
-    NUM_ENVS,
-    POSITIVE,
-    POSITIVE_INT,
-    UNIT,
-    AgentConfig,
-    Rule,
-)
+from components.agents import config_checks as checks
+from components.agents.agent_settings import ConvolutionSettings
+from components.agents.config_checks import Rule
 
 
 @dataclasses.dataclass(frozen=True)
-class DQNConfig(AgentConfig):
+class DQNConfig(ConvolutionSettings):
     """The hyperparameters of `DQNAgent` (each field's comment says what it sets); `from_dict`
     refuses unknown keys."""
+    # `for_env`'s per-environment defaults (CartPole's and MinAtar's recipes)
+    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "dqn.toml"
     num_envs: int = 4
     rollout: int = 8              # environment steps per environment and iteration
     n_step: int = 3
@@ -48,41 +38,24 @@ class DQNConfig(AgentConfig):
     double: bool = True
     bootstrap_truncated: bool = False  # a step cut by the time limit bootstraps (not terminal)
     td_loss: str = "huber"        # the TD error's penalty: "huber" (delta 1) or "squared"
-    hidden: tuple[int, ...] = (64, 64)
-    # convolutions in front of `hidden`: the Q-network a `components.networks.CNN` (ReLU) over
-    # the observation's planes, its last layer linear; () for the MLP
-    cnn_channels: tuple[int, ...] = ()
-    cnn_kernel: int | tuple[int, ...] = 3  # the CNN's kernel size (or one per convolution)
-    cnn_stride: int | tuple[int, ...] = 1  # the CNN's stride (or one per convolution)
-    cnn_padding: str = "SAME"     # the convolutions' padding: SAME or VALID (Atari's Nature CNN)
     iterations_per_call: int = 64
-    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
-    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
-    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    # `for_env`'s per-environment defaults (CartPole's and MinAtar's recipes)
-    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "dqn.toml"
 
     def rules(self) -> dict[str, Rule]:
-        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
-            "num_envs": NUM_ENVS, "rollout": POSITIVE_INT, "n_step": POSITIVE_INT,
-            "buffer_size": BUFFER_SIZE, "batch_size": POSITIVE_INT,
-            "updates_per_iteration": POSITIVE_INT, "target_every": POSITIVE_INT,
+            **super().rules(),
+            "num_envs": checks.NUM_ENVS, "rollout": checks.POSITIVE_INT,
+            "n_step": checks.POSITIVE_INT,
+            "buffer_size": checks.BUFFER_SIZE, "batch_size": checks.POSITIVE_INT,
+            "updates_per_iteration": checks.POSITIVE_INT, "target_every": checks.POSITIVE_INT,
             "learning_starts": (lambda v: v >= 0, "an int >= 0"),
-            "iterations_per_call": POSITIVE_INT,
-            "gamma": UNIT, "epsilon_start": UNIT, "epsilon_end": UNIT, "beta": UNIT,
+            "iterations_per_call": checks.POSITIVE_INT,
+            "gamma": checks.UNIT, "epsilon_start": checks.UNIT, "epsilon_end": checks.UNIT,
+            "beta": checks.UNIT,
             "epsilon_fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
-            "learning_rate": POSITIVE,
-            "max_grad_norm": POSITIVE,
-            "alpha": NON_NEGATIVE,
-            "priority_eps": POSITIVE,
+            "alpha": checks.NON_NEGATIVE,
+            "priority_eps": checks.POSITIVE,
             "double": (lambda v: isinstance(v, bool), "a bool"),
             "bootstrap_truncated": (lambda v: isinstance(v, bool), "a bool"),
             "td_loss": (lambda v: v in ("huber", "squared"), "'huber' or 'squared'"),
-            "hidden": HIDDEN,
-            "cnn_channels": CNN_CHANNELS,
-            "cnn_kernel": CNN_SIZES,
-            "cnn_stride": CNN_SIZES,
-            "cnn_padding": CNN_PADDING,
-            "door": ENV_DOOR,
         }

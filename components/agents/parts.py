@@ -29,7 +29,7 @@ from typing import Any
 import optax
 
 import metagraph as mg
-from components.envs.engine.catalogue import observation_shape, resolved_id
+from components.envs.engine.catalogue import resolved_id
 from components.envs.environment import Environment
 from components.optimizer import Optimizer
 from components.policy import Policy
@@ -80,14 +80,15 @@ def image_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, int, i
     Raises:
         ValueError: the observations are neither images nor planes.
     """
-    shape = tuple(env.env_spec.observation_space.shape)
+    spec = env.env_spec
+    shape = tuple(int(d) for d in spec.observation_space.shape)
     if len(shape) == 3:
         return shape
-    try:
-        return observation_shape(env_id)
-    except (ValueError, KeyError) as error:
+    if spec.planes is None:
         raise ValueError(f"{agent}: cnn_channels needs images [H, W, C] or planes; "
-                         f"{env_id}'s observations have shape {shape}: {error}") from None
+                         f"{env_id}'s observations have shape {shape} and its task declares "
+                         f"no planes (rows, columns, planes in its info)")
+    return spec.planes
 
 
 def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,
@@ -127,15 +128,16 @@ def make_loss(agent: str, loss: LossPart, model: mg.Component, model_given: bool
 
 def make_optimizer(agent: str, optimizer: optax.GradientTransformation | None,
                    loss: mg.Component, model: mg.Component,
-                   default: optax.GradientTransformation, max_grad_norm: float,
+                   default: optax.GradientTransformation, max_grad_norm: float | None,
                    flat: bool = True) -> Optimizer:
     """The agent's `Optimizer` component minimising `loss.loss` over `model`'s parameters with
-    `optimizer` (the default transformation when None). The default runs flat (one fused
+    `optimizer` (the default transformation when None), gradients clipped to `max_grad_norm`
+    first (0 or None: unclipped). The default runs flat (one fused
     update, see `Optimizer(flat=True)`) unless `flat=False`; a user's transformation runs per
     array, which every optax transformation supports."""
     if optimizer is not None and not isinstance(optimizer, optax.GradientTransformation):
         raise TypeError(f"{agent}: optimizer must be an optax GradientTransformation (e.g. "
                         f"optax.rmsprop(1e-3)), got {type(optimizer).__name__}")
     transform = default if optimizer is None else optimizer
-    return Optimizer(loss, "loss", transform, max_grad_norm=max_grad_norm, has_aux=True,
+    return Optimizer(loss, "loss", transform, max_grad_norm=max_grad_norm or None, has_aux=True,
                      wrt=model, flat=flat and optimizer is None)

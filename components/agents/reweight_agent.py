@@ -50,7 +50,6 @@ from components.agents.reweight_config import ReweightConfig
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
 from components.agents.self_play_rollout import SelfPlayRollout
-from components.envs import observation_shape
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
 from components.policy.masked_policy import ILLEGAL_LOGIT
@@ -206,7 +205,8 @@ class ReweightAgent(mg.Component):
         [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
         learner."""
         n, horizon = self.config.num_paths, self.horizon
-        shape = observation_shape(self.rollout.env.env_spec.env_id)
+        spec = self.rollout.env.env_spec
+        shape = spec.planes or spec.observation_space.shape
         cells = math.prod(shape[:-1] if len(shape) > 1 else shape)  # the margin's scale
         side_key, opponent_key, key = jax.random.split(key, 3)
         side = jnp.arange(n) % 2  # the learner's player in each game

@@ -6,28 +6,22 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from components.agents.config_checks import (
-    ENV_DOOR,
-    HIDDEN,
-    MAX_ENVS,
-    PLAYOUTS,
-    POSITIVE,
-    POSITIVE_INT,
-    AgentConfig,
-    Rule,
-    is_int,
-)
+from components.agents import config_checks as checks
+from components.agents.agent_settings import AgentSettings
+from components.agents.config_checks import Rule, is_int
 from components.reweighting import SCHEMES
 
 QUALITIES = ("return", "max_height", "return_and_height", "quick_outcome", "margin")
 
 
 @dataclasses.dataclass(frozen=True)
-class ReweightConfig(AgentConfig):
+class ReweightConfig(AgentSettings):
     """The hyperparameters of `ReweightAgent` (each field's comment says what it sets);
     `from_dict` refuses unknown keys."""
+    # `for_env`'s per-environment defaults (the games')
+    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "reweight.toml"
     num_paths: int = 128          # N paths (environments) per iteration, one episode each
     scheme: str = "elite"         # reweighting scheme (components.reweighting.SCHEMES)
     fraction: float = 0.15        # elite fraction
@@ -37,14 +31,10 @@ class ReweightConfig(AgentConfig):
     # "return" is the outcome for the learner, "quick_outcome" ranks wins by speed too,
     # "margin" by the final stone margin (Othello's disc margin)
     quality: str = "return"
-    hidden: tuple[int, ...] = (64, 64)
     learning_rate: float = 3e-3
     fit_steps: int = 20           # gradient steps of weighted maximum likelihood per iteration
     fit_paths: int = 32           # M paths resampled from Q (∝ w) for the fit
     max_grad_norm: float = 1.0
-    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
-    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
-    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     # self-play on a game: earlier policies kept as opponents, one taken every snapshot_every
     # iterations
     pool_size: int = 4
@@ -56,30 +46,25 @@ class ReweightConfig(AgentConfig):
     # position it expands (`components.agents.policy_search`); 0: the policy's own samples
     search_simulations: int = 0
     search_rollouts: int = 4
-    # `for_env`'s per-environment defaults (the games')
-    defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "reweight.toml"
 
     def rules(self) -> dict[str, Rule]:
-        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
-            "num_paths": (lambda v: is_int(v) and 2 <= v <= MAX_ENVS,
-                          f"an int in [2, {MAX_ENVS}]"),
+            **super().rules(),
+            "num_paths": (lambda v: is_int(v) and 2 <= v <= checks.MAX_ENVS,
+                          f"an int in [2, {checks.MAX_ENVS}]"),
             "scheme": (lambda v: v in SCHEMES, f"one of {SCHEMES}"),
             "fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
-            "temperature": POSITIVE,
+            "temperature": checks.POSITIVE,
             "quality": (lambda v: v in QUALITIES, f"one of {QUALITIES}"),
-            "hidden": HIDDEN,
-            "learning_rate": POSITIVE,
-            "fit_steps": POSITIVE_INT,
+            "fit_steps": checks.POSITIVE_INT,
             "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_paths,
                           f"an int in [1, num_paths={self.num_paths}]"),
-            "max_grad_norm": POSITIVE,
-            "door": ENV_DOOR,
-            "pool_size": POSITIVE_INT,
-            "snapshot_every": POSITIVE_INT,
+            "pool_size": checks.POSITIVE_INT,
+            "snapshot_every": checks.POSITIVE_INT,
             "explore": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),
             "search_simulations": (lambda v: is_int(v) and 0 <= v <= 4096,
                                    "an int in [0, 4096]"),
-            "search_rollouts": (lambda v: PLAYOUTS[0](v) and v >= 1,
-                                f"{PLAYOUTS[1].replace('[0,', '[1,')}"),
+            "search_rollouts": (lambda v: checks.PLAYOUTS[0](v) and v >= 1,
+                                f"{checks.PLAYOUTS[1].replace('[0,', '[1,')}"),
         }

@@ -129,7 +129,7 @@ class SACAgent(mg.Component):
         self.loss = make_loss("SACAgent", loss, self.model, False,
                               lambda model: SACLoss(model, target_entropy, config.autotune))
         self.optimizer = make_optimizer("SACAgent", optimizer, self.loss, self.model,
-                                        optax.adam(config.learning_rate), None)
+                                        optax.adam(config.learning_rate), config.max_grad_norm)
 
     @staticmethod
     def steps_per_iteration(config: SACConfig) -> int:

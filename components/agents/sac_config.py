@@ -8,31 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from components.agents.config_checks import (
-    ENV_DOOR,
-    HIDDEN,
-    MAX_BUFFER,
-    NON_NEGATIVE,
-    NUM_ENVS,
-    POSITIVE,
-    POSITIVE_INT,
-    UNIT,
-    AgentConfig,
-    Rule,
-    is_int,
-)
+from components.agents import config_checks as checks
+from components.agents.agent_settings import AgentSettings
+from components.agents.config_checks import Rule, is_int
 
 ENV_DEFAULTS = Path(__file__).with_name("configs") / "sac.toml"
 
 
 @dataclasses.dataclass(frozen=True)
-class SACConfig(AgentConfig):
+class SACConfig(AgentSettings):
     """The hyperparameters of `SACAgent` (each field's comment says what it sets); `from_dict`
     refuses unknown keys, `for_env` starts from an environment's shipped defaults. The
     update-to-data ratio is `updates_per_iteration / (num_envs * rollout)` gradient steps per
     environment step (1 by default, as Stable-Baselines3's and CleanRL's SAC)."""
+    defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
     num_envs: int = 1
     rollout: int = 1              # environment steps per environment and iteration
     updates_per_iteration: int = 1  # gradient steps (critic, actor, α, target) per iteration
@@ -42,36 +33,31 @@ class SACConfig(AgentConfig):
     gamma: float = 0.99
     tau: float = 0.005            # Polyak averaging of the target critics, per gradient step
     learning_rate: float = 3e-4   # Adam's, for the actor, the critics and log α
+    max_grad_norm: float = 0.0    # unclipped, as Stable-Baselines3's SAC
     hidden: tuple[int, ...] = (256, 256)  # actor's and each critic's ReLU layers
     critics: int = 2              # Q-networks in the critic; their minimum is used
     autotune: bool = True         # learn α towards the target entropy; false: α stays alpha_init
     alpha_init: float = 1.0       # the initial entropy temperature α
     target_entropy_scale: float = 1.0  # target entropy = -scale * |A| (1: Haarnoja et al.'s)
     iterations_per_call: int = 1_000  # iterations fused into one executable call
-    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
-    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
-    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
-    defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
 
     def rules(self) -> dict[str, Rule]:
-        """Each field's rule beyond its type (`AgentConfig.rules`)."""
+        """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
-            "num_envs": NUM_ENVS,
-            "rollout": POSITIVE_INT,
-            "updates_per_iteration": POSITIVE_INT,
+            **super().rules(),
+            "num_envs": checks.NUM_ENVS,
+            "rollout": checks.POSITIVE_INT,
+            "updates_per_iteration": checks.POSITIVE_INT,
             "learning_starts": (lambda v: is_int(v) and v >= 0, "an int >= 0"),
             "buffer_size": (lambda v: is_int(v) and self.num_envs * self.rollout <= v
-                            <= MAX_BUFFER, f"an int >= num_envs * rollout (one iteration's "
-                            f"transitions) and <= {MAX_BUFFER}"),
+                            <= checks.MAX_BUFFER, f"an int >= num_envs * rollout (one iteration's "
+                            f"transitions) and <= {checks.MAX_BUFFER}"),
             "batch_size": (lambda v: is_int(v) and 1 <= v <= self.buffer_size,
                            "an int in [1, buffer_size] (a batch is sampled from the buffer)"),
-            "gamma": UNIT,
+            "gamma": checks.UNIT,
             "tau": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
-            "learning_rate": POSITIVE,
-            "hidden": HIDDEN,
-            "critics": POSITIVE_INT,
-            "alpha_init": POSITIVE,
-            "target_entropy_scale": NON_NEGATIVE,
-            "iterations_per_call": POSITIVE_INT,
-            "door": ENV_DOOR,
+            "critics": checks.POSITIVE_INT,
+            "alpha_init": checks.POSITIVE,
+            "target_entropy_scale": checks.NON_NEGATIVE,
+            "iterations_per_call": checks.POSITIVE_INT,
         }

@@ -19,7 +19,8 @@ user registers (`register`, `build_extension`).
   (`observation_vectors` makes a host pool's the same).
 - `check(env_id)`: the engine's conformance check of an environment, every door.
 - `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`,
-  `observation_shape(env_id)` (the planes of a flat observation, where its task reports them),
+  `observation_shape(env_id)` (its spec's `planes`: those of a flat observation, where its
+  task reports them),
   `num_players(env_id)` (2 or more: a turn-based game, as its task declares, engine/task.h),
   `openspiel_name(env_id)` (a game's OpenSpiel twin, as its registration names it).
 - `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine

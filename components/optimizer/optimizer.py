@@ -63,6 +63,7 @@ class Optimizer(mg.Component):
         self.link("wrt", wrt if wrt is not None else target)
         self.loss_api = loss_api
         self.has_aux, self.flat = has_aux, flat
+        self.max_grad_norm = max_grad_norm  # (None: unclipped)
         self.transform = (optax.chain(optax.clip_by_global_norm(max_grad_norm), transform)
                           if max_grad_norm is not None else transform)
 

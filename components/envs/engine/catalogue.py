@@ -219,18 +219,14 @@ def openspiel_name(env_id: Any) -> str | None:
 
 
 def observation_shape(env_id: str) -> tuple[int, int, int]:
-    """The planes of `env_id`'s observation, (rows, columns, planes), channels last: its
-    task's `obs_shape()` where that has three axes (MinAtar), else its `info`'s rows, columns
-    and planes (the board games, whose observations are these planes flattened): what a CNN
-    reshapes the `Environment` component's float32 vectors to."""
-    made = spec(env_id)
-    if len(made.observation_space.shape) == 3:
-        return tuple(int(d) for d in made.observation_space.shape)
-    info = made.info
-    if not {"rows", "columns", "planes"} <= set(info):
+    """The planes of `env_id`'s observation, (rows, columns, planes), channels last
+    (`EnvSpec.planes` of its spec with its defaults): what a CNN reshapes the `Environment`
+    component's float32 vectors to. A ValueError for an observation that is no planes."""
+    planes = spec(env_id).planes
+    if planes is None:
         raise ValueError(f"{env_id}: its observation is no planes (its task's obs_shape() "
                          f"has not three axes and its info has no rows, columns and planes)")
-    return int(info["rows"]), int(info["columns"]), int(info["planes"])
+    return planes
 
 
 def spec_from_items(env_id: str, items: tuple) -> EnvSpec:

@@ -110,6 +110,21 @@ class EnvSpec:
         return int(self.task.num_players) if self.task is not None else 1
 
     @property
+    def planes(self) -> tuple[int, int, int] | None:
+        """The observation as planes, (rows, columns, planes) channels last: the observation
+        space's own shape where it has three axes (MinAtar's), else the rows, columns and
+        planes its task's `info` declares (a board game, whose observation is these planes
+        flattened); None for any other observation (a vector, Atari's channels-first frames:
+        see `channels_first`)."""
+        shape = tuple(int(d) for d in self.observation_space.shape)
+        if len(shape) == 3 and not self.channels_first:
+            return shape
+        info = self.info
+        if {"rows", "columns", "planes"} <= set(info):
+            return int(info["rows"]), int(info["columns"]), int(info["planes"])
+        return None
+
+    @property
     def info(self) -> dict[str, Any]:
         """What the task says of itself beyond its sizes (MuJoCo: nq, nv, nu, dt, ...); empty
         for a family stepping in an engine of its own (no task)."""

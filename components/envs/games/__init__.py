@@ -17,7 +17,7 @@ Conventions (the C++ side, `board_game.h`, says the same):
   per game: `EXTRAS` = [player to move after the step (-1: the game ended), player 0's reward,
   player 1's reward].
 - Observations: the board from the point of view of the player to move (at a game's end, the
-  player who would have moved next), float32 planes `observation_shape(env_id)` = [rows, columns,
+  player who would have moved next), float32 planes `EnvSpec.planes` = [rows, columns,
   planes] flattened row-major, row 0 the top row: plane 0 the player's own stones, plane 1 the
   opponent's; Hex adds plane 2, all ones when the player to move is player 1 (white, who joins
   left and right; black joins top and bottom).

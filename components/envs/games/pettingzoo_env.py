@@ -25,7 +25,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from components.envs.engine.catalogue import canonical_id, num_players, observation_shape
+from components.envs.engine.catalogue import canonical_id, num_players
 from components.envs.engine.vector_env import VectorEnv
 
 SYMBOLS = {-1: ".", 0: "x", 1: "o"}
@@ -54,7 +54,7 @@ class GameEnv(AECEnv):
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"metagraph_{self.env_id}"}
         self._game = VectorEnv(self.env_id, 1, seed=0, num_threads=1)
-        self._shape = observation_shape(self.env_id)
+        self._shape = self._game.env_spec.planes
         num_actions = int(self._game.single_action_space.n)
         self.possible_agents = ["player_0", "player_1"]
         self.agents = self.possible_agents[:]

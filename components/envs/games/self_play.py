@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from components.envs.engine import catalogue
-from components.envs.engine.catalogue import num_players, observation_shape
+from components.envs.engine.catalogue import num_players
 from components.envs.engine.in_graph import InGraphEnv
 from components.envs.engine.spec import frozen
 from components.envs.engine.threads import resolve_threads
@@ -109,12 +109,10 @@ class SelfPlay:
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
-        """(rows, columns, planes) of a board's observation (`components.envs.observation_shape`);
-        for a game whose task reports no planes, its observation space's own shape."""
-        try:
-            return observation_shape(self.env_id)
-        except ValueError:  # no planes
-            return tuple(self.door.env_spec.observation_space.shape)
+        """(rows, columns, planes) of a board's observation (`EnvSpec.planes`); for a game
+        whose task reports no planes, its observation space's own shape."""
+        spec = self.door.env_spec
+        return spec.planes or tuple(int(d) for d in spec.observation_space.shape)
 
     def init(self, key: jax.Array, num_games: int) -> GameState:
         """`num_games` games at their first position (player 0 to move)."""

@@ -4,7 +4,7 @@ its sticky actions and difficulty ramping. Ids `MinAtar-Breakout-v0` ...; gymnax
 (`Breakout-MinAtar`) are aliases.
 
 Observations are the game's planes, bool[10, 10, C], channels last, as the package's
-`state()` (`observation_shape(env_id)` gives (10, 10, C)). Six actions, or the game's minimal
+`state()` (`EnvSpec.planes` says (10, 10, C)). Six actions, or the game's minimal
 set with `minimal_action_set=True` (the package's `minimal_action_set()`, gymnax's default:
 Breakout's no-op, left, right). Keyword arguments: `sticky_action_prob` (0.1),
 `difficulty_ramping` (True), `minimal_action_set` (False), `max_episode_steps` (Gymnasium's

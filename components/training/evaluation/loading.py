@@ -30,7 +30,6 @@ import numpy as np
 
 from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
-from components.envs import observation_shape
 from components.envs import spec as env_spec
 from components.training.algorithm import AlgorithmBase
 from components.training.run.executors import lower
@@ -212,9 +211,11 @@ class TrainedAgent:
         task's images (MinAtar's) or the planes a game's vectors flatten; None otherwise.
         Looked up once."""
         try:
-            return observation_shape(self.env_id)
-        except (ValueError, TypeError):  # no planes, or not a registered task (Gymnasium's)
+            made = env_spec(self.env_id)
+        except (ValueError, TypeError):  # not a registered task (Gymnasium's)
             return None
+        shape = tuple(int(d) for d in made.observation_space.shape)
+        return shape if len(shape) > 1 else made.planes
 
     def export(self, path: str | Path | None = None, deterministic: bool = True,
                platforms: tuple[str, ...] | None = None, format: str = "mgx") -> bytes:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from components.envs.engine.catalogue import observation_shape, openspiel_name, spec
+from components.envs.engine.catalogue import openspiel_name, spec
 
 STONES = {0: "x", 1: "o", -1: "."}
 OTHELLO_PASS = 64
@@ -61,7 +61,7 @@ def move_text(env_id: str, action: int) -> str:
         return chr(ord("a") + action)
     if env_id == "Othello-v0" and action == OTHELLO_PASS:
         return "pass"
-    columns = observation_shape(env_id)[1]
+    columns = spec(env_id).planes[1]
     return f"{chr(ord('a') + action % columns)}{action // columns + 1}"
 
 
@@ -74,7 +74,7 @@ def number(text: str) -> int | None:
 def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
     """The action a person typed; a ValueError saying why it is not a legal move here."""
     text = text.strip().lower()
-    rows, columns, _ = observation_shape(env_id)
+    rows, columns, _ = spec(env_id).planes
     if env_id == "ConnectFour-v0":
         if len(text) == 1 and "a" <= text <= chr(ord("a") + columns - 1):
             action = ord(text) - ord("a")
@@ -193,8 +193,8 @@ class NumberNotation(Notation):
     player 1's) where its observation has planes, moves by number."""
 
     def __init__(self, env_id: str):
-        self.planes = len(spec(env_id).observation_space.shape) == 3 and \
-            observation_shape(env_id)[2] >= 2
+        made = spec(env_id)
+        self.planes = len(made.observation_space.shape) == 3 and made.planes[2] >= 2
 
     def side(self, player: int) -> str:
         """Who `player` is on the board."""

@@ -91,3 +91,33 @@ def test_a_users_config_is_checked_without_writing_a_check():
             MyConfig.from_dict(values)
     with pytest.raises(ValueError, match=re.escape("MyConfig.door: expected a string")):
         MyConfig(door=None)
+
+
+ALL_CONFIGS = ("AlphaZeroConfig", "DQNConfig", "ImpalaConfig", "PPOConfig", "ReweightConfig",
+               "SACConfig")
+
+
+@pytest.mark.parametrize("name", ALL_CONFIGS)
+def test_every_config_shares_the_agent_settings_checked_alike(name):
+    import components.agents.alphazero_config
+    from components.agents import AgentSettings
+
+    config = getattr(components.agents, name, None) or getattr(
+        components.agents.alphazero_config, name)
+    assert issubclass(config, AgentSettings)
+    shared = {f.name for f in dataclasses.fields(AgentSettings)}
+    assert shared <= {f.name for f in dataclasses.fields(config)}
+    for field, value, expected in (("learning_rate", 0, "a number > 0"),
+                                   ("max_grad_norm", -1.0, "a number >= 0"),
+                                   ("hidden", [], "positive ints")):
+        with pytest.raises(ValueError, match=re.escape(f"{name}.{field}: expected {expected}")):
+            config.from_dict({field: value})
+
+
+@pytest.mark.parametrize("max_grad_norm, clipped", [(0.0, False), (0.5, True)])
+def test_max_grad_norm_zero_leaves_the_gradients_unclipped(max_grad_norm, clipped):
+    from components.agents import PPOAgent
+
+    agent = PPOAgent("CartPole-v1", PPOConfig(num_envs=2, num_steps=8, minibatches=2,
+                                              max_grad_norm=max_grad_norm))
+    assert (agent.optimizer.max_grad_norm is not None) == clipped

@@ -1,0 +1,56 @@
+"""`AgentSettings`: what every built-in agent's config has, declared and checked once;
+`ConvolutionSettings`: the same with a CNN in front of the hidden layers (PPO's and DQN's)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from components.agents.config_checks import (
+    CNN_CHANNELS,
+    CNN_PADDING,
+    CNN_SIZES,
+    ENV_DOOR,
+    HIDDEN,
+    NON_NEGATIVE,
+    POSITIVE,
+    AgentConfig,
+    Rule,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentSettings(AgentConfig):
+    """The settings every built-in agent has: its environments' door and keyword arguments,
+    its optimizer's rate and gradient clipping (optax's `adam` after
+    `clip_by_global_norm`), its networks' widths. An agent's config derives from it, adds its
+    own fields, and changes a default by declaring the field again with another value (the
+    field keeps its place); its `rules()` extend these (`{**super().rules(), ...}`).
+    """
+    learning_rate: float = 2.5e-4  # Adam's step size
+    max_grad_norm: float = 0.5    # gradients clipped to this global norm first (0: unclipped)
+    hidden: tuple[int, ...] = (64, 64)  # the networks' hidden layers' widths
+    door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
+    # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
+    env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def rules(self) -> dict[str, Rule]:
+        """The shared fields' rules (`AgentConfig.rules`)."""
+        return {"learning_rate": POSITIVE, "max_grad_norm": NON_NEGATIVE, "hidden": HIDDEN,
+                "door": ENV_DOOR}
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvolutionSettings(AgentSettings):
+    """`AgentSettings` with convolutions in front of `hidden`: the torso a
+    `components.networks.CNN` (ReLU) over the observation's planes where `cnn_channels` has
+    any, else an MLP."""
+    cnn_channels: tuple[int, ...] = ()  # the convolutions' channels; (): no CNN
+    cnn_kernel: int | tuple[int, ...] = 3  # the CNN's kernel size (or one per convolution)
+    cnn_stride: int | tuple[int, ...] = 1  # the CNN's stride (or one per convolution)
+    cnn_padding: str = "SAME"     # the convolutions' padding: SAME or VALID (Atari's Nature CNN)
+
+    def rules(self) -> dict[str, Rule]:
+        """The shared fields' rules and the CNN's."""
+        return {**super().rules(), "cnn_channels": CNN_CHANNELS, "cnn_kernel": CNN_SIZES,
+                "cnn_stride": CNN_SIZES, "cnn_padding": CNN_PADDING}
