@@ -1,0 +1,51 @@
+"""DQN on Atari: CleanRL's dqn_atari.py recipe shipped for every ale-py game (the family's
+group of defaults), the Nature CNN over the stacked uint8 frames, which the replay keeps as
+bytes, a few iterations through `train`, and `evaluate` scoring the raw game."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ale_py")
+
+from components.agents import DQNAgent, DQNConfig  # noqa: E402
+from components.networks import CNN  # noqa: E402
+from components.training import RunSpec, evaluate, train  # noqa: E402
+from components.training.algorithms.iterative import DQN  # noqa: E402
+
+
+def test_every_atari_game_takes_cleanrls_dqn_recipe():
+    config = DQNConfig.for_env("ALE/Pong-v5")
+    assert (config.num_envs, config.rollout, config.updates_per_iteration, config.batch_size,
+            config.buffer_size) == (4, 1, 1, 32, 100_000)
+    assert (config.learning_rate, config.max_grad_norm, config.td_loss, config.double,
+            config.n_step, config.alpha) == (1e-4, 0.0, "squared", False, 1, 0.0)
+    assert (config.target_every * 4, config.learning_starts, config.epsilon_end,
+            config.epsilon_fraction) == (1000, 80_000, 0.01, 0.1)
+    assert (config.cnn_channels, config.cnn_kernel, config.cnn_stride, config.cnn_padding,
+            config.hidden) == ((32, 64, 64), (8, 4, 3), (4, 2, 1), "VALID", (512,))
+    assert config.door == "host" and config.env_kwargs == {
+        "episodic_life": True, "reward_clip": True, "repeat_action_probability": 0.0}
+
+
+def test_the_q_network_is_the_nature_cnn_and_the_replay_keeps_bytes():
+    config = DQNConfig.for_env("Pong-v5", {"buffer_size": 64, "num_envs": 2})
+    agent = DQNAgent("Pong-v5", config, 1000)
+    q = agent.q_network
+    assert isinstance(q, CNN) and q.channels_first and q.padding == "VALID"
+    assert q.input_shape == (4, 84, 84)
+    obs = agent.replay.record_space.spaces["obs"]
+    assert obs.dtype == np.uint8 and obs.shape == (4 * 84 * 84,)
+    assert agent.optimizer.max_grad_norm is None  # CleanRL's: unclipped
+
+
+def test_a_few_iterations_on_pong_train_and_evaluate_on_the_raw_score(tmp_path):
+    small = {"num_envs": 2, "buffer_size": 64, "batch_size": 8, "learning_starts": 16,
+             "hidden": [16], "cnn_channels": [4, 4, 4], "iterations_per_call": 8,
+             "target_every": 4,
+             "env_kwargs": {"img_height": 42, "img_width": 42, "max_episode_steps": 40}}
+    config = DQN().config("Pong-v5", small)
+    rows = train(RunSpec.make("Pong-v5", "dqn", config, steps=2 * 8 * 4), tmp_path,
+                 progress=False)
+    assert len(rows) == 32 and all(np.isfinite(row["loss"]) for row in rows[-8:])
+    result = evaluate(tmp_path, episodes=2)
+    assert result["episodes"] == 2 and np.isfinite(result["return_mean"])
