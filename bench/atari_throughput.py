@@ -15,6 +15,9 @@ warmed up first), every size and thread count:
   100 steps through ordered `io_callback`s (what a fused rollout of PPO pays per step);
 - ale-py: `ale_py.vector_env.AtariVectorEnv("pong", N, num_threads=T)`, the same emulator
   and threads without the engine: the overhead is what is measured;
+- ale-py-xla: the same engine through its own XLA FFI targets (`AtariVectorEnv.xla()`, next-step
+  auto-reset, the only mode they take), stepped from a compiled `lax.scan` of 100 steps: what
+  an in-graph Atari door built on them would cost, against ours-in-program;
 - envpool: `envpool.make_gymnasium("Pong-v5", num_envs=N, num_threads=T)` (envpool 1.2 in its
   own environment, `--envpool-python`; `python -m venv /tmp/envpool-venv &&
   /tmp/envpool-venv/bin/pip install envpool`);
@@ -100,6 +103,34 @@ def _make(contender: str, n: int, threads: int):
                              autoreset_mode="SameStep")
         env.reset(seed=0)
         return env.step
+    if contender == "ale-py-xla":
+        import jax
+        from ale_py.vector_env import AtariVectorEnv
+
+        env = AtariVectorEnv("pong", n, num_threads=threads, reward_clipping=False,
+                             repeat_action_probability=0.25, noop_max=30,
+                             autoreset_mode="NextStep")
+        env.reset(seed=0)
+        handle, _, xla_step = env.xla()
+
+        @jax.jit
+        def rollout(handle, actions):
+            def body(handle, action):
+                handle, (_, reward, *_) = xla_step(handle, action)
+                return handle, reward
+            return jax.lax.scan(body, handle, actions)
+
+        chunk = []
+
+        def step(actions):  # 100 steps a compiled call
+            nonlocal handle
+            chunk.append(actions.astype(np.int32))
+            if len(chunk) == SCAN:
+                handle, rewards = rollout(handle, np.stack(chunk))
+                rewards.block_until_ready()
+                chunk.clear()
+
+        return step
     if contender == "envpool":
         import envpool
 
@@ -129,7 +160,8 @@ def measure(contender: str, n: int, threads: int, steps: int) -> float:
     batch = n // 2 if contender == "ours-async" else n
     rng = np.random.default_rng(0)
     actions = rng.integers(0, 6, (steps, n))
-    for t in range(2 * SCAN if contender == "ours-in-program" else 20):  # warm up
+    scanned = contender in ("ours-in-program", "ale-py-xla")
+    for t in range(2 * SCAN if scanned else 20):  # warm up
         step(actions[t % steps])
     best = float("inf")
     for _ in range(REPEATS):
@@ -165,15 +197,17 @@ def main() -> None:
         contender, n, threads, steps = args.one
         print(json.dumps(measure(contender, int(n), int(threads), int(steps))))
         return
-    print("| N | threads | ours | ours-async | ours-in-program | ale-py | envpool | "
-          "gymnasium-async | ours / ale-py | ours / envpool | ours / gymnasium |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| N | threads | ours | ours-async | ours-in-program | ale-py-xla | ale-py | envpool | "
+          "gymnasium-async | ours / ale-py | ours / envpool | ours / gymnasium | "
+          "ours-in-program / ale-py-xla |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     gym_rate: dict[int, float | None] = {}
     for n in args.sizes:
         for threads in args.threads:
             steps = max(20, args.steps // n)
             plan = [(sys.executable, c, steps) for c in ("ours", "ours-async", "ale-py")]
-            plan.append((sys.executable, "ours-in-program", max(SCAN, steps // SCAN * SCAN)))
+            for scanned in ("ours-in-program", "ale-py-xla"):
+                plan.append((sys.executable, scanned, max(SCAN, steps // SCAN * SCAN)))
             if args.envpool_python:
                 plan.append((args.envpool_python, "envpool", steps))
             found: dict[str, list[float]] = {}
@@ -184,7 +218,8 @@ def main() -> None:
                         found.setdefault(contender, []).append(rate)
             rates: dict[str, float | None] = {
                 c: statistics.median(found[c]) if c in found else None
-                for c in ("ours", "ours-async", "ours-in-program", "ale-py", "envpool")}
+                for c in ("ours", "ours-async", "ours-in-program", "ale-py-xla", "ale-py",
+                          "envpool")}
             if n not in gym_rate:
                 gym_rate[n] = None if args.no_gymnasium else run(
                     sys.executable, "gymnasium-async", n, 1, max(10, steps // 4))
@@ -196,11 +231,13 @@ def main() -> None:
             def ratio(c, rates=rates):
                 return f"{rates['ours'] / rates[c]:.2f}x" if rates[c] and rates["ours"] else "-"
 
+            in_program = (f"{rates['ours-in-program'] / rates['ale-py-xla']:.2f}x"
+                          if rates["ours-in-program"] and rates["ale-py-xla"] else "-")
             print(f"| {n} | {threads} | {cell('ours')} | {cell('ours-async')} | "
-                  f"{cell('ours-in-program')} | "
+                  f"{cell('ours-in-program')} | {cell('ale-py-xla')} | "
                   f"{cell('ale-py')} | {cell('envpool')} | {cell('gymnasium-async')} | "
-                  f"{ratio('ale-py')} | {ratio('envpool')} | {ratio('gymnasium-async')} |",
-                  flush=True)
+                  f"{ratio('ale-py')} | {ratio('envpool')} | {ratio('gymnasium-async')} | "
+                  f"{in_program} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,12 @@ checkpoint on disk as the last save wrote it.
             one_call()
             if interrupts.received:
                 raise KeyboardInterrupt
+
+A process started with SIGINT ignored (a job a shell without job control started with `&`:
+the shell's way of keeping the terminal's Ctrl-C, meant for the job in front, away from it)
+keeps it ignored, as Python itself does: nothing is held back, and Ctrl-C stops neither the
+start-up nor the run. (It used to take SIGINT over once training began, so a Ctrl-C meant
+for another job stopped it, and one sent in its first seconds was lost: issue 55, serious 6.)
 """
 
 from __future__ import annotations
@@ -67,9 +73,11 @@ class Interrupts:
 @contextmanager
 def deferred_interrupts() -> Iterator[Interrupts]:
     """Hold SIGINT back inside the block (see the module docstring). Outside the main thread,
-    where Python cannot handle signals, nothing is held back."""
+    where Python cannot handle signals, and where SIGINT is ignored (the parent's choice),
+    nothing is held back."""
     interrupts = Interrupts()
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         yield interrupts
         return
     previous = signal.signal(signal.SIGINT, interrupts._handler)

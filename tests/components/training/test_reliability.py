@@ -50,6 +50,21 @@ def test_ctrl_c_is_held_back_until_the_block_ends_then_raised_once(ctrl_c_reache
     assert done == [True] and interrupts.received == 2
 
 
+def test_an_ignored_ctrl_c_stays_ignored():
+    """A job a shell started with `&` (no job control) has SIGINT ignored, so that the
+    terminal's Ctrl-C for the job in front does not reach it: the trainer keeps it so, as
+    Python does, instead of taking SIGINT over once training begins."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with deferred_interrupts() as interrupts:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)
+        assert interrupts.received == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class InterruptingCartPole(gymnasium.Wrapper):
     """CartPole that sends this process SIGINT on its 20th step: Ctrl-C landing inside the
     executable call, in the gymnasium door's host callback, after the state was donated."""
@@ -71,7 +86,7 @@ gymnasium.register("test/InterruptingCartPole-v0", entry_point=InterruptingCartP
 
 
 def test_ctrl_c_inside_the_call_and_again_during_the_save_keeps_the_last_whole_call(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, ctrl_c_reaches_python):
     saves = []
     save = checkpoint.save
 

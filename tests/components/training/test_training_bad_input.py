@@ -199,7 +199,8 @@ def test_a_diverging_sac_run_says_it_diverged(tmp_path):
 
 
 HANGING = f'''
-import sys, threading
+import signal, sys, threading
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal starts it
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from components.training.run import callbacks
 from components.training.cli import main
