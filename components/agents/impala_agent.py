@@ -20,10 +20,9 @@ import optax
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
 from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
-from components.agents.ppo_agent import bootstrap_truncated, truncated_values
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
-from components.losses import VTraceLoss
+from components.losses import VTraceLoss, bootstrap_truncated, truncated_values
 from metagraph.spaces import Bool, Box, Discrete
 
 

@@ -6,11 +6,8 @@ optimizer steps).
 
 APIs: `start(key)` resets the environments; `train(key, iterations)` runs the first
 `iterations` of `iterations_per_call` iterations and returns their statistics;
-`greedy(observation)` for evaluation.
-
-The agent is its parts, each swappable without subclassing (keyword arguments, see
-`PPOAgent`): the rollout (environments), the policy, an observation preprocessor, the loss and
-the optimizer.
+`greedy(observation)` for evaluation. Its parts (the rollout, the policy, an observation
+preprocessor, the loss, the optimizer) swap without subclassing (see `PPOAgent`).
 
 The continuous-control details (CleanRL's `ppo_continuous_action.py`, rl-baselines3-zoo), each
 a config switch, off by default and on in the MuJoCo tasks' shipped defaults: observation
@@ -22,17 +19,18 @@ Gymnasium's `ClipAction` wrapper; `greedy` is clipped too). With `bootstrap_trun
 episode cut by the time limit is bootstrapped with the value of its final observation, as
 Stable-Baselines3 does (`bootstrap_truncated`).
 
-On a two-player game (`components.envs.games`: Connect Four, Othello, Hex) the agent plays
-itself: its environments are the game's `Environment` (each step one move by the player to
-move, the observation that player's view with its legal moves by name, {"obs", "legal"}, the
-reward the mover's), its
-default policy a `MaskedPolicy` (illegal actions never sampled, the ratio and entropy over the
-legal ones), and its advantages the negamax GAE (`negamax_gae`: the next position's value
-counts negated where the opponent moves there and as it is where the mover moves again, as
-the task reports whose move it is: `Trajectory.moves_again`).
+On a two-player game (`components.envs.games`) the agent plays itself: its environments are
+the game's `Environment` (a step is one move by the player to move, observed as that player's
+view with its legal moves, {"obs", "legal"}), its default policy a `MaskedPolicy`, and its
+advantages the negamax GAE (`negamax_gae`: the next position's value negated where the
+opponent moves there, kept where the mover moves again, as the task reports:
+`Trajectory.moves_again`).
 """
 
 from __future__ import annotations
+
+import warnings
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -40,6 +38,7 @@ import numpy as np
 import optax
 
 import metagraph as mg
+from components import losses
 from components.agents.iterations import run_iterations
 from components.agents.parts import (
     LossPart,
@@ -62,23 +61,12 @@ from metagraph.spaces import Bool, Box, Discrete
 ACTIVATIONS = {"tanh": jax.nn.tanh, "relu": jax.nn.relu}
 
 
-def bootstrap_truncated(reward: jax.Array, final_value: jax.Array, gamma: float) -> jax.Array:
-    """Rewards with gamma * V(final observation) added where an episode was truncated
-    (`final_value` is 0 elsewhere): the episode did not end, so its tail is estimated rather
-    than taken as 0 (Stable-Baselines3's `OnPolicyAlgorithm.collect_rollouts` on
-    `TimeLimit.truncated`; Pardo et al. 2018, "Time Limits in Reinforcement Learning"). The
-    step stays a boundary for GAE, whose discount there is 0."""
-    if reward.shape != final_value.shape:
-        raise ValueError(f"bootstrap_truncated: reward {reward.shape} and final_value "
-                         f"{final_value.shape} must have one shape")
-    return reward + gamma * final_value
-
-
-def truncated_values(trajectory, value) -> jax.Array:
-    """[T, N]: `value(final observation)` where a step truncated an episode that did not
-    terminate, 0 elsewhere (what `bootstrap_truncated` adds)."""
-    cut = trajectory.truncated & ~trajectory.terminated
-    return jnp.where(cut, value(trajectory.final_observations), 0.0)
+def __getattr__(name: str) -> Any:  # the return helpers' old home (components.losses now)
+    if name not in ("bootstrap_truncated", "truncated_values"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"components.agents.ppo_agent.{name} is now components.losses.{name}",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(losses, name)
 
 
 class PPOAgent(mg.Component):
@@ -191,7 +179,7 @@ class PPOAgent(mg.Component):
 
         trajectory = self.rollout.run(act, rollout_key, cfg.num_steps)
         obs, action, log_prob, value = trajectory.extras
-        cut_value = (truncated_values(trajectory, self._value_of) if cfg.bootstrap_truncated
+        cut_value = (losses.truncated_values(trajectory, self._value_of) if cfg.bootstrap_truncated
                      else None)
         learned = self._learn_from(obs, action, log_prob, value, trajectory.rewards,
                                    trajectory.done, cut_value,
@@ -223,7 +211,7 @@ class PPOAgent(mg.Component):
         learned = (reward if self.reward_normaliser is None
                    else self.reward_normaliser.scale(reward, done)) * cfg.reward_scale
         if cut_value is not None:
-            learned = bootstrap_truncated(learned, cut_value, cfg.gamma)
+            learned = losses.bootstrap_truncated(learned, cut_value, cfg.gamma)
         values = jnp.concatenate([value, last_value[None]])
         if self.self_play:  # each step from its mover's view: the next value is negated
             advantage = negamax_gae(learned, done, values, cfg.gamma, cfg.gae_lambda,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from components.agents import PPOAgent, PPOConfig
-from components.agents.ppo_agent import bootstrap_truncated
+from components.losses import bootstrap_truncated
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from components.training import RunSpec, evaluate, train
 from components.training.algorithms.iterative import PPO

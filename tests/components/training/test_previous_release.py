@@ -64,3 +64,15 @@ def test_a_step_read_by_name_still_works_and_says_what_to_write():
     with pytest.raises(KeyError, match=r"StepResult has no field 'done'; its fields are "
                                        r"\['state', 'obs', 'reward'"):
         StepResult(None, 0, 0, False, False)["done"]
+
+
+def test_the_truncation_helpers_old_home_still_gives_them_with_a_warning():
+    import components.agents.ppo_agent as ppo_agent
+    from components import losses
+
+    for name in ("bootstrap_truncated", "truncated_values"):
+        with pytest.warns(DeprecationWarning, match=f"ppo_agent.{name} is now "
+                                                    f"components.losses.{name}"):
+            assert getattr(ppo_agent, name) is getattr(losses, name)
+    with pytest.raises(AttributeError, match="no attribute 'gae_of'"):
+        ppo_agent.gae_of  # noqa: B018
