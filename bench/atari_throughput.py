@@ -47,6 +47,25 @@ SCAN = 100  # steps a compiled call of ours-in-program
 OPTIONS = dict(noop_max=30, repeat_action_probability=0.25)
 
 
+def _scanned(body, state):
+    """`step(actions)` of a compiled `lax.scan` of `body(state, action) -> (state, reward)`:
+    the actions gathered, SCAN steps a call."""
+    import jax
+
+    rollout = jax.jit(lambda state, actions: jax.lax.scan(body, state, actions))
+    chunk = []
+
+    def step(actions):
+        nonlocal state
+        chunk.append(actions.astype(np.int32))
+        if len(chunk) == SCAN:
+            state, rewards = rollout(state, np.stack(chunk))
+            rewards.block_until_ready()
+            chunk.clear()
+
+    return step
+
+
 def _make(contender: str, n: int, threads: int):
     """(reset, step(actions)) of one contender's pool."""
     if contender in ("ours", "ours-async"):
@@ -77,24 +96,11 @@ def _make(contender: str, n: int, threads: int):
         door = HostDoor(pool.env_spec, pool)
         state, _ = door.reset(jax.random.PRNGKey(0), n)
 
-        @jax.jit
-        def rollout(state, actions):
-            def body(state, action):
-                out = door.step(state, action)
-                return out.state, out.reward
-            return jax.lax.scan(body, state, actions)
+        def body(state, action):
+            out = door.step(state, action)
+            return out.state, out.reward
 
-        chunk = []
-
-        def step(actions):  # 100 steps a compiled call
-            nonlocal state
-            chunk.append(actions.astype(np.int32))
-            if len(chunk) == SCAN:
-                state, rewards = rollout(state, np.stack(chunk))
-                rewards.block_until_ready()
-                chunk.clear()
-
-        return step
+        return _scanned(body, state)
     if contender == "ale-py":
         from ale_py.vector_env import AtariVectorEnv
 
@@ -113,24 +119,11 @@ def _make(contender: str, n: int, threads: int):
         env.reset(seed=0)
         handle, _, xla_step = env.xla()
 
-        @jax.jit
-        def rollout(handle, actions):
-            def body(handle, action):
-                handle, (_, reward, *_) = xla_step(handle, action)
-                return handle, reward
-            return jax.lax.scan(body, handle, actions)
+        def body(handle, action):
+            handle, (_, reward, *_) = xla_step(handle, action)
+            return handle, reward
 
-        chunk = []
-
-        def step(actions):  # 100 steps a compiled call
-            nonlocal handle
-            chunk.append(actions.astype(np.int32))
-            if len(chunk) == SCAN:
-                handle, rewards = rollout(handle, np.stack(chunk))
-                rewards.block_until_ready()
-                chunk.clear()
-
-        return step
+        return _scanned(body, handle)
     if contender == "envpool":
         import envpool
 

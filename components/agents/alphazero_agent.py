@@ -35,7 +35,7 @@ import optax
 
 import metagraph as mg
 from components.agents.alphazero_config import AlphaZeroConfig
-from components.agents.iterations import run_iterations
+from components.agents.iterations import IterativeAgent
 from components.agents.parts import LossPart, make_env, make_loss, make_optimizer
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
@@ -49,7 +49,7 @@ from components.search import GameSearch
 from metagraph.spaces import Box, Dict
 
 
-class AlphaZeroAgent(mg.Component):
+class AlphaZeroAgent(IterativeAgent):
     """AlphaZero by self-play at a game (see the module docstring).
 
     Args:
@@ -167,17 +167,6 @@ class AlphaZeroAgent(mg.Component):
         return {**trajectory.episode_statistics(), "loss": losses.mean(),
                 "policy_loss": policy_losses.mean(), "value_loss": value_losses.mean(),
                 "steps": jnp.asarray(cfg.num_games * cfg.num_steps, jnp.int32)}
-
-    @mg.api
-    def start(self, key):
-        """Start every game (from `key`); returns the first observations."""
-        return self.rollout.reset(key)
-
-    @mg.api
-    def train(self, key, iterations):
-        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
-        per-iteration statistics [iterations_per_call], zeros for the skipped ones."""
-        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):

@@ -19,7 +19,7 @@ import optax
 
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
-from components.agents.iterations import run_iterations
+from components.agents.iterations import IterativeAgent
 from components.agents.parts import LossPart, image_shape, make_env, make_loss, make_optimizer
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
@@ -29,7 +29,7 @@ from components.replay import PrioritizedReplay, ReplayBuffer
 from metagraph.spaces import Box, Dict, Discrete
 
 
-class DQNAgent(mg.Component):
+class DQNAgent(IterativeAgent):
     """DQN over `config.num_envs` environments of `env_id` (see the module docstring).
 
     Args:
@@ -111,11 +111,6 @@ class DQNAgent(mg.Component):
     def steps_per_iteration(config: DQNConfig) -> int:
         """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
-
-    @mg.api
-    def start(self, key):
-        """Reset every environment (from `key`); returns the first observations."""
-        return self.rollout.reset(key)
 
     def _counters(self):
         """Environment steps taken and iterations done (state)."""
@@ -208,12 +203,6 @@ class DQNAgent(mg.Component):
         self.set_state("iteration", iteration)
         return {**trajectory.episode_statistics(), "loss": loss,
                 "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32)}
-
-    @mg.api
-    def train(self, key, iterations):
-        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
-        per-iteration statistics [iterations_per_call], zeros for the skipped ones."""
-        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):

@@ -25,3 +25,22 @@ def run_iterations(iteration: Callable[[jax.Array], dict[str, Any]], key: jax.Ar
         return None, mg.cond(index < iterations, iteration, None, iteration_key)
 
     return mg.scan(one, None, (jnp.arange(count), jax.random.split(key, count)))[1]
+
+
+class IterativeAgent(mg.Component):
+    """The APIs every built-in agent that trains in whole iterations over its environments
+    shares, written once: `start(key)` resets its `rollout` (a `Rollout`), `train(key,
+    iterations)` runs `run_iterations` over its `_iteration(key) -> statistics`, up to
+    `config.iterations_per_call` of them in one executable."""
+
+    @mg.api
+    def start(self, key):
+        """Reset every environment (from `key`); returns the first observations."""
+        return self.rollout.reset(key)
+
+    @mg.api
+    def train(self, key, iterations):
+        """The first `iterations` (an int32 scalar) of `iterations_per_call` iterations
+        (`run_iterations`); per-iteration statistics [iterations_per_call], zeros for the
+        skipped ones."""
+        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)

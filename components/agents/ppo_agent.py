@@ -39,7 +39,7 @@ import optax
 
 import metagraph as mg
 from components import losses
-from components.agents.iterations import run_iterations
+from components.agents.iterations import IterativeAgent
 from components.agents.parts import (
     LossPart,
     image_shape,
@@ -69,7 +69,7 @@ def __getattr__(name: str) -> Any:  # the return helpers' old home (components.l
     return getattr(losses, name)
 
 
-class PPOAgent(mg.Component):
+class PPOAgent(IterativeAgent):
     """PPO over `config.num_envs` environments of `env_id` (see the module docstring).
 
     Args:
@@ -295,18 +295,6 @@ class PPOAgent(mg.Component):
         return self._learn_from(seen, action, log_prob, value, reward, done, cut_value,
                                 self._value_of(last_obs), key,
                                 moves_again=moves_again if self.self_play else None)
-
-    @mg.api
-    def start(self, key):
-        """Reset every environment (from `key`); returns the first observations."""
-        return self.rollout.reset(key)
-
-    @mg.api
-    def train(self, key, iterations):
-        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
-        per-iteration statistics [iterations_per_call], zeros for the skipped ones. Its space
-        is Discrete(iterations_per_call + 1), an int32 scalar."""
-        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):

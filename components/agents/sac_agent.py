@@ -26,7 +26,7 @@ import numpy as np
 import optax
 
 import metagraph as mg
-from components.agents.iterations import run_iterations
+from components.agents.iterations import IterativeAgent
 from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
@@ -64,7 +64,7 @@ class SACModel(mg.Component):
         return self.get_param("log_alpha", jnp.full((), np.log(self.alpha_init), jnp.float32))
 
 
-class SACAgent(mg.Component):
+class SACAgent(IterativeAgent):
     """SAC over `config.num_envs` environments of `env_id` (see the module docstring).
 
     Args:
@@ -136,11 +136,6 @@ class SACAgent(mg.Component):
         """Environment steps per iteration: num_envs * rollout."""
         return config.num_envs * config.rollout
 
-    @mg.api
-    def start(self, key):
-        """Reset every environment (from `key`); returns the first observations."""
-        return self.rollout.reset(key)
-
     def _clip(self, action: jax.Array) -> jax.Array:
         """Actions inside the action space (the squashing can round past a bound)."""
         return jnp.clip(action, self.low, self.high)
@@ -208,12 +203,6 @@ class SACAgent(mg.Component):
         stats = mg.cond(learning, updates, None, update_key)
         return {**episodes, "steps": jnp.asarray(cfg.rollout * cfg.num_envs, jnp.int32),
                 **stats}
-
-    @mg.api
-    def train(self, key, iterations):
-        """The first `iterations` of `iterations_per_call` iterations (`run_iterations`);
-        per-iteration statistics [iterations_per_call], zeros for the skipped ones."""
-        return run_iterations(self._iteration, key, iterations, self.config.iterations_per_call)
 
     @mg.api
     def greedy(self, observation):
