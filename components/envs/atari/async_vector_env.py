@@ -15,12 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector.utils import batch_space
 
 from components.envs.atari.vector_env import _Games, refuse_exact_state
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.threads import resolve_threads
-from components.envs.engine.vector_env import check_seed
+from components.envs.engine.vector_env import check_seed, set_spaces
 from metagraph.checks import positive_int
 
 
@@ -54,10 +53,7 @@ class AtariAsyncVectorEnv:
         self._held: np.ndarray | None = None  # the ids of the batch received, not yet sent
         self._started = False
         self.closed = False
-        self.single_observation_space = spec.observation_space
-        self.single_action_space = spec.action_space
-        self.observation_space = batch_space(spec.observation_space, self.batch_size)
-        self.action_space = batch_space(spec.action_space, self.batch_size)
+        set_spaces(self, spec, self.batch_size)
 
     @property
     def num_threads(self) -> int:

@@ -21,14 +21,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from components.envs.atari.games import AtariOptions, options_from, roms
 from components.envs.engine.actions import action_error, host_actions
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.step_result import StepResult
 from components.envs.engine.threads import resolve_threads
-from components.envs.engine.vector_env import check_seed
+from components.envs.engine.vector_env import check_seed, set_spaces
 from metagraph.checks import positive_int
 
 SEED_RANGE = 2**31  # ale-py's seeds are C ints
@@ -158,10 +157,7 @@ class AtariVectorEnv(gymnasium.vector.VectorEnv):
         self._games = _Games(spec, self.num_envs, 0,
                              resolve_threads(num_threads, self.num_envs, where))
         self._started = False
-        self.single_observation_space = spec.observation_space
-        self.single_action_space = spec.action_space
-        self.observation_space = batch_space(spec.observation_space, self.num_envs)
-        self.action_space = batch_space(spec.action_space, self.num_envs)
+        set_spaces(self, spec, self.num_envs)
         self.render_mode = None
         self.closed = False
 

@@ -24,12 +24,16 @@ import threading
 from typing import Any
 
 import numpy as np
-from gymnasium.vector.utils import batch_space
 
 from components.envs.engine import catalogue
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.threads import resolve_threads
-from components.envs.engine.vector_env import VectorEnv, check_seed, refuse_own_engine
+from components.envs.engine.vector_env import (
+    VectorEnv,
+    check_seed,
+    refuse_own_engine,
+    set_spaces,
+)
 from metagraph.checks import positive_int
 
 _STOP = object()
@@ -113,10 +117,7 @@ class AsyncVectorEnv:
                     group.close()
                 raise RuntimeError(f"{where}: could not start the pool's worker thread {k + 1} "
                                    f"of {count} ({error}); pass fewer num_threads") from None
-        self.single_observation_space = spec.observation_space
-        self.single_action_space = spec.action_space
-        self.observation_space = batch_space(spec.observation_space, self.batch_size)
-        self.action_space = batch_space(spec.action_space, self.batch_size)
+        set_spaces(self, spec, self.batch_size)
 
     @property
     def num_groups(self) -> int:

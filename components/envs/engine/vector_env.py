@@ -44,6 +44,15 @@ def extras_info(names: tuple[str, ...], extras: np.ndarray) -> dict[str, np.ndar
     return {name: np.stack(v, axis=1) if isinstance(v, list) else v for name, v in info.items()}
 
 
+def set_spaces(pool: Any, spec: EnvSpec, batch: int) -> None:
+    """Gymnasium's space attributes of a vector pool whose steps hold `batch` environments
+    (`single_observation_space`, `single_action_space` and their batched forms)."""
+    pool.single_observation_space = spec.observation_space
+    pool.single_action_space = spec.action_space
+    pool.observation_space = batch_space(spec.observation_space, batch)
+    pool.action_space = batch_space(spec.action_space, batch)
+
+
 def refuse_own_engine(spec: EnvSpec, what: str) -> None:
     """A TypeError for a spec without a compiled task (a family with an engine of its own,
     Atari) given to one of the engine's own pools or in-graph doors."""
@@ -105,10 +114,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._setup()
 
     def _setup(self) -> None:
-        self.single_observation_space = self.env_spec.observation_space
-        self.single_action_space = self.env_spec.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        set_spaces(self, self.env_spec, self.num_envs)
         self.render_mode = None
         self.closed = False
 
