@@ -55,6 +55,13 @@ def test_the_check_fails_a_broken_task_naming_the_case(walk, flaw, case, why):
     assert lines and why in lines[0], str(error.value)
 
 
+def test_nan_rewards_are_one_failure_not_thread_dependence_too(walk):
+    with pytest.raises(envs.ConformanceError) as error:
+        envs.check(walk, flaw="nan_reward")
+    failed = [line for line in str(error.value).splitlines() if line.startswith("- ")]
+    assert not any("thread count" in line for line in failed), str(error.value)
+
+
 def right(n):
     return np.ones(n, np.int32)
 
