@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 import sysconfig
@@ -162,18 +163,40 @@ def train_command(args: argparse.Namespace) -> None:
                           evaluation=evaluation_settings(args), **process)
                    if args.resume else train(spec, args.out, **process))
     except KeyboardInterrupt:
-        checkpoint = Path(args.out) / "checkpoint.npz"
-        saved = f"{checkpoint} holds the state after the last whole call; continue with " \
-                f"`{resume_command(args)}`" if checkpoint.exists() else \
-            "no checkpoint was written yet"
-        print(f"\nmetagraph train: interrupted; {saved}", file=sys.stderr)
+        print(f"\nmetagraph train: interrupted; {saved_note(args)}", file=sys.stderr)
         raise SystemExit(130) from None
+    except RuntimeError as error:  # (JAX's runtime errors are RuntimeErrors)
+        failure = environment_failure(error)
+        if failure is None:
+            raise
+        print(f"metagraph train: the environment failed: {failure}; {saved_note(args)}",
+              file=sys.stderr)
+        raise SystemExit(1) from None
     last = metrics[-1] if metrics else {}
     mean = last.get("episode_return_mean")
     print(f"{len(metrics)} iterations, {last.get('env_steps', 0):,} steps, "
           f"{last.get('wall_time', 0):.1f} s; last mean return "
           f"{mean if mean is None else round(mean, 1)}; wrote {args.out}/graph.svg, "
           f"graph.html, curve.png, metrics.jsonl, config.json, checkpoint.npz")
+
+
+def saved_note(args: argparse.Namespace) -> str:
+    """What a stopped run left on disk: its checkpoint and how to continue, or none yet."""
+    checkpoint = Path(args.out) / "checkpoint.npz"
+    if not checkpoint.exists():
+        return "no checkpoint was written yet"
+    return (f"{checkpoint} holds the state after the last whole call; continue with "
+            f"`{resume_command(args)}`")
+
+
+def environment_failure(error: BaseException) -> str | None:
+    """The task's own message where `error` is an environment's step, reset or playout
+    failing inside the compiled program (the in-graph door returns it as an XLA error, whose
+    status code says nothing of the task: "RESOURCE_EXHAUSTED: MyTask-v0 step: ..."), else
+    None."""
+    first = str(error).split("\n", 1)[0]
+    found = re.match(r"^[A-Z_]+: (\S+ (?:step|reset|playout): .+)$", first)
+    return found.group(1) if found else None
 
 
 def resume_command(args: argparse.Namespace) -> str:

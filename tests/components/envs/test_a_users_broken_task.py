@@ -149,3 +149,41 @@ def test_a_build_cache_that_is_a_file_is_named(tmp_path):
                                                        f"build \\(Not a directory"):
         envs.build_extension(Path(__file__).parent / "tasks" / "flawed.h", "flawed::Walk",
                              name="CacheProbe", build_dir=cache)
+
+
+FLAWED_MODULE = f'''
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+import components.envs as envs
+
+module = envs.build_extension(Path({str(Path(__file__).parent / "tasks" / "flawed.h")!r}),
+                              "flawed::Walk")
+
+
+def make_spec(env_id, kwargs):
+    task = module.Walk(env_id, kwargs)
+    return envs.EnvSpec(env_id, gymnasium.spaces.Box(-10, 10, (2,), np.float32),
+                        gymnasium.spaces.Discrete(2), int(task.max_steps), task)
+
+
+envs.register("FlawedWalk-v0", make_spec)
+'''
+
+
+def test_training_on_a_task_whose_step_throws_ends_in_one_line_naming_it(walk, tmp_path):
+    """The in-graph door returns the task's exception as an XLA error (labelled
+    RESOURCE_EXHAUSTED, 63 lines of JAX's traceback): `train` says the environment failed,
+    in the task's words, and what is on disk."""
+    from command_line import metagraph
+
+    (tmp_path / "flawed_env.py").write_text(FLAWED_MODULE)
+    done = metagraph(tmp_path, "train", "FlawedWalk-v0", "--env-module", "flawed_env.py",
+                     "--algo", "ppo", "--env-kwargs", 'flaw="throw"', "--out", "run",
+                     "--steps", "20000", "--set", "num_envs=2", check=False)
+    assert done.returncode == 1
+    err = [line for line in done.stderr.splitlines() if "step/s" not in line and line.strip()]
+    assert err == ["metagraph train: the environment failed: FlawedWalk-v0 step: the walk "
+                   "went too far right; no checkpoint was written yet"], done.stderr
