@@ -15,6 +15,11 @@ so a check stopped early still reports what it measured. The steps, in order:
                   the CPU beside the learner on the GPU), then on the CPU alone
     pipeline      IMPALA on CartPole: samplers in turn with the learner (--runner local) against
                   the pipelined runner (samplers on the CPU, the learner on the GPU)
+    atari         (only with `--only atari`: its own call) PPO on Pong-v5 (`--atari-games`)
+                  with the shipped Atari recipe: the network on the GPU with ale-py's pool
+                  stepped through the host door, the pipelined runner (rollouts on the CPU
+                  beside the learner on the GPU), then the CPU alone; steps/s (an untrained
+                  policy's raw game can run 27,000 steps: no evaluation)
 """
 
 from __future__ import annotations
@@ -152,6 +157,8 @@ def train_and_evaluate(check: Check, name: str, train: list[str], limit: float,
     if trained["rc"] != 0:
         result["tail"] = trained["tail"][-800:]
         return result
+    if not episodes:  # (speed only)
+        return result
     evaluated = check.run(name, [PY, "-m", "components.training.cli", "evaluate", str(out),
                                  "--episodes", str(episodes), "--json"], 120)
     result["evaluate_rc"] = evaluated["rc"]
@@ -253,6 +260,30 @@ def pipeline(check: Check, args) -> dict:
     return found
 
 
+def atari(check: Check, args) -> dict:
+    """PPO on Atari (CleanRL's ppo_atari_envpool recipe, `[groups.atari]`), each game and
+    contender its share of the budget: the figures beside CleanRL's published wall times."""
+    found = {}
+    runs = [(game, where, extra) for game in args.atari_games for where, extra in (
+        ("gpu", []),
+        ("pipeline", ["--runner", "pipeline", "--num-samplers", "1", "--actor-device", "cpu"]),
+        ("cpu", ["--device", "cpu"]))]
+    for k, (game, where, extra) in enumerate(runs):
+        found[f"{game}_{where}"] = train_and_evaluate(
+            check, f"atari_{game}_{where}", [game, "--algo", "ppo", "--steps",
+                                             str(args.atari_steps), *extra],
+            (check.left() - 20) / (len(runs) - k) - 5, 0)  # speed: no evaluation
+    for game in args.atari_games:
+        rate = {where: found[f"{game}_{where}"].get("steps_per_second_after_first_call")
+                for where in ("gpu", "pipeline", "cpu")}
+        if rate["gpu"] and rate["cpu"]:
+            found[f"{game}_gpu_over_cpu_steps_per_second"] = round(rate["gpu"] / rate["cpu"], 2)
+        if rate["gpu"] and rate["pipeline"]:
+            found[f"{game}_pipeline_over_gpu_steps_per_second"] = round(
+                rate["pipeline"] / rate["gpu"], 2)
+    return found
+
+
 def _last_json(done: dict):
     if done["rc"] != 0:
         return f"rc {done['rc']}: {done['tail'][-300:]}"
@@ -263,20 +294,23 @@ def _last_json(done: dict):
 
 
 STEPS = {"environment": environment, "tests": tests, "main_job": main_job,
-         "host_pool": host_pool, "pipeline": pipeline, "ppo": ppo}
+         "host_pool": host_pool, "pipeline": pipeline, "ppo": ppo, "atari": atari}
+DEFAULT_STEPS = [name for name in STEPS if name != "atari"]  # (Atari: a call of its own)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="accelerator-out")
     parser.add_argument("--budget", type=float, default=570.0, help="seconds for all steps")
-    parser.add_argument("--only", nargs="+", choices=list(STEPS), default=list(STEPS))
+    parser.add_argument("--only", nargs="+", choices=list(STEPS), default=DEFAULT_STEPS)
     parser.add_argument("--ppo-steps", type=int, default=1_000_000)
     parser.add_argument("--ppo-contenders", nargs="+", choices=["gpu", "pipeline", "cpu"],
                         default=["gpu", "pipeline", "cpu"])
     parser.add_argument("--pipeline-steps", type=int, default=2_000_000)
     parser.add_argument("--actor-device", default="gpu",
                         help="where Sebulba's actors run the policy (the pipeline step)")
+    parser.add_argument("--atari-steps", type=int, default=200_000)
+    parser.add_argument("--atari-games", nargs="+", default=["Pong-v5"])
     parser.add_argument("--install-seconds", type=float, default=None)
     args = parser.parse_args()
     out = Path(args.out)

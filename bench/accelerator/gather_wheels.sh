@@ -19,6 +19,7 @@ PACKAGES=(
   mujoco-mjx==3.17.0 trimesh==5.2.0 etils==1.15.0     # the MJX twin (door "jax")
   absl-py==2.5.1 fsspec==2026.9.0 zipp==4.1.2
   tensorboardX==2.6.5 graphviz==0.21                  # reporting and drawing
+  ale-py==0.12.1                                      # Atari (check.py's atari step)
 )
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$PY" \
   --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
