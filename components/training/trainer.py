@@ -32,6 +32,7 @@ from components.training.run.callbacks import (
 )
 from components.training.run.evaluation_settings import EvaluationSettings
 from components.training.run.executors import lower
+from components.training.run.interrupts import Interrupts, deferred_interrupts
 from components.training.run.keys import START_INDEX, keys_for
 from components.training.run.loop import Counters, NonFiniteError, TrainingLoop
 from components.training.run.memory import check_state_fits
@@ -168,12 +169,23 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
            actor_device: str | None, user: list[Callback], reporting: Reporting) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`) with the
     callbacks in their order (the module docstring of `callbacks.py`)."""
+    with deferred_interrupts() as startup:  # Ctrl-C while it starts: stop between phases
+        startup.calling = True  # (a second Ctrl-C ends the process: nothing to save yet)
+        _start_and_run(run, spec, resuming, progress, device, actor_device, user, reporting,
+                       startup)
+
+
+def _start_and_run(run: RunDir, spec: RunSpec, resuming: bool, progress: bool,
+                   device: str | None, actor_device: str | None, user: list[Callback],
+                   reporting: Reporting, startup: Interrupts) -> None:
+    """`_train`'s body: `startup` says whether Ctrl-C came while the run started."""
     alg, config, seed, seeds = spec.algorithm, spec.config, spec.seed, spec.seeds
     parts = distributed_form(alg) if spec.distributed else None
     graph = (alg.build(spec.env_id, config, spec.steps, 1) if parts is None
              else parts.build_learner(alg, spec.env_id, config, spec.steps, 1))
     evaluation_api(alg, spec.algo, graph)
     check_state_fits(graph, spec.algo, seeds or 1)  # before anything is allocated
+    startup.stop_if_received()
     batch_axes = parts.batch_axes(graph) if parts is not None else None
     data_parallel = learner_data_parallel(batch_axes, device, spec.executor)
     # the APIs the loop calls first compile on a worker thread while the state initialises
@@ -183,6 +195,7 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
     # after the tracing (which needs Python's lock), while XLA compiles
     drawing = GraphDrawing(lambda: graph.render(run.path / "graph.svg"),
                            lambda: graph.render(run.path / "graph.html"))
+    startup.stop_if_received()
     counters = Counters()
     if resuming:
         counters = Counters.from_meta(exe.load_checkpoint(run.checkpoint_path))
@@ -213,6 +226,8 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
             return alg.run(exe, config, keys_for(seed, seeds, call), left)
 
         loop.next_rows = run_call
+        startup.calling = False  # (the loop holds Ctrl-C back itself, and saves)
+        startup.stop_if_received()
         loop.run()
         return
     from components.training.distributed import open_learner
@@ -225,6 +240,8 @@ def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: s
     loop.next_rows, loop.source = learner.step, "Distributed.update()"
     loop.streams, loop.shown = lambda: learner.streams, (*loop.shown, "policy_lag")
     try:
+        startup.calling = False
+        startup.stop_if_received()
         loop.run()
     finally:
         learner.close()

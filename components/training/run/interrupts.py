@@ -21,6 +21,12 @@ checkpoint on disk as the last save wrote it.
             if interrupts.received:
                 raise KeyboardInterrupt
 
+A run's start-up (building, lowering, starting samplers) is held the same way
+(`trainer._train`), stopping between its phases: Python's own handler raises
+`KeyboardInterrupt` at whatever Python line runs, and one raised inside a garbage-collection
+callback (JAX registers one) or a `__del__` is printed as "Exception ignored" and lost, so the
+run trained on (found by sending SIGINT at random moments of a pipelined start-up).
+
 A process started with SIGINT ignored (a job a shell without job control started with `&`:
 the shell's way of keeping the terminal's Ctrl-C, meant for the job in front, away from it)
 keeps it ignored, as Python itself does: nothing is held back, and Ctrl-C stops neither the
@@ -62,6 +68,12 @@ class Interrupts:
         print("\nmetagraph train: interrupted twice during a call; stopping now, the "
               "checkpoint on disk is the last one saved", file=sys.stderr, flush=True)
         os._exit(130)
+
+    def stop_if_received(self) -> None:
+        """A `KeyboardInterrupt` here if a SIGINT was held back: a point where stopping is
+        safe (between a run's start-up phases)."""
+        if self.received:
+            raise KeyboardInterrupt
 
     def _handler(self, signum: int, frame: Any) -> None:
         self.received += 1

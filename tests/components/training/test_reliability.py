@@ -241,3 +241,51 @@ def test_a_slow_checkpoint_is_written_less_often(tmp_path, monkeypatch):
           progress=False)
     _, meta = checkpoint.load(tmp_path / "checkpoint.npz")
     assert len(saves) == 2 and meta["call"] == 4  # after call 1, then when training stopped
+
+
+def test_ctrl_c_while_the_run_starts_stops_it_between_phases(tmp_path, ctrl_c_reaches_python):
+    """Python's own handler raises KeyboardInterrupt at whatever line runs, and one raised
+    inside a garbage-collection callback is printed as "Exception ignored" and lost (the run
+    trained on). While a run starts, SIGINT is held back and the run stops after the phase
+    under way: the build below finishes, and no call runs."""
+    from components.training import Algorithm
+
+    phases = []
+
+    class InterruptedWhileBuilding(Algorithm):
+        config_class = PPOConfig
+
+        def build(self, env_id, config, total_steps, eval_envs):
+            os.kill(os.getpid(), signal.SIGINT)
+            phases.append("built")  # (Python's own handler would have raised above)
+            return PPO().build(env_id, config, total_steps, eval_envs)
+
+        def run(self, exe, config, key, iterations):
+            phases.append("ran")
+            return PPO().run(exe, config, key, iterations)
+
+    with pytest.raises(KeyboardInterrupt):
+        train(RunSpec.make("CartPole-v1", InterruptedWhileBuilding(), SMALL, steps=256),
+              tmp_path, progress=False)
+    assert phases == ["built"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_ctrl_c_while_the_command_imports_stops_it_once_they_are_done(ctrl_c_reaches_python,
+                                                                      capsys):
+    from types import SimpleNamespace
+
+    from components import console
+
+    def importing():  # a Ctrl-C in the middle of the imports, which go on to their end
+        os.kill(os.getpid(), signal.SIGINT)
+        return SimpleNamespace(main=lambda argv: pytest.fail("the command ran"))
+
+    with pytest.raises(SystemExit) as stop:
+        console.main(["train", "CartPole-v1"], load=importing)
+    assert stop.value.code == 130
+    assert "interrupted while starting" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ran = []
+    console.main(["x"], load=lambda: SimpleNamespace(main=ran.append))
+    assert ran == [["x"]]
