@@ -86,13 +86,17 @@ class Interrupts:
 def deferred_interrupts() -> Iterator[Interrupts]:
     """Hold SIGINT back inside the block (see the module docstring). Outside the main thread,
     where Python cannot handle signals, and where SIGINT is ignored (the parent's choice),
-    nothing is held back."""
+    nothing is held back. A block inside another takes over what the outer one held back
+    (the start-up's Ctrl-C stops the training loop at once)."""
     interrupts = Interrupts()
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         yield interrupts
         return
     previous = signal.signal(signal.SIGINT, interrupts._handler)
+    outer = getattr(previous, "__self__", None)
+    if isinstance(outer, Interrupts):  # inside another block: what it held back counts here
+        interrupts.received, outer.received = outer.received, 0
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
     previous_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)

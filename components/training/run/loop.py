@@ -99,9 +99,9 @@ class TrainingLoop:
             self.interrupts = interrupts
             try:
                 while not self.finished() and not self.stopped:
+                    interrupts.stop_if_received()  # (one held back while the run started)
                     self.step()
-                    if interrupts.received:
-                        raise KeyboardInterrupt
+                    interrupts.stop_if_received()
                 outcome = "finished"
             except KeyboardInterrupt:
                 outcome = "interrupted"

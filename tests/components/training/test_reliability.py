@@ -289,3 +289,15 @@ def test_ctrl_c_while_the_command_imports_stops_it_once_they_are_done(ctrl_c_rea
     ran = []
     console.main(["x"], load=lambda: SimpleNamespace(main=ran.append))
     assert ran == [["x"]]
+
+
+def test_a_ctrl_c_held_back_by_an_outer_block_stops_the_inner_one(ctrl_c_reaches_python):
+    """A Ctrl-C between the start-up's last check and the training loop's own block is
+    handed on to the loop's block, which stops at once (it used to wait for the whole run)."""
+    with pytest.raises(KeyboardInterrupt), deferred_interrupts() as startup:
+        os.kill(os.getpid(), signal.SIGINT)
+        assert startup.received == 1
+        with deferred_interrupts() as inner:
+            assert inner.received == 1 and startup.received == 0
+            inner.stop_if_received()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
