@@ -1,7 +1,8 @@
 """`run_iterations`: the body of an agent's `train(key, iterations)` API, which runs up to
 `count` (`config.iterations_per_call`) whole training iterations in one executable: the first
 `iterations` of them, the others skipped, so a run does exactly the iterations it asks for with
-one executable. A pure function over the agent's own `iteration(key) -> statistics`."""
+one executable. A pure function over the agent's own `iteration(key) -> statistics`.
+`IterativeAgent`: the `start` and `train` APIs every agent built on it shares."""
 
 from __future__ import annotations
 

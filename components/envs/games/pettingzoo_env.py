@@ -55,6 +55,9 @@ class GameEnv(AECEnv):
         self.metadata = {**self.metadata, "name": f"metagraph_{self.env_id}"}
         self._game = VectorEnv(self.env_id, 1, seed=0, num_threads=1)
         self._shape = self._game.env_spec.planes
+        if self._shape is None:
+            raise ValueError(f"GameEnv({env_id!r}): its task declares no board planes (rows, "
+                             f"columns and planes in its info), which the observation is")
         num_actions = int(self._game.single_action_space.n)
         self.possible_agents = ["player_0", "player_1"]
         self.agents = self.possible_agents[:]

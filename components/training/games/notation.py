@@ -55,13 +55,22 @@ def board_text(env_id: str, cells: np.ndarray) -> str:
     return "\n".join(lines)
 
 
+def board_planes(env_id: str) -> tuple[int, int, int]:
+    """(rows, columns, planes) of a board game's observation (`EnvSpec.planes`); a ValueError
+    for a game whose task declares no planes."""
+    planes = spec(env_id).planes
+    if planes is None:
+        raise ValueError(f"{env_id}: its task declares no board (rows, columns and planes)")
+    return planes
+
+
 def move_text(env_id: str, action: int) -> str:
     """An action as a person types it (OpenSpiel's spelling)."""
     if env_id == "ConnectFour-v0":
         return chr(ord("a") + action)
     if env_id == "Othello-v0" and action == OTHELLO_PASS:
         return "pass"
-    columns = spec(env_id).planes[1]
+    columns = board_planes(env_id)[1]
     return f"{chr(ord('a') + action % columns)}{action // columns + 1}"
 
 
@@ -74,7 +83,7 @@ def number(text: str) -> int | None:
 def parse_move(env_id: str, text: str, legal: np.ndarray) -> int:
     """The action a person typed; a ValueError saying why it is not a legal move here."""
     text = text.strip().lower()
-    rows, columns, _ = spec(env_id).planes
+    rows, columns, _ = board_planes(env_id)
     if env_id == "ConnectFour-v0":
         if len(text) == 1 and "a" <= text <= chr(ord("a") + columns - 1):
             action = ord(text) - ord("a")
@@ -194,7 +203,8 @@ class NumberNotation(Notation):
 
     def __init__(self, env_id: str):
         made = spec(env_id)
-        self.planes = len(made.observation_space.shape) == 3 and made.planes[2] >= 2
+        self.planes = len(made.observation_space.shape) == 3 and made.planes is not None \
+            and made.planes[2] >= 2
 
     def side(self, player: int) -> str:
         """Who `player` is on the board."""
@@ -237,4 +247,5 @@ def notation_of(env_id: str) -> Notation:
 
 
 __all__ = ["BuiltInNotation", "Notation", "NumberNotation", "OpenSpielNotation", "board_cells",
+           "board_planes",
            "board_text", "move_text", "notation_of", "parse_move"]
