@@ -208,10 +208,11 @@ class Executor:
         self._check_alive()
         return checkpoint.save(path, self.state, meta)
 
-    def load_checkpoint(self, path: Any) -> dict[str, Any]:
-        """Replace the state with a checkpoint's (checked against this graph); returns its
+    def load_checkpoint(self, path: Any, upgrade: Any = None) -> dict[str, Any]:
+        """Replace the state with a checkpoint's (checked against this graph; an earlier
+        version's brought to it by `upgrade`, see `metagraph.checkpoint.load`); returns its
         meta."""
-        state, meta = checkpoint.load(path, like=self.state)
+        state, meta = checkpoint.load(path, like=self.state, upgrade=upgrade)
         self.set_state(state)
         return meta
 

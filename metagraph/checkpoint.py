@@ -86,10 +86,17 @@ def remove_stale_temporaries(path: Path) -> list[tuple[Path, int]]:
     return removed
 
 
-def load(path: str | Path, like: Any = None) -> tuple[Any, dict[str, Any]]:
+Upgrade = Callable[[list[dict[str, Any]], list[dict[str, Any]], list[np.ndarray]],
+                   tuple[list[dict[str, Any]], list[np.ndarray]]]
+
+
+def load(path: str | Path, like: Any = None,
+         upgrade: Upgrade | None = None) -> tuple[Any, dict[str, Any]]:
     """(state, meta). With `like` (the state to be replaced), the checkpoint must have the same
     structure, shapes and dtypes, and comes back in that structure; without it, the state is
-    a flat list of leaves."""
+    a flat list of leaves. `upgrade(expected, found, leaves) -> (found, leaves)`, where given,
+    first brings a checkpoint an earlier version wrote to the state expected (each entry a
+    leaf's {"path", "shape", "dtype"}): what it cannot bring is refused as before."""
     path = Path(path)
     remove_stale_temporaries(path)
     header, arrays = archive.read(path, FORMAT, str(path), "checkpoint")
@@ -107,6 +114,8 @@ def load(path: str | Path, like: Any = None) -> tuple[Any, dict[str, Any]]:
     if like is None:
         return leaves, header.get("meta", {})
     expected = _describe(like)
+    if upgrade is not None:
+        described_leaves, leaves = upgrade(expected, described_leaves, leaves)
     if [d["path"] for d in expected] != [d["path"] for d in described_leaves]:
         missing = {d["path"] for d in expected} - {d["path"] for d in described_leaves}
         extra = {d["path"] for d in described_leaves} - {d["path"] for d in expected}

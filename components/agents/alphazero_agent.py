@@ -117,12 +117,14 @@ class AlphaZeroAgent(IterativeAgent):
 
     def planes(self, observation: dict) -> tuple[jax.Array, jax.Array]:
         """(planes [..., rows, columns, planes], legal bool [..., num_actions]) of the games'
-        observations {"obs": flat planes [..., d], "legal": [..., num_actions]}."""
+        observations {"obs": the task's [..., *shape], "legal": [..., num_actions]}."""
         return self.board(observation["obs"]), observation["legal"].astype(bool)
 
-    def board(self, flat: jax.Array) -> jax.Array:
-        """Flat planes [..., d] as [..., rows, columns, planes] (float32)."""
-        return flat.reshape(flat.shape[:-1] + self.planes_shape).astype(jnp.float32)
+    def board(self, obs: jax.Array) -> jax.Array:
+        """The task's observations [..., *shape] (its planes, or flat planes [..., d]) as
+        [..., rows, columns, planes] (float32)."""
+        rank = len(self.rollout.env.observation_space["obs"].shape)
+        return obs.reshape(obs.shape[:obs.ndim - rank] + self.planes_shape).astype(jnp.float32)
 
     def _self_play(self, key):
         cfg = self.config

@@ -20,7 +20,14 @@ import optax
 import metagraph as mg
 from components.agents.dqn_config import DQNConfig
 from components.agents.iterations import IterativeAgent
-from components.agents.parts import LossPart, image_shape, make_env, make_loss, make_optimizer
+from components.agents.parts import (
+    LossPart,
+    cnn_input_shape,
+    make_env,
+    make_loss,
+    make_optimizer,
+    vector_observations,
+)
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
 from components.losses import DQNLoss, n_step_terms
@@ -66,8 +73,10 @@ class DQNAgent(IterativeAgent):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(make_env("DQNAgent", env, env_id, ("num_envs", config.num_envs),
-                                        config.door, config.env_kwargs))
+        env = make_env("DQNAgent", env, env_id, ("num_envs", config.num_envs), config.door,
+                       config.env_kwargs)
+        # a CNN reads the task's images; any other network vectors
+        self.rollout = Rollout(env if config.cnn_channels else vector_observations(env))
         self.preprocessor = check_preprocessor("DQNAgent", preprocessor)
         actions = self.rollout.env.action_space
         if not isinstance(actions, Discrete):
@@ -77,7 +86,7 @@ class DQNAgent(IterativeAgent):
         if not q_given and config.cnn_channels:
             q_network = CNN(config.cnn_channels, config.cnn_kernel, config.cnn_stride,
                             hidden=config.hidden, outputs=self.num_actions,
-                            input_shape=image_shape("DQNAgent", env_id, self.rollout.env),
+                            input_shape=cnn_input_shape("DQNAgent", env_id, env),
                             padding=config.cnn_padding,
                             channels_first=self.rollout.env.env_spec.channels_first)
         elif not q_given:

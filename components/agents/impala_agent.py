@@ -19,7 +19,14 @@ import optax
 
 import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
-from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
+from components.agents.parts import (
+    LossPart,
+    make_env,
+    make_loss,
+    make_optimizer,
+    make_policy,
+    vector_observations,
+)
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.losses import VTraceLoss, bootstrap_truncated, truncated_values
@@ -65,9 +72,9 @@ class ImpalaAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(make_env("ImpalaAgent", env, env_id,
-                                        ("num_envs", config.num_envs), config.door,
-                                        config.env_kwargs))
+        self.rollout = Rollout(vector_observations(make_env(
+            "ImpalaAgent", env, env_id, ("num_envs", config.num_envs), config.door,
+            config.env_kwargs)))
         self.preprocessor = check_preprocessor("ImpalaAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, "separate",
                                   hidden=config.hidden, squash=False)

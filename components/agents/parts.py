@@ -31,10 +31,11 @@ import optax
 import metagraph as mg
 from components.envs.engine.catalogue import resolved_id
 from components.envs.environment import Environment
+from components.envs.wrappers import FlattenObservation
 from components.optimizer import Optimizer
 from components.policy import Policy
 from metagraph.api import api_specs
-from metagraph.spaces import Space
+from metagraph.spaces import Dict, Space
 
 LossPart = mg.Component | Callable[[mg.Component], mg.Component] | None
 
@@ -71,24 +72,32 @@ def make_env(agent: str, env: mg.Component | None, env_id: str, count: tuple[str
     return env
 
 
-def image_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, int, int]:
-    """The (H, W, C) a CNN reshapes the agent's flat observations to (the `cnn_channels` of
-    PPO's and DQN's configs): the environment's own observation shape where it is one of
-    images (MinAtar's planes, a Gymnasium image task), else the planes its task reports
-    (`observation_shape`).
+def vector_observations(env: mg.Component) -> mg.Component:
+    """`env` for a network that reads vectors (an MLP): itself where its observations are
+    vectors already (a game's "obs" entry), else `FlattenObservation(env)`, whose space says
+    so."""
+    space = env.observation_space
+    observed = space.spaces["obs"] if isinstance(space, Dict) else space
+    return env if len(observed.shape) == 1 else FlattenObservation(env)
+
+
+def cnn_input_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, int, int] | None:
+    """What a CNN over the agent's observations needs to know of their layout: None where
+    they are images already ([H, W, C], or Atari's [C, H, W]); the planes a task declares for
+    vectors (`EnvSpec.planes`: rows, columns, planes) otherwise.
 
     Raises:
         ValueError: the observations are neither images nor planes.
     """
-    spec = env.env_spec
-    shape = tuple(int(d) for d in spec.observation_space.shape)
+    shape = tuple(int(d) for d in env.observation_space.shape)
     if len(shape) == 3:
-        return shape
-    if spec.planes is None:
+        return None
+    planes = getattr(getattr(env, "env_spec", None), "planes", None)
+    if planes is None:
         raise ValueError(f"{agent}: cnn_channels needs images [H, W, C] or planes; "
                          f"{env_id}'s observations have shape {shape} and its task declares "
                          f"no planes (rows, columns, planes in its info)")
-    return spec.planes
+    return planes
 
 
 def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,

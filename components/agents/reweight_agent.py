@@ -43,7 +43,14 @@ import jax.numpy as jnp
 import optax
 
 import metagraph as mg
-from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
+from components.agents.parts import (
+    LossPart,
+    make_env,
+    make_loss,
+    make_optimizer,
+    make_policy,
+    vector_observations,
+)
 from components.agents.policy_search import PolicySearch
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
@@ -110,8 +117,9 @@ class ReweightAgent(mg.Component):
         if config.quality in (other if self.self_play else games_only):
             raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
                              f"{env_id} ({'a game' if self.self_play else 'not a game'})")
-        env = make_env("ReweightAgent", env, env_id, ("num_paths", config.num_paths),
-                       config.door, config.env_kwargs)
+        env = vector_observations(make_env("ReweightAgent", env, env_id,
+                                           ("num_paths", config.num_paths), config.door,
+                                           config.env_kwargs))
         names = env.env_spec.extras_names
         if config.quality == "margin" and MARGIN not in names:
             raise ValueError(f"ReweightAgent: quality='margin' ranks games by the stone margin "

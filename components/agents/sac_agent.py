@@ -27,7 +27,14 @@ import optax
 
 import metagraph as mg
 from components.agents.iterations import IterativeAgent
-from components.agents.parts import LossPart, make_env, make_loss, make_optimizer, make_policy
+from components.agents.parts import (
+    LossPart,
+    make_env,
+    make_loss,
+    make_optimizer,
+    make_policy,
+    vector_observations,
+)
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.sac_config import SACConfig
@@ -107,8 +114,9 @@ class SACAgent(IterativeAgent):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(make_env("SACAgent", env, env_id, ("num_envs", config.num_envs),
-                                        config.door, config.env_kwargs))
+        self.rollout = Rollout(vector_observations(make_env(
+            "SACAgent", env, env_id, ("num_envs", config.num_envs), config.door,
+            config.env_kwargs)))
         self.preprocessor = check_preprocessor("SACAgent", preprocessor)
         space = self.rollout.env.action_space
         if not (isinstance(space, Box) and len(space.shape) == 1

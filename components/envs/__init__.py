@@ -15,8 +15,10 @@ user registers (`register`, `build_extension`).
 - `make_functional(env_id, door="native" | "jax")`: pure reset/step for jit, scan and vmap,
   through the XLA FFI (`InGraphEnv`) or the family's pure-JAX twin; a step is a `StepResult`.
 - `Environment(env_id, num_envs, door=...)`: any of the doors ("native", "jax", "host",
-  "gymnasium") as a meta-graph component, its observations float32 vectors
-  (`observation_vectors` makes a host pool's the same).
+  "gymnasium") as a meta-graph component, its observations in the task's shape and dtype
+  (MinAtar's bool planes [10, 10, C]); `components.envs.wrappers` transform it with the same
+  API (`FlattenObservation`: vectors for an MLP; `observation_vectors` makes a host pool's
+  observations the same vectors).
 - `check(env_id)`: the engine's conformance check of an environment, every door.
 - `spec(env_id, **kwargs)`, `env_ids()`, `canonical_id(env_id)`, `register(...)`,
   `observation_shape(env_id)` (its spec's `planes`: those of a flat observation, where its

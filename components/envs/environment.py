@@ -72,6 +72,18 @@ def observation_vectors(observations: Any) -> np.ndarray:
     return obs.reshape(len(obs), -1).astype(dtype, copy=False)
 
 
+def task_space(env_spec: Any) -> Box | Bool:
+    """One observation of a task as a metagraph space: its own shape, in the dtype a program
+    holds it (`EnvSpec.graph_observation_dtype`): `Bool` for bool planes, a `Box` of uint8
+    frames or of float32 (with the task's bounds) otherwise."""
+    gym_space = env_spec.observation_space
+    shape = tuple(int(d) for d in gym_space.shape)
+    dtype = env_spec.graph_observation_dtype
+    if dtype == np.bool_:
+        return Bool(shape)
+    return Box(shape, dtype, gym_space.low, gym_space.high)
+
+
 class Environment(mg.Component):
     """`num_envs` copies of an environment as a component (see the module docstring).
 
@@ -135,22 +147,18 @@ class Environment(mg.Component):
 
     # ---- spaces ------------------------------------------------------------------------------
     @property
-    def observation_space(self) -> Box | Dict:
-        """One environment's observation space as the component gives it: a float32 vector
-        (a metagraph Box), whatever the task's shape and dtype (uint8 frames, Atari's, stay
-        uint8; MinAtar's bool planes [10, 10, C] come flattened, 0.0 and 1.0: the agents'
-        MLPs read vectors, and a CNN reshapes them, `CNN(input_shape=...)` with
-        `components.envs.observation_shape`). A task with legal actions (a game) is observed
-        with them, by name: `Dict(obs=<that vector>, legal=Bool((num_actions,)))`, what a
-        `MaskedPolicy` reads."""
-        gym_space = self.env_spec.observation_space
-        dtype = self._vector_dtype()
-        vector = Box((int(np.prod(gym_space.shape)),), dtype,
-                     np.asarray(gym_space.low, dtype).reshape(-1),
-                     np.asarray(gym_space.high, dtype).reshape(-1))
+    def observation_space(self) -> Box | Bool | Dict:
+        """One environment's observation space as the task gives it: its shape (MinAtar's
+        planes [10, 10, C], Atari's stacked frames [4, 84, 84]) and its dtype inside a program
+        (`EnvSpec.graph_observation_dtype`: `Bool` for bool planes, uint8 frames as uint8,
+        float32 otherwise). A network that reads vectors gets them from a wrapper whose space
+        says so (`components.envs.wrappers.FlattenObservation`). A task with legal actions (a
+        game) is observed with them, by name: `Dict(obs=<that space>,
+        legal=Bool((num_actions,)))`, what a `MaskedPolicy` reads."""
+        observed = task_space(self.env_spec)
         if self.legal_actions:
-            return Dict(obs=vector, legal=Bool((int(self.env_spec.action_space.n),)))
-        return vector
+            return Dict(obs=observed, legal=Bool((int(self.env_spec.action_space.n),)))
+        return observed
 
     def _batched(self, space: Space) -> Space:
         """`space` with a leading axis of `num_envs` (each entry of a Dict)."""
@@ -160,15 +168,9 @@ class Environment(mg.Component):
             return Bool((self.num_envs, *space.shape))
         return Box((self.num_envs, *space.shape), space.dtype)
 
-    def _vectors(self, obs: jax.Array) -> jax.Array:
-        """The doors' observations [n, *shape] as the component's vectors [n, d]."""
-        return obs.reshape(obs.shape[0], -1).astype(self._vector_dtype())
-
-    def _vector_dtype(self) -> np.dtype:
-        """float32, but uint8 for frames of pixels (Atari's: a CNN scales them; 4x fewer
-        bytes through the host door and in a replay)."""
-        uint8 = self.env_spec.observation_space.dtype == np.uint8
-        return np.dtype(np.uint8) if uint8 else np.dtype(np.float32)
+    def _shaped(self, obs: jax.Array) -> jax.Array:
+        """The doors' observations [n, *shape] in the dtype the space says."""
+        return obs.astype(self.env_spec.graph_observation_dtype)
 
     @property
     def action_space(self) -> Space:
@@ -212,12 +214,12 @@ class Environment(mg.Component):
             outputs=lambda self: self._step_space())
     def step(self, action):
         """Step every environment with `action` (auto-reset on done): a `StepResult` with
-        `obs`, `reward`, `terminated`, `truncated` and `final_obs` (observations as float32
-        vectors [num_envs, d], a game's as {"obs", "legal"}; `state` None: it is the
-        component's); for a task with extra outputs `extras` by name (a game's
-        "player_to_move", "reward_player_<i>", ...), and for a task with legal actions (a
-        game) `legal_mask`, the next states' legal actions. Actions outside
-        the action space, and a game's illegal moves, are refused after the call
+        `obs`, `reward`, `terminated`, `truncated` and `final_obs` (observations
+        [num_envs, *shape] as `observation_space` says, a game's as {"obs", "legal"}; `state`
+        None: it is the component's); for a task with extra outputs `extras` by name (a
+        game's "player_to_move", "reward_player_<i>", ...), and for a task with legal actions
+        (a game) `legal_mask`, the next states' legal actions. Actions outside the action
+        space, and a game's illegal moves, are refused after the call
         (`mg.RuntimeCheckError`, the engine's message) and move no environment."""
         state = self._env_state()
         action = traced_actions(self.env_spec, action, (self.num_envs,),
@@ -253,11 +255,11 @@ class Environment(mg.Component):
 
     def _observe(self, obs: jax.Array, legal: jax.Array | None) -> Any:
         """What the component gives of the doors' observations [n, *shape] and, for a task
-        with legal actions, their states' legal masks: float32 vectors [n, d], or
-        {"obs": those vectors, "legal": the masks}."""
+        with legal actions, their states' legal masks: the observations in the space's dtype,
+        or {"obs": those, "legal": the masks}."""
         if legal is None:
-            return self._vectors(obs)
-        return {"obs": self._vectors(obs), "legal": legal}
+            return self._shaped(obs)
+        return {"obs": self._shaped(obs), "legal": legal}
 
     def _first_legal(self, action: jax.Array) -> jax.Array:
         """Actions stepped in place of refused ones (their result is dropped): each

@@ -49,6 +49,8 @@ class Policy(mg.Component):
         value: "separate" (its own MLP), "shared" (a head on the torso) or None (no value).
         squash: Squash Gaussian samples into the Box's bounds with tanh.
         torso: A component with `forward(obs)` replacing the default MLP torso.
+        observation_rank: how many trailing axes one observation has (1: vectors; 3: a
+            CNN torso's images, which a separate value network reads flattened).
         activation: The activation of the default MLPs.
         log_std: For a Gaussian: "network" (the action head outputs the log standard
             deviations too, state-dependent) or "parameter" (one learned log standard deviation
@@ -69,9 +71,11 @@ class Policy(mg.Component):
                  value: str | None = "separate", squash: bool | None = None,
                  torso: mg.Component | None = None, activation=None,
                  log_std: str | None = None, log_std_init: float | None = None,
-                 orthogonal: bool | None = None, name: str | None = None):
+                 orthogonal: bool | None = None, observation_rank: int = 1,
+                 name: str | None = None):
         super().__init__(name)
         self.action_space = action_space
+        self.observation_rank = observation_rank
         given = {"hidden": hidden, "squash": squash, "activation": activation,
                  "log_std": log_std, "log_std_init": log_std_init, "orthogonal": orthogonal}
         self.given = {key: v for key, v in given.items() if v is not None}
@@ -125,13 +129,14 @@ class Policy(mg.Component):
 
         if self.own_torso:
             self.torso = MLP(hidden, activation, activate_final=True,
-                             orthogonal=gains(SQRT2, SQRT2))
+                             orthogonal=gains(SQRT2, SQRT2), input_rank=self.observation_rank)
         head = self.distribution.num_params // (2 if log_std == "parameter" else 1)
         self.action_head = MLP([head], orthogonal=gains(0.01, 0.01))
         if value == "shared":
             self.value_head = MLP([1], orthogonal=gains(1.0, 1.0))
         elif value == "separate":
-            self.value_network = MLP([*hidden, 1], activation, orthogonal=gains(SQRT2, 1.0))
+            self.value_network = MLP([*hidden, 1], activation, orthogonal=gains(SQRT2, 1.0),
+                                     input_rank=self.observation_rank)
 
     @mg.api(polymorphic=True)
     def distribution_params(self, obs):

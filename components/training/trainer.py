@@ -30,6 +30,7 @@ from components.training.run.callbacks import (
     Periodic,
     Reporting,
 )
+from components.training.run.checkpoint_upgrades import older_checkpoint
 from components.training.run.evaluation_settings import EvaluationSettings
 from components.training.run.executors import lower
 from components.training.run.interrupts import Interrupts, deferred_interrupts
@@ -198,7 +199,8 @@ def _start_and_run(run: RunDir, spec: RunSpec, resuming: bool, progress: bool,
     startup.stop_if_received()
     counters = Counters()
     if resuming:
-        counters = Counters.from_meta(exe.load_checkpoint(run.checkpoint_path))
+        counters = Counters.from_meta(
+            exe.load_checkpoint(run.checkpoint_path, upgrade=older_checkpoint))
     elif parts is None:
         alg.start(exe, keys_for(seed, seeds, START_INDEX))
     per_iteration = alg.steps_per_iteration(config)

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from components.envs import make, observation_vectors
+from components.envs import make
 from components.envs.engine.catalogue import scored_kwargs
 from components.training.algorithm import AlgorithmBase, env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent, load
@@ -51,19 +51,20 @@ def acting(policy: TrainedAgent, deterministic: bool = True, executor: str = "xl
            ) -> Callable[[np.ndarray], Any]:
     """`act(observations) -> actions` of one trained policy: `predict` (compiled, with only
     the state acting needs) under "xla"; the acting API of the whole agent's executor of the
-    kind `executor` names otherwise (the eager one: op by op)."""
+    kind `executor` names otherwise (the eager one: op by op); either takes a batch of the
+    environment's observations as it gives them (`TrainedAgent.acting_input`)."""
     if executor == "xla":
         return lambda obs: policy.predict(obs, deterministic)
     exe = policy.executor if policy.executor_name == executor else lower(
         policy.graph, executor, seed=policy.seed, state=policy.state)
     api = getattr(exe, policy.acting_api(deterministic))
     if deterministic:
-        return api
+        return lambda obs: api(policy.acting_input(obs)[0])
     keys = [jax.random.PRNGKey(policy.seed)]
 
     def sample(obs: np.ndarray) -> Any:
         keys[0], key = jax.random.split(keys[0])
-        return api(obs, np.asarray(key))
+        return api(policy.acting_input(obs)[0], np.asarray(key))
 
     return sample
 
@@ -89,8 +90,7 @@ def episode_returns(act: Callable[[np.ndarray], Any], env: Any, episodes: int,
     returns = np.zeros(episodes)
     running = np.ones(episodes, bool)
     while running.any():
-        obs, reward, terminated, truncated, _ = env.step(np.asarray(act(
-            observation_vectors(obs))))
+        obs, reward, terminated, truncated, _ = env.step(np.asarray(act(obs)))
         returns += reward * running
         running &= ~(terminated | truncated)
     return returns

@@ -32,6 +32,7 @@ from backends.xla.export import export_api, needed_state
 from backends.xla.onnx_export import export_onnx
 from components.envs import spec as env_spec
 from components.training.algorithm import AlgorithmBase
+from components.training.run.checkpoint_upgrades import older_checkpoint
 from components.training.run.executors import lower
 from components.training.run.memory import check_state_fits
 from components.training.run.run_dir import RunDir
@@ -100,12 +101,17 @@ class TrainedAgent:
 
     @property
     def observation_shape(self) -> tuple[int, ...] | dict[str, tuple[int, ...]]:
-        """The shape of one observation (the acting API's input without its batch axis); a
-        game's, observed by name, as {"obs": its planes' shape, flat; "legal": (actions,)}."""
-        space = self.graph.apis[self.acting_api()].inputs["observation"]
+        """The shape of one observation (the acting API's input without its batch axis: the
+        environment's own shape, or a vector where the agent flattens it); a game's, observed
+        by name, as {"obs": its observation's shape, "legal": (actions,)}."""
+        space = self._acting_input()
         if isinstance(space, Dict):
             return {name: tuple(entry.shape[1:]) for name, entry in space.spaces.items()}
         return tuple(space.shape[1:])
+
+    def _acting_input(self) -> Any:
+        """The space of the acting API's observations (with their batch axis)."""
+        return self.graph.apis[self.acting_api()].inputs["observation"]
 
     def _program(self, api: str) -> tuple[Any, Any]:
         """The compiled acting program (one for every seed of the run) and this policy's
@@ -130,16 +136,7 @@ class TrainedAgent:
         if not isinstance(deterministic, (bool, np.bool_)):
             raise TypeError(f"{self.env_id}: predict's deterministic is True or False, got "
                             f"{deterministic!r}")
-        shape = self.observation_shape
-        if isinstance(shape, dict):
-            batch, single = self._named_batch(observation, shape)
-        else:
-            obs = self._vectors(self._numbers(observation))
-            single = obs.shape == shape
-            if not single and obs.shape[1:] != shape:
-                raise ValueError(f"{self.env_id}: predict takes an observation of shape "
-                                 f"{shape} or a batch of them, got {obs.shape}")
-            batch = obs[None] if single else obs
+        batch, single = self.acting_input(observation)
         api = self.acting_api(deterministic)
         run, needed = self._program(api)
         if deterministic:
@@ -151,16 +148,62 @@ class TrainedAgent:
         actions = np.asarray(actions)
         return actions[0] if single else actions
 
-    def _numbers(self, observation: Any) -> np.ndarray:
-        """An observation as float32: real numbers (bool where the environment's are: MinAtar's
-        planes, a game's); a TypeError for anything else, never cast."""
+    def acting_input(self, observation: Any) -> tuple[Any, bool]:
+        """One observation or a batch of them as the acting API's batch, and whether it was
+        one: in the environment's own shape (MinAtar's planes [10, 10, C], a game's planes),
+        as a vector of the same elements, or in the shape the agent acts on; bool planes as
+        bool or as numbers 0 and 1. A game's by name, {"obs", "legal"}. A ValueError or
+        TypeError saying what was expected otherwise; nothing is cast that changes a value."""
+        space = self._acting_input()
+        if not isinstance(space, Dict):
+            return self._batch(observation, space, "an observation")
+        shape = self.observation_shape
+        if not isinstance(observation, Mapping) or set(observation) != set(shape):
+            got = (f"keys {sorted(observation)}" if isinstance(observation, Mapping)
+                   else type(observation).__name__)
+            raise ValueError(f"{self.env_id}: predict takes a game's observations by name, "
+                             f"{{'obs': planes of shape {shape['obs']}, 'legal': bool of shape "
+                             f"{shape['legal']}}} (or batches of them), got {got}")
+        obs, single = self._batch(observation["obs"], space.spaces["obs"], "'obs'")
+        legal = np.asarray(observation["legal"])
+        if legal.dtype != np.bool_:
+            raise TypeError(f"{self.env_id}: predict takes the legal moves as bool, got "
+                            f"{legal.dtype}")
+        if single:
+            legal = legal[None]
+        if legal.shape != (len(obs), *shape["legal"]):
+            raise ValueError(f"{self.env_id}: predict takes {{'obs', 'legal'}} of shapes "
+                             f"{shape['obs']} and {shape['legal']} (or batches of the same "
+                             f"size), got {np.shape(observation['obs'])} and "
+                             f"{np.shape(observation['legal'])}")
+        return {"obs": obs, "legal": legal}, single
+
+    def _batch(self, observation: Any, space: Any, what: str) -> tuple[np.ndarray, bool]:
+        """`observation` (one, or a batch) as a batch of `space` (the acting API's, with its
+        batch axis) and whether it was one; see `acting_input`."""
         obs = np.asarray(observation)
-        kinds, names = (("biuf", "float, int or bool") if self._bool_observations
-                        else ("iuf", "float or int"))
+        dtype = np.dtype(space.dtype)
+        bools = dtype == np.bool_ or self._bool_observations
+        kinds, names = (("biuf", "float, int or bool") if bools else ("iuf", "float or int"))
         if obs.dtype.kind not in kinds:
             raise TypeError(f"{self.env_id}: predict takes observations of real numbers "
                             f"({names}), got dtype {obs.dtype}")
-        return obs.astype(np.float32, copy=False)
+        shape = tuple(space.shape[1:])
+        layouts = [shape, (int(np.prod(shape)),)] + [
+            own for own in (self._own_observation_shape,) if own is not None]
+        found = next(((layout, single) for layout in layouts for single in (True, False)
+                      if (obs.shape if single else obs.shape[1:]) == layout), None)
+        if found is None:
+            raise ValueError(f"{self.env_id}: predict takes {what} of shape {shape} or a "
+                             f"batch of them, got {obs.shape}")
+        single = found[1]
+        batch = (obs[None] if single else obs).reshape((-1, *shape))
+        if dtype == np.bool_ and batch.dtype != np.bool_:
+            if not np.isin(batch, (0, 1)).all():
+                raise ValueError(f"{self.env_id}: predict takes bool planes (or 0 and 1), got "
+                                 f"other values")
+            return batch.astype(np.bool_), single
+        return batch.astype(dtype, copy=False), single
 
     @functools.cached_property
     def _bool_observations(self) -> bool:
@@ -169,41 +212,6 @@ class TrainedAgent:
             return env_spec(self.env_id).observation_space.dtype == np.bool_
         except (ValueError, TypeError):  # not a registered task (Gymnasium's)
             return False
-
-    def _vectors(self, obs: np.ndarray) -> np.ndarray:
-        """Observations in the environment's own shape (MinAtar's [10, 10, C], a game's planes)
-        flattened as the agent saw them; others as given."""
-        own = self._own_observation_shape
-        if own is not None and obs.ndim in (len(own), len(own) + 1) \
-                and obs.shape[obs.ndim - len(own):] == own:
-            obs = obs.reshape(obs.shape[:obs.ndim - len(own)] + (-1,))
-        return obs
-
-    def _named_batch(self, observation: Any,
-                     shape: dict[str, tuple[int, ...]]) -> tuple[dict[str, np.ndarray], bool]:
-        """A game's observation(s) by name as the acting API's batch, and whether it was one
-        observation; a ValueError or TypeError saying what was expected otherwise."""
-        if not isinstance(observation, Mapping) or set(observation) != set(shape):
-            got = (f"keys {sorted(observation)}" if isinstance(observation, Mapping)
-                   else type(observation).__name__)
-            raise ValueError(f"{self.env_id}: predict takes a game's observations by name, "
-                             f"{{'obs': planes of shape {shape['obs']}, 'legal': bool of shape "
-                             f"{shape['legal']}}} (or batches of them), got {got}")
-        obs = self._vectors(self._numbers(observation["obs"]))
-        legal = np.asarray(observation["legal"])
-        if legal.dtype != np.bool_:
-            raise TypeError(f"{self.env_id}: predict takes the legal moves as bool, got "
-                            f"{legal.dtype}")
-        single = obs.shape == shape["obs"] and legal.shape == shape["legal"]
-        batched = (obs.shape[1:] == shape["obs"] and legal.shape[1:] == shape["legal"]
-                   and obs.shape[:1] == legal.shape[:1])
-        if not (single or batched):
-            raise ValueError(f"{self.env_id}: predict takes {{'obs', 'legal'}} of shapes "
-                             f"{shape['obs']} and {shape['legal']} (or batches of the same "
-                             f"size), got {obs.shape} and {legal.shape}")
-        if single:
-            obs, legal = obs[None], legal[None]
-        return {"obs": obs, "legal": legal}, single
 
     @functools.cached_property
     def _own_observation_shape(self) -> tuple[int, ...] | None:
@@ -304,10 +312,10 @@ def load(out: str | Path, algo: str | AlgorithmBase | None = None, trust_code: b
     check_state_fits(graph, spec.algo, spec.seeds or 1)  # before allocating
     like = jax.tree.map(lambda x: np.zeros(x.shape, x.dtype), graph.state_spec)
     if spec.seeds is None:
-        state, _ = checkpoints.load(path, like=like)
+        state, _ = checkpoints.load(path, like=like, upgrade=older_checkpoint)
         return TrainedAgent(run, spec, graph, state, spec.seed, executor=executor)
     stacked_like = jax.tree.map(lambda x: np.zeros((spec.seeds, *x.shape), x.dtype), like)
-    stacked, _ = checkpoints.load(path, like=stacked_like)
+    stacked, _ = checkpoints.load(path, like=stacked_like, upgrade=older_checkpoint)
     agents: list[TrainedAgent] = []
     make = functools.partial(TrainedAgent, run, spec, graph, per_seed=agents, programs={},
                              executor=executor)

@@ -32,7 +32,7 @@ import gymnasium
 import numpy as np
 
 from backends.xla import load as load_exported
-from components.envs import make, observation_vectors
+from components.envs import make
 from components.envs.engine.catalogue import scored_kwargs, spec
 from components.training.algorithm import env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent
@@ -132,7 +132,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
                 done = False
                 while not done:
                     found.append(shown.render())
-                    action = np.asarray(act(observation_vectors(np.asarray(obs)[None])))[0]
+                    action = np.asarray(act(np.asarray(obs)[None]))[0]
                     obs, _, terminated, truncated, _ = shown.step(action)
                     done = terminated or truncated
                 obs, _ = shown.reset()
@@ -145,7 +145,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
             while not done:
                 set_physics(shown, env.physical_state()[0], action)
                 found.append(shown.render())
-                action = np.asarray(act(observation_vectors(obs)))
+                action = np.asarray(act(obs))
                 obs, _, terminated, truncated, _ = env.step(action)
                 action = action[0]
                 done = bool(terminated[0] or truncated[0])
@@ -172,7 +172,7 @@ def seen_frames(act: Callable[[np.ndarray], Any], env_id: str, episodes: int, se
                 frame = frame.repeat(scale, 0).repeat(scale, 1)
                 found.append(np.stack([frame] * 3, -1) if frame.ndim == 2 else frame)
                 obs, _, terminated, truncated, _ = env.step(
-                    np.asarray(act(observation_vectors(obs))))
+                    np.asarray(act(obs)))
                 done = bool(terminated[0] or truncated[0])
     finally:
         env.close()

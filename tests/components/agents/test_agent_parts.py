@@ -2,8 +2,9 @@
 package, as a user writes them. A stateful running-mean normaliser in front of PPO's policy
 builds, shows in the graph, and trains with its statistics changing (checked against NumPy);
 PPO and path reweighting step the user's environments (a reward-shaping component around
-`Environment`); DQN takes a network of the user's; IMPALA takes the user's optax
-transformation; the documented errors name what was expected."""
+`Environment`, and a wrapper of the user's, `EnvironmentWrapper`); DQN takes a network of the
+user's; IMPALA takes the user's optax transformation; the documented errors name what was
+expected."""
 
 import dataclasses
 
@@ -24,10 +25,12 @@ from components.agents.impala_config import ImpalaConfig
 from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_config import ReweightConfig
 from components.envs import Environment
+from components.envs.wrappers import EnvironmentWrapper
 from components.losses import PPOLoss
 from components.networks import HaikuNetwork
 from components.reweighting import quality
 from metagraph.spaces import Box, Discrete, PRNGKey
+from metagraph.testing import ComponentTest
 
 
 class RunningNormaliser(mg.Component):
@@ -125,6 +128,40 @@ def test_agents_step_a_users_environments():
     reweight = ReweightAgent("CartPole-v1", config, env=ScaledRewards(
         Environment("CartPole-v1", 4), 0.5))
     assert reweight.rollout.env.scale == 0.5
+
+
+class ClippedObservation(EnvironmentWrapper):
+    """The user's wrapper: observations clipped to [-1, 1], its space saying so."""
+
+    @property
+    def observation_space(self):
+        return Box(self.env.observation_space.shape, np.float32, -1.0, 1.0)
+
+    def observation(self, obs):
+        return jnp.clip(obs, -1.0, 1.0)
+
+
+def test_a_users_wrapper_is_stepped_by_the_agent_and_its_space_is_seen():
+    """A wrapper of the user's (`EnvironmentWrapper`, `observation` overridden): the agent's
+    rollout steps it, the graph checks its space, and its observations are the wrapped
+    environment's clipped, from the same key."""
+    env = ClippedObservation(Environment("CartPole-v1", 4))
+    agent = PPOAgent("CartPole-v1", PPO_SMALL, 1000, env=env)
+    assert agent.rollout.env is env
+    graph = mg.build(agent, PPO_SPACES)
+    assert graph.nx.nodes["ppo_agent/rollout/env"]["cls"] == "ClippedObservation"
+    assert ("ppo_agent/rollout/env.step", "ppo_agent/rollout/env/env.step") in graph.nx.edges
+    spaces = {"key": PRNGKey(), "action": env.batch_action_space()}
+    clipped = ComponentTest(ClippedObservation(Environment("CartPole-v1", 4)), spaces)
+    plain = ComponentTest(Environment("CartPole-v1", 4), spaces)
+    key = np.asarray(jax.random.PRNGKey(3))
+    np.testing.assert_array_equal(clipped.test(("reset", key)),
+                                  np.clip(plain.test(("reset", key)), -1, 1))
+    for _ in range(30):
+        action = np.ones(4, np.int32)
+        out, reference = clipped.test(("step", action)), plain.test(("step", action))
+        np.testing.assert_array_equal(out.obs, np.clip(reference.obs, -1, 1))
+        np.testing.assert_array_equal(out.terminated, reference.terminated)
 
 
 def test_an_environment_that_is_not_the_agents_is_refused_saying_why():

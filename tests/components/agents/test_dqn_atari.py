@@ -32,9 +32,9 @@ def test_the_q_network_is_the_nature_cnn_and_the_replay_keeps_bytes():
     agent = DQNAgent("Pong-v5", config, 1000)
     q = agent.q_network
     assert isinstance(q, CNN) and q.channels_first and q.padding == "VALID"
-    assert q.input_shape == (4, 84, 84)
+    assert q.input_shape is None  # the frames as they come, channels first
     obs = agent.replay.record_space.spaces["obs"]
-    assert obs.dtype == np.uint8 and obs.shape == (4 * 84 * 84,)
+    assert obs.dtype == np.uint8 and obs.shape == (4, 84, 84)
     assert agent.optimizer.max_grad_norm is None  # CleanRL's: unclipped
 
 

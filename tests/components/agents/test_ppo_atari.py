@@ -46,9 +46,9 @@ def test_the_policy_is_the_nature_cnn_over_channels_first_frames():
     torso = agent.policy.torso
     assert isinstance(torso, CNN) and torso.channels_first
     assert (torso.input_shape, torso.kernels, torso.strides, torso.padding) == \
-        ((4, 84, 84), (8, 4, 3), (4, 2, 1), "VALID")
+        (None, (8, 4, 3), (4, 2, 1), "VALID")
     space = agent.rollout.env.observation_space
-    assert space.dtype == np.uint8 and space.shape == (4 * 84 * 84,)  # frames stay bytes
+    assert space.dtype == np.uint8 and space.shape == (4, 84, 84)  # frames stay bytes
 
 
 def test_a_few_iterations_on_breakout_train_and_evaluate_on_the_raw_score(tmp_path):

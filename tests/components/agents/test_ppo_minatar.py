@@ -8,6 +8,7 @@ from short_runs import ppo_trains_and_evaluates
 
 from components.agents import PPOAgent, PPOConfig
 from components.networks import CNN
+from metagraph.spaces import Bool
 
 SMALL = {"num_envs": 8, "num_steps": 16, "minibatches": 2, "epochs": 1, "hidden": [16],
          "cnn_channels": [4], "iterations_per_call": 2}
@@ -39,7 +40,8 @@ def test_the_policy_is_a_cnn_over_the_planes(value):
     agent = PPOAgent("MinAtar-Breakout-v0", config)
     assert agent.rollout.env.action_space.n == 3  # no-op, left, right
     torso = agent.policy.torso
-    assert isinstance(torso, CNN) and torso.input_shape == (10, 10, 4)
+    assert isinstance(torso, CNN) and torso.input_shape is None  # the planes as they come
+    assert agent.rollout.env.observation_space == Bool((10, 10, 4))
     assert (torso.channels, torso.kernel, torso.stride, torso.hidden) == ((4,), 3, 1, (16,))
     assert agent.policy.value_mode == value  # an MLP over the planes, or a head on the CNN
 

@@ -1,8 +1,10 @@
 """A user's task with shaped, bool observations (tasks/dots.h: `obs_shape()` and `using
 Observation = bool`), built and registered from outside the package: every door gives
 bool[n, 3, 4, 2], equal to planes drawn here from the physical state with NumPy; the
-conformance check passes; the `Environment` component gives agents float32 vectors; a
-registration that misstates the planes is refused."""
+conformance check passes; the `Environment` component gives them in that shape and dtype,
+and its `FlattenObservation` wrapper the same elements as float32 vectors (what an MLP reads,
+and what `observation_vectors` makes of a host pool's); a registration that misstates the
+planes is refused."""
 
 from pathlib import Path
 
@@ -14,7 +16,8 @@ import pytest
 
 import components.envs as envs
 from components.envs import Environment
-from metagraph.spaces import PRNGKey
+from components.envs.wrappers import FlattenObservation
+from metagraph.spaces import Bool, Box, PRNGKey
 from metagraph.testing import ComponentTest
 
 SHAPE = (3, 4, 2)
@@ -64,15 +67,30 @@ def test_every_door_gives_the_shaped_bool_planes(dots):
     assert set(envs.check(dots).values()) == {"ok"}
 
 
-def test_the_environment_component_gives_agents_float32_vectors(dots):
+def test_the_environment_keeps_the_planes_and_flatten_gives_vectors(dots):
     env = Environment(dots, 3)
-    assert env.observation_space.shape == (24,)
-    test = ComponentTest(env, {"key": PRNGKey(), "action": env.batch_action_space()})
-    obs = test.test(("reset", np.asarray(jax.random.PRNGKey(0))))
-    assert obs.dtype == np.float32 and obs.shape == (3, 24) and set(np.unique(obs)) <= {0, 1}
+    assert env.observation_space == Bool(SHAPE)
+    flat = FlattenObservation(Environment(dots, 3))
+    assert flat.observation_space == Box((24,), np.float32, 0.0, 1.0)
+    assert flat.unwrapped is flat.env and flat.num_envs == 3 and flat.env_spec is not None
+    spaces = {"key": PRNGKey(), "action": env.batch_action_space()}
+    shaped, vectors = ComponentTest(env, spaces), ComponentTest(flat, spaces)
+    key = np.asarray(jax.random.PRNGKey(0))
+    planes, obs = shaped.test(("reset", key)), vectors.test(("reset", key))
+    assert planes.dtype == np.bool_ and planes.shape == (3, *SHAPE)
+    assert obs.dtype == np.float32 and obs.shape == (3, 24)
+    np.testing.assert_array_equal(obs, planes.reshape(3, -1))
+    for action in np.random.default_rng(1).integers(0, 2, (12, 3)).astype(np.int32):
+        out, flat_out = shaped.test(("step", action)), vectors.test(("step", action))
+        for field in ("obs", "final_obs"):
+            np.testing.assert_array_equal(getattr(flat_out, field),
+                                          getattr(out, field).reshape(3, -1))
+        np.testing.assert_array_equal(flat_out.reward, out.reward)
     host = envs.make(dots, 3, seed=0)
-    vectors = envs.observation_vectors(host.reset(seed=0)[0])
+    host_obs = host.reset(seed=0)[0]
+    vectors = envs.observation_vectors(host_obs)
     assert vectors.dtype == np.float32 and vectors.shape == (3, 24)
+    np.testing.assert_array_equal(vectors, host_obs.reshape(3, -1))
 
 
 def test_a_registration_that_misstates_the_planes_is_refused(dots):

@@ -10,6 +10,7 @@ from backends import xla
 from components.agents import DQNConfig
 from components.training import RunSpec, evaluate, train
 from components.training.algorithms import DQN
+from metagraph.spaces import Bool
 
 SMALL = DQNConfig(num_envs=2, rollout=4, n_step=2, buffer_size=256, batch_size=8,
                   updates_per_iteration=2, target_every=4, hidden=(8,), iterations_per_call=4)
@@ -74,8 +75,10 @@ def test_minatar_takes_the_recipe_with_the_minatar_network(tmp_path):
     small = DQNConfig.for_env("MinAtar-Breakout-v0", {
         "buffer_size": 256, "batch_size": 8, "hidden": [8], "cnn_channels": [2],
         "learning_starts": 0, "iterations_per_call": 4, "num_envs": 2})
-    q = DQNAgent("MinAtar-Breakout-v0", small).q_network
-    assert isinstance(q, CNN) and (q.input_shape, q.outputs) == ((10, 10, 4), 3)
+    agent = DQNAgent("MinAtar-Breakout-v0", small)
+    q = agent.q_network
+    assert isinstance(q, CNN) and (q.input_shape, q.outputs) == (None, 3)  # planes as they are
+    assert agent.replay.record_space.spaces["obs"] == Bool((10, 10, 4), batch=True)  # bytes
     metrics = train(RunSpec.make("MinAtar-Breakout-v0", "dqn", small, steps=16), tmp_path,
                     progress=False)
     assert len(metrics) == 8 and all(np.isfinite(m["loss"]) for m in metrics)

@@ -158,13 +158,13 @@ def test_the_host_door_and_gymnasium_step_atari():
     pool = envs.make("Pong-v5", 2)
     expected, _ = pool.reset(seed=7)
     obs = test.test(("reset", np.asarray(jax.random.PRNGKey(7))))
-    assert obs.dtype == np.uint8 and obs.shape == (2, 4 * 84 * 84)  # (flattened: issue 54)
-    np.testing.assert_array_equal(obs, expected.reshape(2, -1))
+    assert obs.dtype == np.uint8 and obs.shape == (2, 4, 84, 84)  # the task's own shape
+    np.testing.assert_array_equal(obs, expected)
     for t in range(20):
         actions = np.array([_actions(t, 0, 6), _actions(t, 1, 6)], np.int32)
         out = test.test(("step", actions))
         expected, reward, *_ = pool.step(actions)
-        np.testing.assert_array_equal(out.obs, expected.reshape(2, -1))
+        np.testing.assert_array_equal(out.obs, expected)
         np.testing.assert_array_equal(out.reward, reward)
 
     single = gymnasium.make("metagraph/Pong-v5", noop_max=0)

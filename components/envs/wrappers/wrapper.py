@@ -1,0 +1,104 @@
+"""`EnvironmentWrapper`: a component around an environment with the same API, changing
+nothing; a transformation overrides `observation` and `observation_space` (what `reset` and
+`step` give) or `action` (what the wrapped environment is stepped with)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import metagraph as mg
+from metagraph.spaces import Bool, Box, Dict, Record, Space
+
+
+class EnvironmentWrapper(mg.Component):
+    """`env` (an `Environment`, or a wrapper of one) with the same APIs and attributes.
+
+    Args:
+        env: the environment to wrap: a component with `reset(key)` and `step(action)` APIs
+            returning what `Environment`'s return, and its `num_envs`, `observation_space`
+            and `action_space`.
+        name: the scope name (default: the class name in snake case).
+    """
+
+    def __init__(self, env: mg.Component, name: str | None = None):
+        super().__init__(name)
+        self.env = env
+
+    # ---- what the wrapped environment has, unchanged ----------------------------------------
+    @property
+    def unwrapped(self) -> mg.Component:
+        """The environment under every wrapper."""
+        return getattr(self.env, "unwrapped", self.env)
+
+    @property
+    def num_envs(self) -> int:
+        """How many environments each step drives."""
+        return self.env.num_envs
+
+    @property
+    def env_spec(self) -> Any:
+        """The task's `EnvSpec` (None where the wrapped component has none)."""
+        return getattr(self.env, "env_spec", None)
+
+    @property
+    def door(self) -> str | None:
+        """The door the environments are stepped through."""
+        return getattr(self.env, "door", None)
+
+    @property
+    def action_space(self) -> Space:
+        """One environment's action space."""
+        return self.env.action_space
+
+    def batch_action_space(self) -> Space:
+        """The space of one `step`'s actions: all `num_envs` environments at once."""
+        return self.env.batch_action_space()
+
+    def env_state(self) -> Any:
+        """The wrapped environments' in-graph state (see `Environment.env_state`)."""
+        return self.env.env_state()
+
+    # ---- what a transformation overrides ----------------------------------------------------
+    @property
+    def observation_space(self) -> Space:
+        """One environment's observation space as this wrapper gives it."""
+        return self.env.observation_space
+
+    def observation(self, obs: Any) -> Any:
+        """The wrapped environment's observations [num_envs, ...] as this wrapper gives them;
+        also what an agent applies to observations from elsewhere (an evaluation's)."""
+        return obs
+
+    def action(self, action: Any) -> Any:
+        """The actions the wrapped environment is stepped with, from the ones given."""
+        return action
+
+    # ---- APIs --------------------------------------------------------------------------------
+    @mg.api(outputs=lambda self: batched(self.observation_space, self.num_envs))
+    def reset(self, key):
+        """Reset every environment (from `key`); returns their first observations."""
+        return self.observation(self.env.reset(key))
+
+    @mg.api(inputs={"action": lambda self: self.batch_action_space()},
+            outputs=lambda self: self._step_space())
+    def step(self, action):
+        """Step every environment with `action` (the wrapped environment's `StepResult`, its
+        observations and final observations as this wrapper gives them)."""
+        out = self.env.step(self.action(action))
+        return out._replace(obs=self.observation(out.obs),
+                            final_obs=self.observation(out.final_obs))
+
+    def _step_space(self) -> Record:
+        inner = self.env._step_space()
+        observed = batched(self.observation_space, self.num_envs)
+        return Record(inner.record_type, {**inner.spaces, "obs": observed,
+                                          "final_obs": observed})
+
+
+def batched(space: Space, n: int) -> Space:
+    """`space` with a leading axis of `n` (each entry of a Dict)."""
+    if isinstance(space, Dict):
+        return Dict({k: batched(v, n) for k, v in space.spaces.items()})
+    if isinstance(space, Bool):
+        return Bool((n, *space.shape))
+    return Box((n, *space.shape), space.dtype, space.low, space.high)

@@ -1,0 +1,69 @@
+"""Run directories written by earlier versions, loaded by today's agents
+(`metagraph.checkpoint.load(..., upgrade=older_checkpoint)`): what changed, and how an older
+checkpoint is brought to it without changing a value.
+
+- An environment now wrapped (`components.envs.wrappers`: an MLP's observations flattened by
+  `FlattenObservation`) keeps its state one scope deeper, under the wrapper's attribute `env`
+  (`agent/rollout/env/env` where it was `agent/rollout/env`): moved there.
+- Observations now keep the task's shape and dtype (MinAtar's bool planes [10, 10, C], where
+  they were float32 vectors [400] of 0.0 and 1.0): a rollout's or a replay's stored
+  observations are reshaped, and made bool where every value is 0 or 1.
+
+Anything else that differs is left as it is, for `load` to refuse by name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+WRAPPED = "/env"  # the attribute under which a wrapper keeps the environment it wraps
+_PATH = re.compile(r"^\['(?P<scope>[^']*)'\](?P<rest>.*)$")
+
+
+def older_checkpoint(expected: list[dict[str, Any]], found: list[dict[str, Any]],
+                     leaves: list[np.ndarray]) -> tuple[list[dict[str, Any]], list[np.ndarray]]:
+    """`found` and its `leaves` brought to `expected` where an earlier version differs (see
+    the module docstring); in `expected`'s order, with what matches nothing after it."""
+    want = {d["path"]: d for d in expected}
+    have = {d["path"]: leaf for d, leaf in zip(found, leaves, strict=True)}
+    for path in [p for p in want if p not in have]:
+        old = _unwrapped_path(path, have, want)
+        if old is not None:
+            have[path] = have.pop(old)
+    upgraded = {path: _reshaped(leaf, want[path]) if path in want else leaf
+                for path, leaf in have.items()}
+    order = [p for p in want if p in upgraded] + [p for p in upgraded if p not in want]
+    return ([{"path": p, "shape": list(upgraded[p].shape), "dtype": str(upgraded[p].dtype)}
+             for p in order], [upgraded[p] for p in order])
+
+
+def _unwrapped_path(path: str, have: dict[str, Any], want: dict[str, Any]) -> str | None:
+    """Where a checkpoint from before its environment's wrappers keeps the state `path`
+    names: its scope without the wrappers' `/env` levels; None where it has no such entry."""
+    match = _PATH.match(path)
+    if match is None:
+        return None
+    scope, rest = match["scope"], match["rest"]
+    while scope.endswith(WRAPPED + WRAPPED):
+        scope = scope[:-len(WRAPPED)]
+        old = f"['{scope}']{rest}"
+        if old in have and old not in want:
+            return old
+    return None
+
+
+def _reshaped(leaf: np.ndarray, want: dict[str, Any]) -> np.ndarray:
+    """`leaf` [..., d] as `want`'s [..., *shape] where the shape's elements are the d of a
+    stored vector (observations that keep their shape now), and then as bool where `want`
+    says bool and every value is 0 or 1; anything else as it is."""
+    shape, lead = tuple(want["shape"]), leaf.shape[:-1]
+    if leaf.ndim == 0 or len(shape) <= leaf.ndim or shape[:len(lead)] != lead \
+            or int(np.prod(shape[len(lead):])) != leaf.shape[-1]:
+        return leaf
+    leaf = leaf.reshape(shape)
+    if want["dtype"] == "bool" and leaf.dtype.kind == "f" and np.isin(leaf, (0.0, 1.0)).all():
+        leaf = leaf.astype(np.bool_)
+    return leaf
