@@ -86,8 +86,7 @@ class AlphaZeroAgent(IterativeAgent):
                              f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
                              f"Hex-v0 or your own)")
         self.config = config
-        env = make_env("AlphaZeroAgent", env, env_id, ("num_games", config.num_games),
-                       config.door, config.env_kwargs)
+        env = make_env("AlphaZeroAgent", env, env_id, config, "num_games", vectors=False)
         if not callable(getattr(env, "env_state", None)):
             raise TypeError(f"AlphaZeroAgent: env {type(env).__name__} has no env_state(): the "
                             f"search starts from the games' in-graph state (Environment's, on "

@@ -26,7 +26,6 @@ from components.agents.parts import (
     make_env,
     make_loss,
     make_optimizer,
-    vector_observations,
 )
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
@@ -73,10 +72,9 @@ class DQNAgent(IterativeAgent):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        env = make_env("DQNAgent", env, env_id, ("num_envs", config.num_envs), config.door,
-                       config.env_kwargs)
         # a CNN reads the task's images; any other network vectors
-        self.rollout = Rollout(env if config.cnn_channels else vector_observations(env))
+        env = make_env("DQNAgent", env, env_id, config, vectors=not config.cnn_channels)
+        self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("DQNAgent", preprocessor)
         actions = self.rollout.env.action_space
         if not isinstance(actions, Discrete):

@@ -25,7 +25,6 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
     make_policy,
-    vector_observations,
 )
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
@@ -72,9 +71,7 @@ class ImpalaAgent(mg.Component):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(vector_observations(make_env(
-            "ImpalaAgent", env, env_id, ("num_envs", config.num_envs), config.door,
-            config.env_kwargs)))
+        self.rollout = Rollout(make_env("ImpalaAgent", env, env_id, config))
         self.preprocessor = check_preprocessor("ImpalaAgent", preprocessor)
         self.policy = make_policy(policy, self.rollout.env.action_space, "separate",
                                   hidden=config.hidden, squash=False)

@@ -29,6 +29,7 @@ from typing import Any
 import optax
 
 import metagraph as mg
+from components.agents.agent_settings import AgentSettings
 from components.envs.engine.catalogue import resolved_id
 from components.envs.environment import Environment
 from components.envs.wrappers import FlattenObservation
@@ -40,19 +41,26 @@ from metagraph.spaces import Dict, Space
 LossPart = mg.Component | Callable[[mg.Component], mg.Component] | None
 
 
-def make_env(agent: str, env: mg.Component | None, env_id: str, count: tuple[str, int],
-             door: str, env_kwargs: dict[str, Any]) -> mg.Component:
-    """The agent's environments: `Environment(env_id, n, door=door, **env_kwargs)` by default,
-    n the config's `count` (its field's name and value); a user's component is checked to
-    have what the agents call and to step `env_id` n times over.
+def make_env(agent: str, env: mg.Component | None, env_id: str, config: AgentSettings,
+             count: str = "num_envs", vectors: bool = True) -> mg.Component:
+    """The agent's environments: `Environment(env_id, n, door=config.door,
+    **config.env_kwargs)` by default, n the config's field `count`; a user's component is
+    checked to have what the agents call and to step `env_id` n times over. With `vectors`
+    (an agent whose network reads vectors) observations of more than one axis come through
+    `FlattenObservation` (`vector_observations`).
 
     Raises:
         TypeError: `env` is no component, or lacks an API or attribute the agents use.
         ValueError: `env` steps another environment or another number of copies.
     """
-    field, n = count
+    made = _environments(agent, env, env_id, count, getattr(config, count), config)
+    return vector_observations(made) if vectors else made
+
+
+def _environments(agent: str, env: mg.Component | None, env_id: str, field: str, n: int,
+                  config: AgentSettings) -> mg.Component:
     if env is None:
-        return Environment(env_id, n, door=door, **env_kwargs)
+        return Environment(env_id, n, door=config.door, **config.env_kwargs)
     if not isinstance(env, mg.Component):
         raise TypeError(f"{agent}: env must be a Component with reset(key) and step(action) "
                         f"APIs (an Environment, or yours around one), got "

@@ -47,7 +47,6 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
     make_policy,
-    vector_observations,
 )
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import check_preprocessor, preprocess
@@ -123,11 +122,8 @@ class PPOAgent(IterativeAgent):
         if self.self_play and config.cnn_channels:
             raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
                              f"a game (its observations carry the legal moves)")
-        env = make_env("PPOAgent", env, env_id, ("num_envs", config.num_envs), config.door,
-                       config.env_kwargs)
-        cnn_shape = cnn_input_shape("PPOAgent", env_id, env) if config.cnn_channels else None
-        if not config.cnn_channels:  # a CNN reads the task's images; an MLP vectors
-            env = vector_observations(env)
+        # a CNN reads the task's images; an MLP vectors
+        env = make_env("PPOAgent", env, env_id, config, vectors=not config.cnn_channels)
         if self.self_play and policy is None:  # one policy for both sides, masked by "legal"
             policy = MaskedPolicy(env.action_space, value="separate")
         self.rollout = Rollout(env)
@@ -137,7 +133,7 @@ class PPOAgent(IterativeAgent):
             policy = Policy(env.action_space, value=config.value,
                             observation_rank=len(env.observation_space.shape), torso=CNN(
                 config.cnn_channels, config.cnn_kernel, config.cnn_stride, hidden=config.hidden,
-                input_shape=cnn_shape, padding=config.cnn_padding,
+                input_shape=cnn_input_shape("PPOAgent", env_id, env), padding=config.cnn_padding,
                 channels_first=env.env_spec.channels_first))
         self.policy = make_policy(
             policy, self.rollout.env.action_space, config.value, hidden=config.hidden,

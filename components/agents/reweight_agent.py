@@ -11,30 +11,12 @@ Its parts can be swapped without subclassing (keyword arguments, see `ReweightAg
 environments, the policy, an observation preprocessor, the quality q(p) (a function of the
 paths), the loss and the optimizer.
 
-On a two-player game (`components.envs.games`) the agent plays itself (path reweighting in
-self-play): each of the N paths is one whole game of the current policy, as player 0 in half of
-them and player 1 in the others, against the current policy (half the games) or one of the
-`pool_size` earlier policies kept in the state (`pool_0` ...: a snapshot of the policy every
-`snapshot_every` iterations; `pool_0` keeps the first, the untrained policy, and the others
-take turns, the oldest replaced). q(p) is the game's outcome for the learner (+1, 0, -1:
-`quality.game_outcome`; with `quality = "quick_outcome"` wins are ranked by speed and losses by
-length, `quality.quick_outcome`; with `quality = "margin"` wins and losses by the final stone
-margin the task reports as its extra "margin_player_0", Othello's disc margin,
-`quality.margin_outcome`), and the weighted maximum likelihood
-fits only the learner's moves (the mask is 1 on them). With probability `explore` a ply's move
-(either side's) is a uniformly random legal one instead of the policy's, so that the games stay
-varied once the policy is nearly deterministic; with `fit_explored = False` the learner's
-random moves are left out of the fit (the mask is 0 on them). With `search_simulations` > 0
-the learner's other moves are a search's (`PolicySearch`: Gumbel MuZero with the policy as
-its prior and random playouts as its values), so that the paths reweighted and fitted are
-those of the policy improved by the search. Observations are the mover's view
-with its legal moves by name (the game's `Environment`: {"obs", "legal"}), and the default
-policy a `MaskedPolicy`.
+On a two-player game the agent plays itself: each path is one whole game, and q(p) its
+outcome for the learner (`components.agents.reweight_games`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -49,22 +31,19 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
     make_policy,
-    vector_observations,
 )
 from components.agents.policy_search import PolicySearch
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
+from components.agents.reweight_games import check_quality, game_paths
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
 from components.agents.self_play_rollout import SelfPlayRollout
 from components.losses import WeightedNLLLoss
 from components.policy import MaskedPolicy
-from components.policy.masked_policy import ILLEGAL_LOGIT
 from components.reweighting import PathReweighting, quality
-from metagraph.differentiate import copy_parameters
 
 MAX_HORIZON = 2**20  # the longest path a path-reweighting agent holds whole
-MARGIN = "margin_player_0"  # the extra a game's task reports its stone margin as (Othello)
 
 
 class ReweightAgent(mg.Component):
@@ -113,18 +92,8 @@ class ReweightAgent(mg.Component):
                             f"float[num_paths], got {type(quality).__name__}")
         self.path_quality = quality
         self.self_play = plays_itself("ReweightAgent", env_id, config.env_kwargs)
-        games_only, other = {"quick_outcome", "margin"}, {"max_height", "return_and_height"}
-        if config.quality in (other if self.self_play else games_only):
-            raise ValueError(f"ReweightAgent: quality={config.quality!r} is not one for "
-                             f"{env_id} ({'a game' if self.self_play else 'not a game'})")
-        env = vector_observations(make_env("ReweightAgent", env, env_id,
-                                           ("num_paths", config.num_paths), config.door,
-                                           config.env_kwargs))
-        names = env.env_spec.extras_names
-        if config.quality == "margin" and MARGIN not in names:
-            raise ValueError(f"ReweightAgent: quality='margin' ranks games by the stone margin "
-                             f"their task reports as the extra {MARGIN!r} (Othello's disc "
-                             f"margin); {env.env_spec.env_id} reports {list(names)}")
+        env = make_env("ReweightAgent", env, env_id, config, "num_paths")
+        check_quality(config.quality, env_id, env.env_spec, self.self_play)
         if self.self_play:  # one policy for both sides (masked by "legal"); earlier ones kept
             if policy is None:
                 policy = MaskedPolicy(env.action_space, value=None)
@@ -165,9 +134,9 @@ class ReweightAgent(mg.Component):
         """Steps of one path: the environment's episode limit."""
         return self.rollout.env.env_spec.max_episode_steps
 
-    def _scored(self, paths: dict[str, Any], default: Callable[[], jax.Array]) -> jax.Array:
-        """q(p) of the N paths: the user's `quality(paths)` where given (checked to be one
-        number per path), else `default()` (the config's quality)."""
+    def scored(self, paths: dict[str, Any], default: Callable[[], jax.Array]) -> jax.Array:
+        """q(p) of the N paths (a method, not an API): the user's `quality(paths)` where
+        given (checked to be one number per path), else `default()` (the config's quality)."""
         if self.path_quality is None:
             return default()
         q = jnp.asarray(self.path_quality(dict(paths)))
@@ -191,7 +160,7 @@ class ReweightAgent(mg.Component):
         mask (1 up to and including the step that ended the episode), and their qualities
         q(p)."""
         if self.self_play:
-            return self._game_paths(reset_key, key)
+            return game_paths(self, reset_key, key)
         self.rollout.reset(reset_key)
 
         def act(obs, step_key):
@@ -205,88 +174,8 @@ class ReweightAgent(mg.Component):
         paths = {"obs": trajectory.observations.swapaxes(0, 1),
                  "action": trajectory.actions.swapaxes(0, 1),
                  "reward": trajectory.rewards.swapaxes(0, 1), "mask": mask.swapaxes(0, 1)}
-        return paths, self._scored(paths, lambda: self._quality(
+        return paths, self.scored(paths, lambda: self._quality(
             paths["reward"], paths["obs"], paths["mask"]))
-
-    def _game_paths(self, reset_key, key):
-        """One game in each of the N environments (see the module docstring): the paths
-        [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
-        learner."""
-        n, horizon = self.config.num_paths, self.horizon
-        spec = self.rollout.env.env_spec
-        shape = spec.planes or spec.observation_space.shape
-        cells = math.prod(shape[:-1] if len(shape) > 1 else shape)  # the margin's scale
-        side_key, opponent_key, key = jax.random.split(key, 3)
-        side = jnp.arange(n) % 2  # the learner's player in each game
-        iteration = self.get_state("iteration", jnp.zeros((), jnp.int32))
-        filled = jnp.minimum(iteration // self.config.snapshot_every, len(self.pool))
-        # 0: the current policy; k >= 1: pool_{k-1}, among those filled (half the games)
-        earlier = 1 + jax.random.randint(opponent_key, (n,), 0, jnp.maximum(filled, 1))
-        opponent = jnp.where((jnp.arange(n) // 2) % 2 == 0, 0,
-                             jnp.where(filled > 0, earlier, 0))
-        self.rollout.reset(reset_key)
-
-        def ply(obs, step_key, learner_moves):
-            logits = jnp.stack([self.policy.distribution_params(obs)]
-                               + [p.distribution_params(obs) for p in self.pool])
-            chosen = jnp.where(learner_moves[:, None], logits[0],
-                               jnp.take_along_axis(logits, opponent[None, :, None], 0)[0])
-            explore_key, step_key = jax.random.split(step_key)
-            legal = obs["legal"]
-            explore = jax.random.uniform(explore_key, (n, 1)) < self.config.explore
-            chosen = jnp.where(explore, jnp.where(legal, 0.0, ILLEGAL_LOGIT), chosen)
-            action = self.policy.distribution.sample(chosen, step_key)
-            if self.searcher is not None:  # the learner's moves (not its random ones) searched
-                to_move = jnp.where(learner_moves, side, 1 - side)
-                searched = self.searcher.moves(obs, jax.random.fold_in(step_key, 1), to_move)
-                action = jnp.where(learner_moves & ~explore[:, 0], searched, action)
-            fitted = learner_moves if self.config.fit_explored else learner_moves & ~explore[:, 0]
-            return action, fitted
-
-        trajectory = self.rollout.play(ply, key, horizon, side)
-        observations, actions, rewards = (trajectory.observations, trajectory.actions,
-                                          trajectory.rewards)
-        done, learner = trajectory.done, trajectory.extras  # the learner's moves to fit
-        ended = jnp.cumsum(done, axis=0) > 0
-        in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
-            jnp.float32)
-        paths = {"obs": jax.tree.map(lambda x: x.swapaxes(0, 1), observations),
-                 "action": actions.swapaxes(0, 1), "reward": rewards.swapaxes(0, 1),
-                 "mask": (in_game * learner).swapaxes(0, 1),
-                 "plies": in_game.swapaxes(0, 1)}  # both sides' moves: the steps taken
-        outcome = quality.game_outcome(paths["reward"], in_game.swapaxes(0, 1), side,
-                                       trajectory.movers.swapaxes(0, 1))
-        paths.update(outcome=outcome, side=side)
-
-        def by_name():
-            if self.config.quality == "quick_outcome":
-                return quality.quick_outcome(outcome, in_game.sum(0), horizon)
-            if self.config.quality == "margin":  # the stone margin the task reports
-                ended_here = trajectory.terminated & (in_game > 0)  # where each game ended
-                first = (trajectory.task_extras[MARGIN] * ended_here).sum(0)
-                margin = jnp.where(side == 0, first, -first)  # for the learner's side
-                return quality.margin_outcome(outcome, margin, cells)
-            return outcome
-
-        q = self._scored(paths, by_name)
-        self._snapshot(iteration)
-        # the path's return is the outcome, at the learner's first fitted move (in its mask)
-        first = jnp.argmax(paths["mask"] > 0, axis=1)
-        paths["reward"] = jnp.zeros_like(paths["reward"]).at[jnp.arange(n), first].set(outcome)
-        return paths, q
-
-    def _snapshot(self, iteration):
-        """Every `snapshot_every` iterations, the current policy's parameters into the
-        pool's next slot (the first into `pool_0`, kept; then the oldest of the others
-        replaced); the iteration counted."""
-        every, size = self.config.snapshot_every, len(self.pool)
-        taken = iteration // every  # snapshots before this one
-        # pool_0 keeps the first (the untrained policy); the others take turns
-        slot = jnp.where(taken == 0, 0, 1 + (taken - 1) % max(size - 1, 1)) if size > 1 else 0
-        due = iteration % every == 0
-        for k, member in enumerate(self.pool):
-            copy_parameters(self.policy, member, where=due & (slot == k))
-        self.set_state("iteration", iteration + 1)
 
     def _select(self, q, key):
         """Reweight paths of quality q into Q; M indices resampled ∝ w (systematic), so that the

@@ -33,7 +33,6 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
     make_policy,
-    vector_observations,
 )
 from components.agents.preprocessing import check_preprocessor, preprocess
 from components.agents.rollout import Rollout
@@ -114,9 +113,7 @@ class SACAgent(IterativeAgent):
                  optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.rollout = Rollout(vector_observations(make_env(
-            "SACAgent", env, env_id, ("num_envs", config.num_envs), config.door,
-            config.env_kwargs)))
+        self.rollout = Rollout(make_env("SACAgent", env, env_id, config))
         self.preprocessor = check_preprocessor("SACAgent", preprocessor)
         space = self.rollout.env.action_space
         if not (isinstance(space, Box) and len(space.shape) == 1
