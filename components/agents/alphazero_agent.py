@@ -92,8 +92,8 @@ class AlphaZeroAgent(IterativeAgent):
                             f"search starts from the games' in-graph state (Environment's, on "
                             f"the native door)")
         self.rollout = Rollout(env)
-        # the game's rules under the run's keyword arguments, for the search
-        self.games = games = SelfPlay(env_id, env_kwargs=config.env_kwargs)
+        # the search steps the games through the environment's own door (the run's rules)
+        self.games = games = SelfPlay.of(env, env_id, config.env_kwargs)
         self.num_actions = games.num_actions
         self.planes_shape = games.observation_shape
         self.network = network if network is not None else PolicyValueNetwork(

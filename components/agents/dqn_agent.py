@@ -27,7 +27,7 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
 )
-from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
 from components.losses import DQNLoss, n_step_terms
 from components.networks import CNN, MLP
@@ -214,5 +214,5 @@ class DQNAgent(IterativeAgent):
     @mg.api
     def greedy(self, observation):
         """The Q-network's best actions for a batch of observations."""
-        return jnp.argmax(self.q_network.forward(preprocess(self.preprocessor, observation)),
-                          -1).astype(jnp.int32)
+        seen = acting_view(self.rollout.env, self.preprocessor, observation)
+        return jnp.argmax(self.q_network.forward(seen), -1).astype(jnp.int32)

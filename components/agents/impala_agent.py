@@ -26,7 +26,7 @@ from components.agents.parts import (
     make_optimizer,
     make_policy,
 )
-from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.losses import VTraceLoss, bootstrap_truncated, truncated_values
 from metagraph.spaces import Bool, Box, Discrete
@@ -140,11 +140,13 @@ class ImpalaAgent(mg.Component):
     @mg.api
     def greedy(self, observation):
         """The policy's most likely actions for a batch of observations."""
-        return self.policy.greedy_action(preprocess(self.preprocessor, observation))
+        return self.policy.greedy_action(acting_view(self.rollout.env, self.preprocessor,
+                                                     observation))
 
     @mg.api
     def act(self, observation, key):
         """Actions sampled from the policy for a batch of observations: `evaluate
         --stochastic`, `export --stochastic`."""
-        return self.policy.sample_action(preprocess(self.preprocessor, observation), key)[0]
+        return self.policy.sample_action(acting_view(self.rollout.env, self.preprocessor,
+                                                     observation), key)[0]
 

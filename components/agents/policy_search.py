@@ -55,7 +55,7 @@ class PolicySearch:
                              f"playouts (the policy has no value); search_rollouts must be "
                              f">= 1, got {rollouts}")
         self.env, self.policy, self.simulations = env, policy, simulations
-        self.games = SelfPlay(env_id, env_kwargs=env_kwargs or {})
+        self.games = SelfPlay.of(env, env_id, env_kwargs or {})
         self.search = GameSearch(self.games, self._evaluate, max_considered_actions, rollouts,
                                  rollout_weight=1.0)
 

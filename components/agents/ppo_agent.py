@@ -14,10 +14,10 @@ a config switch, off by default and on in the MuJoCo tasks' shipped defaults: ob
 normalisation (an `ObservationNormaliser` as the preprocessor), reward normalisation (a
 `RewardNormaliser` over each rollout's rewards), a state-independent log std and orthogonal
 initialisation (the default `Policy`), and actions clipped to the action space at the
-environment (the policy's log-probabilities stay those of the unclipped samples, as with
-Gymnasium's `ClipAction` wrapper; `greedy` is clipped too). With `bootstrap_truncated`, an
-episode cut by the time limit is bootstrapped with the value of its final observation, as
-Stable-Baselines3 does (`bootstrap_truncated`).
+environment (the `ClipAction` wrapper: the policy's log-probabilities stay those of the
+unclipped samples; `greedy` and `act` give the clipped actions, `task_actions`). With
+`bootstrap_truncated`, an episode cut by the time limit is bootstrapped with the value of its
+final observation, as Stable-Baselines3 does (`bootstrap_truncated`).
 
 On a two-player game (`components.envs.games`) the agent plays itself: its environments are
 the game's `Environment` (a step is one move by the player to move, observed as that player's
@@ -34,7 +34,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
 import metagraph as mg
@@ -49,9 +48,10 @@ from components.agents.parts import (
     make_policy,
 )
 from components.agents.ppo_config import PPOConfig
-from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
+from components.envs.wrappers import ClipAction, task_actions
 from components.losses import PPOLoss, gae, negamax_gae
 from components.networks import CNN
 from components.policy import MaskedPolicy, Policy
@@ -124,6 +124,8 @@ class PPOAgent(IterativeAgent):
                              f"a game (its observations carry the legal moves)")
         # a CNN reads the task's images; an MLP vectors
         env = make_env("PPOAgent", env, env_id, config, vectors=not config.cnn_channels)
+        if config.clip_actions:
+            env = ClipAction(env)
         if self.self_play and policy is None:  # one policy for both sides, masked by "legal"
             policy = MaskedPolicy(env.action_space, value="separate")
         self.rollout = Rollout(env)
@@ -141,7 +143,6 @@ class PPOAgent(IterativeAgent):
             log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
         self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)
                                   if config.normalise_rewards else None)
-        self.action_bounds = self._action_bounds() if config.clip_actions else None
         self.loss = make_loss("PPOAgent", loss, self.policy, policy_given, lambda p: PPOLoss(
             p, clip=config.clip, value_coef=config.value_coef, entropy_coef=config.entropy_coef))
         updates = max(1, total_steps // self.steps_per_iteration(config)) \
@@ -151,18 +152,14 @@ class PPOAgent(IterativeAgent):
         self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
 
-    def _action_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        space = self.rollout.env.action_space
-        if not isinstance(space, Box) or not (np.isfinite(space.low).all()
-                                              and np.isfinite(space.high).all()):
-            raise ValueError(f"PPOAgent: clip_actions needs a bounded Box action space, got "
-                             f"{space!r}")
-        return (np.broadcast_to(space.low, space.shape).astype(np.float32),
-                np.broadcast_to(space.high, space.shape).astype(np.float32))
+    def _acting_view(self, observation):
+        """What the policy sees of the task's observations when acting (`acting_view`)."""
+        return acting_view(self.rollout.env, self.preprocessor, observation)
 
     def _to_env(self, action):
-        """`action` clipped to the action space when `config.clip_actions`."""
-        return action if self.action_bounds is None else jnp.clip(action, *self.action_bounds)
+        """The actions the task is stepped with (clipped by `ClipAction` when
+        `config.clip_actions`): what `greedy` and `act` give."""
+        return task_actions(self.rollout.env, action)
 
     @staticmethod
     def steps_per_iteration(config: PPOConfig) -> int:
@@ -176,7 +173,7 @@ class PPOAgent(IterativeAgent):
         def act(obs, step_key):  # the policy's sample; the environment gets it clipped
             seen = preprocess(self.preprocessor, obs, update=True)
             action, log_prob = self.policy.sample_action(seen, step_key)
-            return self._to_env(action), (seen, action, log_prob, self.policy.value(seen))
+            return action, (seen, action, log_prob, self.policy.value(seen))
 
         trajectory = self.rollout.run(act, rollout_key, cfg.num_steps)
         obs, action, log_prob, value = trajectory.extras
@@ -270,7 +267,7 @@ class PPOAgent(IterativeAgent):
         def act(obs, step_key):
             seen = preprocess(self.preprocessor, obs)
             action, log_prob = self.policy.sample_action(seen, step_key)
-            return self._to_env(action), (obs, action, log_prob, self.policy.value(seen))
+            return action, (obs, action, log_prob, self.policy.value(seen))
 
         trajectory = self.rollout.run(act, key, self.config.num_steps)
         obs, action, log_prob, value = trajectory.extras
@@ -301,12 +298,10 @@ class PPOAgent(IterativeAgent):
     def greedy(self, observation):
         """The policy's most likely actions for a batch of observations (clipped to the action
         space when `config.clip_actions`)."""
-        return self._to_env(self.policy.greedy_action(preprocess(self.preprocessor,
-                                                                 observation)))
+        return self._to_env(self.policy.greedy_action(self._acting_view(observation)))
 
     @mg.api
     def act(self, observation, key):
         """Actions sampled from the policy for a batch of observations (as `greedy`,
         clipped when `config.clip_actions`): `evaluate --stochastic`, `export --stochastic`."""
-        return self._to_env(self.policy.sample_action(preprocess(self.preprocessor,
-                                                                 observation), key)[0])
+        return self._to_env(self.policy.sample_action(self._acting_view(observation), key)[0])

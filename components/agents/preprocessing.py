@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import metagraph as mg
+from components.envs.wrappers import task_observations
 from metagraph.api import api_specs
 
 
@@ -30,6 +31,13 @@ def check_preprocessor(agent: str, preprocessor: Any) -> mg.Component | None:
         raise TypeError(f"{agent}: preprocessor must be a Component with an API forward(obs) "
                         f"(and optionally update(obs)), got {type(preprocessor).__name__}")
     return preprocessor
+
+
+def acting_view(env: mg.Component, preprocessor: mg.Component | None, observation: Any) -> Any:
+    """What the policy sees of the task's own observations when an agent acts on them
+    (`greedy`, `act`): the environment's wrappers' `observation` applied
+    (`components.envs.wrappers.task_observations`), then the preprocessor (not updated)."""
+    return preprocess(preprocessor, task_observations(env, observation))
 
 
 def preprocess(preprocessor: mg.Component | None, obs: Any, update: bool = False) -> Any:

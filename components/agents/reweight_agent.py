@@ -33,7 +33,7 @@ from components.agents.parts import (
     make_policy,
 )
 from components.agents.policy_search import PolicySearch
-from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
 from components.agents.reweight_games import check_quality, game_paths
 from components.agents.rollout import Rollout
@@ -228,9 +228,11 @@ class ReweightAgent(mg.Component):
     def act(self, observation, key):
         """Sampled actions for a batch of observations (separate name, so that acting and
         fitting can be built into one graph with their own shapes)."""
-        return self.policy.sample_action(preprocess(self.preprocessor, observation), key)[0]
+        return self.policy.sample_action(acting_view(self.rollout.env, self.preprocessor,
+                                                     observation), key)[0]
 
     @mg.api
     def greedy(self, observation):
         """The policy's most likely actions for a batch of observations."""
-        return self.policy.greedy_action(preprocess(self.preprocessor, observation))
+        return self.policy.greedy_action(acting_view(self.rollout.env, self.preprocessor,
+                                                     observation))

@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import metagraph as mg
+from components.envs.wrappers import task_observation_space
 from metagraph.spaces import Bool, Box, Dict, Space
 
 Act = Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
@@ -138,6 +139,11 @@ class Rollout(mg.Component):
         of theirs (float32, Atari's uint8); for a `Dict` observation (a game's {"obs",
         "legal"}) each entry so."""
         return with_lead(self.env.observation_space, lead)
+
+    def acting_space_of(self, *lead: int) -> Space:
+        """The space of the task's own observations with leading axes `lead` (those under
+        the environment's wrappers): what an agent's acting APIs take."""
+        return with_lead(task_observation_space(self.env), lead)
 
     def _running(self) -> tuple[Any, jax.Array, jax.Array]:
         """The current observations, the returns of the running episodes and, in a game, the

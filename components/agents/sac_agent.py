@@ -34,7 +34,7 @@ from components.agents.parts import (
     make_optimizer,
     make_policy,
 )
-from components.agents.preprocessing import check_preprocessor, preprocess
+from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.sac_config import SACConfig
 from components.losses.sac_loss import SACLoss, polyak_average
@@ -213,12 +213,12 @@ class SACAgent(IterativeAgent):
     def greedy(self, observation):
         """The actor's deterministic actions for a batch of observations: its squashed mean
         (tanh of the Gaussian's mean, scaled into the action space)."""
-        return self._clip(self.model.actor.greedy_action(preprocess(self.preprocessor,
-                                                                    observation)))
+        return self._clip(self.model.actor.greedy_action(
+            acting_view(self.rollout.env, self.preprocessor, observation)))
 
     @mg.api
     def act(self, observation, key):
         """Actions sampled from the actor for a batch of observations: `evaluate
         --stochastic`, `export --stochastic`."""
-        return self._clip(self.model.actor.sample_action(preprocess(self.preprocessor,
-                                                                    observation), key)[0])
+        return self._clip(self.model.actor.sample_action(
+            acting_view(self.rollout.env, self.preprocessor, observation), key)[0])

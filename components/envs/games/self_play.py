@@ -86,6 +86,24 @@ class SelfPlay:
         object.__setattr__(self, "door", InGraphEnv(
             catalogue.spec(self.env_id, **dict(self.env_kwargs)), threads))
 
+    @classmethod
+    def of(cls, env: Any, env_id: str, env_kwargs: Any = ()) -> SelfPlay:
+        """The games an `Environment` steps, searched through the same door: its in-graph
+        door where it lends one (the native door: `env.functional`, with the run's keyword
+        arguments and threads), so that a run has one door per game; else a door of its own
+        for `env_id` with `env_kwargs`."""
+        door = getattr(env, "functional", None)
+        if not isinstance(door, InGraphEnv):
+            return cls(env_id, env_kwargs=env_kwargs)
+        lent = object.__new__(cls)
+        for name, value in (("env_id", door.env_spec.env_id),
+                            ("num_threads", door.num_threads),
+                            ("env_kwargs", door.env_spec.kwargs), ("door", door)):
+            object.__setattr__(lent, name, value)
+        if num_players(lent.env_id) < 2:
+            raise ValueError(f"SelfPlay: {lent.env_id!r} is not a game")
+        return lent
+
     @property
     def num_players(self) -> int:
         """The game's players (the rewards' last axis)."""

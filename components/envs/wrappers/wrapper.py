@@ -54,6 +54,12 @@ class EnvironmentWrapper(mg.Component):
         """The space of one `step`'s actions: all `num_envs` environments at once."""
         return self.env.batch_action_space()
 
+    @property
+    def functional(self) -> Any:
+        """The wrapped environment's functional door (`Environment.functional`; None where it
+        has none): what a search steps the same games through."""
+        return getattr(self.env, "functional", None)
+
     def env_state(self) -> Any:
         """The wrapped environments' in-graph state (see `Environment.env_state`)."""
         return self.env.env_state()
@@ -93,6 +99,37 @@ class EnvironmentWrapper(mg.Component):
         observed = batched(self.observation_space, self.num_envs)
         return Record(inner.record_type, {**inner.spaces, "obs": observed,
                                           "final_obs": observed})
+
+
+def task_observation_space(env: Any) -> Space:
+    """One observation of the task under `env`'s wrappers (its `unwrapped` environment's
+    space; `env`'s own where it is no wrapper): what an agent's acting APIs take."""
+    return getattr(env, "unwrapped", env).observation_space
+
+
+def task_observations(env: Any, obs: Any) -> Any:
+    """The task's observations (`task_observation_space`) as `env` gives them: each
+    wrapper's `observation` applied, the innermost first. What an agent's acting APIs apply
+    to observations from elsewhere (an evaluation's, `predict`'s), so that a policy acts on
+    the bare task as it acted in training."""
+    chain = []
+    while isinstance(env, EnvironmentWrapper):
+        chain.append(env)
+        env = env.env
+    for wrapper in reversed(chain):
+        obs = wrapper.observation(obs)
+    return obs
+
+
+def task_actions(env: Any, action: Any) -> Any:
+    """The actions the environment under `env`'s wrappers is stepped with when `env` is given
+    `action`: each wrapper's `action` applied, the outermost first (a component that is no
+    wrapper passes them as they are). What an agent's acting APIs give, so that a policy
+    evaluated on the task alone acts as it acted in training."""
+    while isinstance(env, EnvironmentWrapper):
+        action = env.action(action)
+        env = env.env
+    return action
 
 
 def batched(space: Space, n: int) -> Space:

@@ -71,6 +71,6 @@ class Impala(DistributedAlgorithm):
         evaluation."""
         agent = self.agent(env_id, config, total_steps)
         return mg.build(agent, {**agent.trajectory_spaces(), "key": PRNGKey(),
-                                "observation": agent.rollout.observation_space_of(eval_envs)},
+                                "observation": agent.rollout.acting_space_of(eval_envs)},
                         apis=["learn", "greedy", "act"])
 

@@ -45,7 +45,7 @@ class IterativeAlgorithm(Algorithm):
         """The agent's graph with its `start`, `train` and acting (`acting_apis`) APIs."""
         agent = self.agent(env_id, config, total_steps)
         return mg.build(agent, {"key": PRNGKey(),
-                                "observation": agent.rollout.observation_space_of(eval_envs),
+                                "observation": agent.rollout.acting_space_of(eval_envs),
                                 "iterations": Discrete(config.iterations_per_call + 1)},
                         apis=["start", "train", *self.acting_apis])
 
@@ -99,7 +99,7 @@ class PPOSamplers(Distributed):
         """The fused graph's APIs plus `learn` on a batch's spaces (the same state)."""
         agent = self.make_agent(env_id, config, total_steps)
         return mg.build(agent, {"key": PRNGKey(),
-                                "observation": agent.rollout.observation_space_of(eval_envs),
+                                "observation": agent.rollout.acting_space_of(eval_envs),
                                 "iterations": Discrete(config.iterations_per_call + 1),
                                 **agent.trajectory_spaces()},
                         apis=["start", "train", "learn", *PPO.acting_apis])

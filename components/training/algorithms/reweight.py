@@ -94,7 +94,7 @@ class Reweight(Algorithm):
                    else Box((m, t, *action_space.shape)))
         spaces = {"key": PRNGKey(), "obs": observations(m, t), "action": actions,
                   "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
-                  "observation": observations(eval_envs)}
+                  "observation": agent.rollout.acting_space_of(eval_envs)}
         return mg.build(agent, spaces, apis=["sample", "fit", "greedy", "act", "select"])
 
     def run(self, exe: Any, config: ReweightConfig, key: jax.Array, iterations: int | None

@@ -16,6 +16,7 @@ from components.networks import CNN  # noqa: E402
 SMALL = {"num_envs": 2, "num_steps": 16, "minibatches": 1, "epochs": 1, "hidden": [16],
          "cnn_channels": [4, 4, 4], "iterations_per_call": 2,
          "env_kwargs": {"img_height": 42, "img_width": 42, "max_episode_steps": 60}}
+IMPROVES_AFTER = 245_760  # steps (240 iterations of 8 x 128), about 1M frames
 
 
 def test_every_atari_game_takes_cleanrls_recipe():
@@ -66,3 +67,37 @@ def test_a_few_iterations_on_breakout_train_and_evaluate_on_the_raw_score(tmp_pa
     path = record_video(agent, tmp_path / "breakout.gif", height=84)
     with Image.open(path) as video:
         assert video.size == (84, 84)
+
+
+def random_returns(env_id: str, episodes: int, seed: int) -> np.ndarray:
+    """The raw score of `episodes` episodes of uniformly random actions, the game played as
+    `evaluate` plays it (`scored_kwargs` over the recipe's keyword arguments)."""
+    from components.envs import make
+
+    kwargs = scored_kwargs(env_id, PPOConfig.for_env(env_id).env_kwargs)
+    env = make(env_id, episodes, seed=seed, **kwargs)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    returns, running = np.zeros(episodes), np.ones(episodes, bool)
+    while running.any():
+        _, reward, terminated, truncated, _ = env.step(
+            rng.integers(0, env.single_action_space.n, episodes))
+        returns += reward * running
+        running &= ~(terminated | truncated)
+    env.close()
+    return returns
+
+
+@pytest.mark.slow  # IMPROVES_AFTER steps: about 20 minutes on 2 cores
+def test_ppo_improves_on_random_at_breakout(tmp_path):
+    """CleanRL's recipe as shipped, a short run: its greedy policy scores more than random
+    play on the raw game (5 lives, unclipped), the same seeds."""
+    from components.training import RunSpec, evaluate, train
+    from components.training.algorithms.iterative import PPO
+
+    config = PPO().config("Breakout-v5", {})
+    train(RunSpec.make("Breakout-v5", "ppo", config, steps=IMPROVES_AFTER), tmp_path,
+          progress=False)
+    trained = evaluate(tmp_path, episodes=8, seed=1)["return_mean"]
+    random = random_returns("Breakout-v5", 8, seed=1).mean()
+    assert trained >= 2 * random + 2, (trained, random)

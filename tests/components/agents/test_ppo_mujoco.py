@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from components.agents import PPOAgent, PPOConfig
+from components.envs import Environment
+from components.envs.wrappers import ClipAction
 from components.losses import bootstrap_truncated
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from components.training import RunSpec, evaluate, train
@@ -51,15 +53,18 @@ def test_the_agent_has_its_parts():
     agent = PPOAgent("HalfCheetah-v5", PPOConfig.for_env("HalfCheetah-v5", SMALL))
     assert isinstance(agent.preprocessor, ObservationNormaliser)
     assert isinstance(agent.reward_normaliser, RewardNormaliser)
-    low, high = agent.action_bounds
-    np.testing.assert_array_equal(low, -np.ones(6)) and np.testing.assert_array_equal(high, 1)
+    clip = agent.rollout.env
+    assert isinstance(clip, ClipAction) and isinstance(clip.env, Environment)
+    np.testing.assert_array_equal(clip.low, -np.ones(6))
+    np.testing.assert_array_equal(clip.high, np.ones(6))
 
 
 def test_settings_that_cannot_hold_together_are_clear_errors():
     config = PPOConfig.for_env("HalfCheetah-v5", SMALL)
     with pytest.raises(ValueError, match="pass a preprocessor or set normalise_observations"):
         PPOAgent("HalfCheetah-v5", config, preprocessor=ObservationNormaliser())
-    with pytest.raises(ValueError, match="clip_actions needs a bounded Box action space"):
+    with pytest.raises(ValueError, match="ClipAction: the action space must be a Box with "
+                                         "finite bounds, got Discrete"):
         PPOAgent("CartPole-v1", PPOConfig(clip_actions=True))
 
 
