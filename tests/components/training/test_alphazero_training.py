@@ -167,8 +167,8 @@ def test_each_game_ships_its_playouts():
     assert c4.num_simulations == 16  # twice the moves of 32 in the same time: 93% against 82%
     assert c4.search_value == 0.5  # the search's value in the target: 91% against 82.3%
     othello = AlphaZero().config("Othello-v0", {})
-    assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 4, 0.75)
-    assert othello.eval_rollout_weight == 0.5  # the 82% recipe: 0.75 to learn, 0.5 to play
+    assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 0, 0.0)
+    assert (othello.eval_rollouts, othello.eval_rollout_weight) == (16, 0.5)  # 89% vs 83%
     assert othello.search_value == 0.0  # 0.5 made Othello's network alone worse
     hex_ = AlphaZero().config("Hex-v0", {"num_games": 8})
     assert (hex_.num_games, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
