@@ -23,6 +23,7 @@ optimizer, given by the user or made from the agent's defaults.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -53,14 +54,22 @@ def make_env(agent: str, env: mg.Component | None, env_id: str, config: AgentSet
         TypeError: `env` is no component, or lacks an API or attribute the agents use.
         ValueError: `env` steps another environment or another number of copies.
     """
-    made = _environments(agent, env, env_id, count, getattr(config, count), config)
+    if isinstance(config, tuple):  # the old spelling: (count, door, env_kwargs)
+        warnings.warn("make_env(agent, env, env_id, (field, n), door, env_kwargs) is "
+                      "deprecated: pass the config, make_env(agent, env, env_id, config, "
+                      "field)", DeprecationWarning, stacklevel=2)
+        (field, n), door, env_kwargs = config, count, vectors
+        made = _environments(agent, env, env_id, field, n, door, env_kwargs)
+        return made
+    made = _environments(agent, env, env_id, count, getattr(config, count), config.door,
+                         config.env_kwargs)
     return vector_observations(made) if vectors else made
 
 
 def _environments(agent: str, env: mg.Component | None, env_id: str, field: str, n: int,
-                  config: AgentSettings) -> mg.Component:
+                  door: str, env_kwargs: dict[str, Any]) -> mg.Component:
     if env is None:
-        return Environment(env_id, n, door=config.door, **config.env_kwargs)
+        return Environment(env_id, n, door=door, **env_kwargs)
     if not isinstance(env, mg.Component):
         raise TypeError(f"{agent}: env must be a Component with reset(key) and step(action) "
                         f"APIs (an Environment, or yours around one), got "

@@ -152,6 +152,16 @@ class PPOAgent(IterativeAgent):
         self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
 
+    @property
+    def action_bounds(self):
+        """Deprecated: the `ClipAction` wrapper's (low, high) (`agent.rollout.env`), or None
+        without `clip_actions`."""
+        warnings.warn("PPOAgent.action_bounds is deprecated: the bounds are the ClipAction "
+                      "wrapper's, agent.rollout.env.low and .high", DeprecationWarning,
+                      stacklevel=2)
+        env = self.rollout.env
+        return (env.low, env.high) if isinstance(env, ClipAction) else None
+
     def _acting_view(self, observation):
         """What the policy sees of the task's observations when acting (`acting_view`)."""
         return acting_view(self.rollout.env, self.preprocessor, observation)

@@ -164,6 +164,14 @@ def test_a_users_wrapper_is_stepped_by_the_agent_and_its_space_is_seen():
         np.testing.assert_array_equal(out.terminated, reference.terminated)
 
 
+def test_make_env_takes_its_old_arguments_one_release_with_a_warning():
+    from components.agents.parts import make_env
+
+    with pytest.warns(DeprecationWarning, match="pass the config"):
+        env = make_env("PPOAgent", None, "CartPole-v1", ("num_envs", 3), "native", {})
+    assert isinstance(env, Environment) and env.num_envs == 3 and env.door == "native"
+
+
 def test_an_environment_that_is_not_the_agents_is_refused_saying_why():
     with pytest.raises(ValueError, match="PPOAgent: env steps 3 environments; the config's "
                                          "num_envs is 4"):

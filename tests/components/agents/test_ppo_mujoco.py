@@ -57,6 +57,9 @@ def test_the_agent_has_its_parts():
     assert isinstance(clip, ClipAction) and isinstance(clip.env, Environment)
     np.testing.assert_array_equal(clip.low, -np.ones(6))
     np.testing.assert_array_equal(clip.high, np.ones(6))
+    with pytest.warns(DeprecationWarning, match="action_bounds is deprecated"):
+        low, high = agent.action_bounds  # the old spelling, one release
+    np.testing.assert_array_equal(low, clip.low)
 
 
 def test_settings_that_cannot_hold_together_are_clear_errors():
