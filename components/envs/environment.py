@@ -48,6 +48,7 @@ from components.envs.engine.make import make
 from components.envs.engine.step_result import StepResult
 from components.envs.engine.threads import resolve_threads
 from components.envs.functional_doors import make_functional, renamed_argument
+from components.envs.wrappers.wrapper import batched
 from metagraph import runtime_checks
 from metagraph.checks import positive_int
 from metagraph.spaces import Bool, Box, Dict, Discrete, Record, Space
@@ -161,12 +162,8 @@ class Environment(mg.Component):
         return observed
 
     def _batched(self, space: Space) -> Space:
-        """`space` with a leading axis of `num_envs` (each entry of a Dict)."""
-        if isinstance(space, Dict):
-            return Dict({k: self._batched(v) for k, v in space.spaces.items()})
-        if isinstance(space, Bool):
-            return Bool((self.num_envs, *space.shape))
-        return Box((self.num_envs, *space.shape), space.dtype)
+        """`space` with a leading axis of `num_envs` (`wrappers.wrapper.batched`)."""
+        return batched(space, self.num_envs)
 
     def _shaped(self, obs: jax.Array) -> jax.Array:
         """The doors' observations [n, *shape] in the dtype the space says."""

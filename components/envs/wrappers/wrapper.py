@@ -133,9 +133,10 @@ def task_actions(env: Any, action: Any) -> Any:
 
 
 def batched(space: Space, n: int) -> Space:
-    """`space` with a leading axis of `n` (each entry of a Dict)."""
+    """`space` with a leading axis of `n` (each entry of a Dict; a Box keeps its dtype, not
+    its bounds): the space of a batch of environments' observations."""
     if isinstance(space, Dict):
         return Dict({k: batched(v, n) for k, v in space.spaces.items()})
     if isinstance(space, Bool):
         return Bool((n, *space.shape))
-    return Box((n, *space.shape), space.dtype, space.low, space.high)
+    return Box((n, *space.shape), space.dtype)
