@@ -13,10 +13,28 @@ from components.agents.config_checks import (
     ENV_DOOR,
     HIDDEN,
     NON_NEGATIVE,
+    NUM_ENVS,
     POSITIVE,
+    POSITIVE_INT,
+    UNIT,
     AgentConfig,
     Rule,
 )
+
+# The rules of the fields several agents name alike, one meaning each: an agent's config that
+# declares one of these fields gets its rule (its own `rules()` may narrow it).
+NAMED_RULES: dict[str, Rule] = {
+    "num_envs": NUM_ENVS,                 # environments stepped at once
+    "num_steps": POSITIVE_INT,            # steps of every environment (or game) an iteration
+    "rollout": POSITIVE_INT,              # the same for the off-policy agents
+    "gamma": UNIT,                        # the discount
+    "batch_size": POSITIVE_INT,           # samples an update
+    "updates_per_iteration": POSITIVE_INT,
+    "iterations_per_call": POSITIVE_INT,  # iterations fused into one executable call
+    "entropy_coef": NON_NEGATIVE,
+    "value_coef": NON_NEGATIVE,
+    "reward_scale": POSITIVE,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,9 +53,12 @@ class AgentSettings(AgentConfig):
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def rules(self) -> dict[str, Rule]:
-        """The shared fields' rules (`AgentConfig.rules`)."""
+        """The shared fields' rules (`AgentConfig.rules`), and `NAMED_RULES`' for the fields
+        of those names this config declares."""
+        fields = {field.name for field in dataclasses.fields(self)}
         return {"learning_rate": POSITIVE, "max_grad_norm": NON_NEGATIVE, "hidden": HIDDEN,
-                "door": ENV_DOOR}
+                "door": ENV_DOOR,
+                **{name: rule for name, rule in NAMED_RULES.items() if name in fields}}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -64,7 +64,6 @@ class AlphaZeroConfig(AgentSettings):
         return {
             **super().rules(),
             "num_games": checks.NUM_ENVS,
-            "num_steps": checks.POSITIVE_INT,
             "num_simulations": SIMULATIONS,
             "eval_simulations": (lambda v: v == 0 or SIMULATIONS[0](v),
                                  f"0 (the network alone) or {SIMULATIONS[1]}"),
@@ -80,15 +79,11 @@ class AlphaZeroConfig(AgentSettings):
                             and v >= self.num_games * self.num_steps,
                             f"{checks.BUFFER_SIZE[1]}, at least num_games * num_steps (an "
                             f"iteration's positions)"),
-            "batch_size": checks.POSITIVE_INT,
-            "updates_per_iteration": checks.POSITIVE_INT,
-            "value_coef": checks.NON_NEGATIVE,
             "search_value": checks.UNIT,
             "l2": checks.NON_NEGATIVE,
             "torso": (lambda v: v in TORSOS, f"one of {TORSOS}"),
             "channels": checks.POSITIVE_INT,
             "blocks": (lambda v: v >= 0, "an int >= 0"),
-            "iterations_per_call": checks.POSITIVE_INT,
             "door": (lambda v: v in DOORS, f"one of {DOORS} (the search steps the games "
                                            f"inside the program)"),
         }

@@ -44,13 +44,11 @@ class DQNConfig(ConvolutionSettings):
         """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
             **super().rules(),
-            "num_envs": checks.NUM_ENVS, "rollout": checks.POSITIVE_INT,
             "n_step": checks.POSITIVE_INT,
-            "buffer_size": checks.BUFFER_SIZE, "batch_size": checks.POSITIVE_INT,
-            "updates_per_iteration": checks.POSITIVE_INT, "target_every": checks.POSITIVE_INT,
+            "buffer_size": checks.BUFFER_SIZE,
+            "target_every": checks.POSITIVE_INT,
             "learning_starts": (lambda v: v >= 0, "an int >= 0"),
-            "iterations_per_call": checks.POSITIVE_INT,
-            "gamma": checks.UNIT, "epsilon_start": checks.UNIT, "epsilon_end": checks.UNIT,
+            "epsilon_start": checks.UNIT, "epsilon_end": checks.UNIT,
             "beta": checks.UNIT,
             "epsilon_fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
             "alpha": checks.NON_NEGATIVE,

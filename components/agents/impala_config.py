@@ -30,13 +30,7 @@ class ImpalaConfig(AgentSettings):
         """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
             **super().rules(),
-            "num_envs": checks.NUM_ENVS,
-            "num_steps": checks.POSITIVE_INT,
-            "gamma": checks.UNIT,
             "clip_rho": checks.POSITIVE,
             "clip_c": checks.POSITIVE,
             "clip_ratio": checks.NON_NEGATIVE,
-            "entropy_coef": checks.NON_NEGATIVE,
-            "value_coef": checks.NON_NEGATIVE,
-            "reward_scale": checks.POSITIVE,
         }

@@ -56,22 +56,15 @@ class PPOConfig(ConvolutionSettings):
         """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
             **super().rules(),
-            "num_envs": checks.NUM_ENVS,
-            "num_steps": checks.POSITIVE_INT,
             "epochs": checks.POSITIVE_INT,
             "minibatches": (lambda v: isinstance(v, int) and v >= 1
                             and (self.num_envs * self.num_steps) % v == 0,
                             "an int >= 1 dividing num_envs * num_steps"),
-            "gamma": checks.UNIT,
             "gae_lambda": checks.UNIT,
             "clip": checks.POSITIVE,
-            "entropy_coef": checks.NON_NEGATIVE,
-            "value_coef": checks.NON_NEGATIVE,
-            "reward_scale": checks.POSITIVE,
             "value": (lambda v: v in VALUE_MODES, f"one of {VALUE_MODES}"),
             "activation": (lambda v: v in ACTIVATIONS, f"one of {ACTIVATIONS}"),
             "log_std": (lambda v: v in LOG_STD_MODES, f"one of {LOG_STD_MODES}"),
             "clip_observations": checks.POSITIVE,
             "clip_rewards": checks.POSITIVE,
-            "iterations_per_call": checks.POSITIVE_INT,
         }

@@ -45,19 +45,14 @@ class SACConfig(AgentSettings):
         """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
             **super().rules(),
-            "num_envs": checks.NUM_ENVS,
-            "rollout": checks.POSITIVE_INT,
-            "updates_per_iteration": checks.POSITIVE_INT,
             "learning_starts": (lambda v: is_int(v) and v >= 0, "an int >= 0"),
             "buffer_size": (lambda v: is_int(v) and self.num_envs * self.rollout <= v
                             <= checks.MAX_BUFFER, f"an int >= num_envs * rollout (one iteration's "
                             f"transitions) and <= {checks.MAX_BUFFER}"),
             "batch_size": (lambda v: is_int(v) and 1 <= v <= self.buffer_size,
                            "an int in [1, buffer_size] (a batch is sampled from the buffer)"),
-            "gamma": checks.UNIT,
             "tau": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
             "critics": checks.POSITIVE_INT,
             "alpha_init": checks.POSITIVE,
             "target_entropy_scale": checks.NON_NEGATIVE,
-            "iterations_per_call": checks.POSITIVE_INT,
         }

@@ -112,6 +112,18 @@ def test_every_config_shares_the_agent_settings_checked_alike(name):
                                    ("hidden", [], "positive ints")):
         with pytest.raises(ValueError, match=re.escape(f"{name}.{field}: expected {expected}")):
             config.from_dict({field: value})
+    # a field named as another agent's has that field's rule (NAMED_RULES), declared once
+    from components.agents.agent_settings import NAMED_RULES
+
+    bad = {"num_envs": 0, "num_steps": 0, "rollout": 0, "gamma": 1.5, "batch_size": 0,
+           "updates_per_iteration": 0, "iterations_per_call": 0, "entropy_coef": -1.0,
+           "value_coef": -1.0, "reward_scale": 0.0}
+    assert set(bad) == set(NAMED_RULES)
+    named = [f.name for f in dataclasses.fields(config) if f.name in NAMED_RULES]
+    assert named or name == "ReweightConfig"
+    for field in named:
+        with pytest.raises(ValueError, match=re.escape(f"{name}.{field}: expected")):
+            config.from_dict({field: bad[field]})
 
 
 @pytest.mark.parametrize("max_grad_norm, clipped", [(0.0, False), (0.5, True)])
