@@ -83,6 +83,14 @@ def test_backends_xla_and_eager_import_no_components():
     assert not bad, "\n".join(bad)
 
 
+def test_the_search_depends_on_the_doors_interface_not_on_an_environment_module():
+    """components.search models a game through a protocol (GameModel) that the environment's
+    in-graph door satisfies: it imports nothing of components.envs (issue 54, part 3)."""
+    bad = sorted(f"{a} imports {b}" for a, b in import_graph().edges
+                 if a.startswith("components.search") and b.startswith("components.envs"))
+    assert not bad, "\n".join(bad)
+
+
 def test_no_cycle_between_modules():
     graph = import_graph()
     cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]

@@ -3,9 +3,9 @@ target network and prioritised replay (Schaul et al. 2016), as a meta-graph. One
 runs `iterations_per_call` iterations, each: an ε-greedy fused rollout of `rollout` steps over
 `num_envs` native environments, its n-step transitions into the replay, and
 `updates_per_iteration` prioritised updates (Huber loss, importance weights, new priorities;
-with `alpha` 0 a uniform replay and no priorities)
-once `learning_starts` environment steps are in the replay; the target network is copied
-every `target_every` iterations.
+with `alpha` 0 a uniform replay and no priorities; with `replay_frames`, stacked frames kept
+once each: `FrameStackReplay`) once `learning_starts` environment steps are in the replay;
+the target network is copied every `target_every` iterations.
 
 Its parts can be swapped without subclassing (keyword arguments, see `DQNAgent`): the
 Q-network, an observation preprocessor, the loss and the optimizer.
@@ -31,8 +31,8 @@ from components.agents.preprocessing import acting_view, check_preprocessor, pre
 from components.agents.rollout import Rollout, Trajectory
 from components.losses import DQNLoss, n_step_terms
 from components.networks import CNN, MLP
-from components.replay import PrioritizedReplay, ReplayBuffer
-from metagraph.spaces import Box, Dict, Discrete
+from components.replay import FrameStackReplay, PrioritizedReplay, ReplayBuffer
+from metagraph.spaces import Box, Dict, Discrete, Space
 
 
 class DQNAgent(IterativeAgent):
@@ -90,12 +90,7 @@ class DQNAgent(IterativeAgent):
         elif not q_given:
             q_network = MLP([*config.hidden, self.num_actions], activation=jax.nn.relu)
         self.q_network = q_network
-        obs = self.rollout.observation_space_of()
-        record = Dict(obs=obs, action=Discrete(self.num_actions), reward=Box(()),
-                      discount=Box(()), next_obs=obs)
-        # alpha 0 samples uniformly: the plain replay, without the priorities' sum tree
-        self.replay = (ReplayBuffer(config.buffer_size, record) if config.alpha == 0
-                       else PrioritizedReplay(config.buffer_size, record, alpha=config.alpha))
+        self.replay = self._replay(config, env_id, self.rollout.observation_space_of())
         self.loss = make_loss("DQNAgent", loss, self.q_network, q_given,
                               lambda q: DQNLoss(q, double=config.double, huber_delta=(
                                   1.0 if config.td_loss == "huber" else None)))
@@ -113,6 +108,20 @@ class DQNAgent(IterativeAgent):
                                         optax.adam(rate), config.max_grad_norm,
                                         flat=not (config.cnn_channels and not q_given))
         self.decay_steps = max(1.0, config.epsilon_fraction * total_steps)
+
+    def _replay(self, config: DQNConfig, env_id: str, obs: Space) -> mg.Component:
+        """The replay: frames shared between transitions (`replay_frames`), uniform (alpha
+        0: no priorities' sum tree) or prioritised."""
+        step = Dict(action=Discrete(self.num_actions), reward=Box(()), discount=Box(()))
+        if config.replay_frames:
+            if not (isinstance(obs, Box) and len(obs.shape) >= 2 and obs.shape[0] >= 2):
+                raise ValueError(f"DQNAgent: replay_frames needs observations that stack "
+                                 f"frames along their first axis (Atari's (4, 84, 84)); "
+                                 f"{env_id} gives {obs}")
+            return FrameStackReplay(config.buffer_size, config.num_envs, obs, step)
+        record = Dict(obs=obs, **step.spaces, next_obs=obs)
+        return (ReplayBuffer(config.buffer_size, record) if config.alpha == 0
+                else PrioritizedReplay(config.buffer_size, record, alpha=config.alpha))
 
     @staticmethod
     def steps_per_iteration(config: DQNConfig) -> int:
@@ -168,11 +177,25 @@ class DQNAgent(IterativeAgent):
                    "discount": discount, "next_obs": next_obs}
         return jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), records)
 
+    def _insert(self, trajectory: Trajectory) -> None:
+        """The rollout's transitions into the replay: whole, or as the steps whose frames
+        `FrameStackReplay` shares (the next observation `last + 1 - t` steps on)."""
+        if not self.config.replay_frames:
+            self.replay.insert(self._transitions(trajectory))
+            return
+        cfg = self.config
+        discounts = cfg.gamma * (1.0 - trajectory.done.astype(jnp.float32))
+        reward_sum, discount, last = n_step_terms(trajectory.rewards, discounts, cfg.n_step)
+        next_steps = last + 1 - jnp.arange(last.shape[0])[:, None]
+        self.replay.insert(trajectory.observations, {
+            "action": trajectory.actions, "reward": reward_sum, "discount": discount},
+            next_steps, trajectory.last_observations)
+
     def _iteration(self, key):
         cfg = self.config
         rollout_key, update_key = jax.random.split(key)
         trajectory = self._rollout(rollout_key)
-        self.replay.insert(self._transitions(trajectory))
+        self._insert(trajectory)
         # the shape the Q-network's parameters see
         last_obs = preprocess(self.preprocessor, trajectory.last_observations)
         target = self._target_params(last_obs)

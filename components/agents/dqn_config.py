@@ -37,6 +37,9 @@ class DQNConfig(ConvolutionSettings):
     priority_eps: float = 1e-3
     double: bool = True
     bootstrap_truncated: bool = False  # a step cut by the time limit bootstraps (not terminal)
+    replay_frames: bool = False   # observations that stack frames (Atari's [4, 84, 84]) kept
+    #                               one frame a step (`FrameStackReplay`): an eighth of the
+    #                               memory; a uniform replay (alpha 0) of the rollout's steps
     td_loss: str = "huber"        # the TD error's penalty: "huber" (delta 1) or "squared"
     iterations_per_call: int = 64
 
@@ -56,4 +59,9 @@ class DQNConfig(ConvolutionSettings):
             "double": (lambda v: isinstance(v, bool), "a bool"),
             "bootstrap_truncated": (lambda v: isinstance(v, bool), "a bool"),
             "td_loss": (lambda v: v in ("huber", "squared"), "'huber' or 'squared'"),
+            "replay_frames": (lambda v: not v or (self.alpha == 0
+                                                  and not self.bootstrap_truncated),
+                              "false with alpha > 0 or bootstrap_truncated (frames shared "
+                              "between transitions: a uniform replay of the rollout's own "
+                              "next observations)"),
         }

@@ -34,14 +34,48 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import jax
 import jax.numpy as jnp
 
-from components.envs.games.self_play import GameState, SelfPlay
 from metagraph.errors import MissingExtraError
 from metagraph.install_hints import install_hint
+
+
+class GameModel(Protocol):
+    """What the search steps: a batch of native games through an environment's in-graph door
+    (its functional interface: `door.step(state, action, extras=, legal_mask=)` and
+    `door.playout(state, key)`), with the game's reading of a step's extras.
+    `components.envs.games.SelfPlay` is one (`SelfPlay.of(env, ...)`: the `Environment`'s own
+    door)."""
+
+    env_id: str
+    door: Any
+
+    @property
+    def num_players(self) -> int:
+        """The game's players (2 for the search)."""
+
+    def planes(self, obs: jax.Array) -> jax.Array:
+        """The door's observations [..., n, *obs_shape] as the network's float32 planes."""
+
+    def player_to_move(self, extras: dict[str, jax.Array]) -> jax.Array:
+        """The player to move after a step, int32[...] (-1 where the game ended)."""
+
+    def rewards_of(self, extras: dict[str, jax.Array]) -> jax.Array:
+        """Each player's reward from a step's or a playout's extras, float32[..., players]."""
+
+
+class Position(Protocol):
+    """A batch of game positions as `GameModel`'s self-play keeps them (`SelfPlay`'s
+    `GameState`): the in-graph state, the planes, the legal moves, the player to move."""
+
+    env_state: jax.Array
+    observation: jax.Array
+    legal_action_mask: jax.Array
+    current_player: jax.Array
+
 
 Evaluate = Callable[[Any, jax.Array], tuple[jax.Array, jax.Array]]
 """`evaluate(params, planes) -> (logits [B, num_actions], value [B])`: the network, `planes`
@@ -86,7 +120,7 @@ class GameSearch:
     """Gumbel MuZero over `game` with the network `evaluate` (see the module docstring).
 
     Args:
-        game: the native games (`SelfPlay`), stepped inside the search.
+        game: the native games (a `GameModel`: `SelfPlay`), stepped inside the search.
         evaluate: `evaluate(params, planes) -> (logits, value)` (`Evaluate`).
         max_num_considered_actions: actions sequential halving considers at the root.
         rollouts: random playouts (`SelfPlay.playout`, native) from every position the
@@ -97,7 +131,7 @@ class GameSearch:
             lambda), with `rollouts` > 0.
     """
 
-    game: SelfPlay
+    game: GameModel
     evaluate: Evaluate
     max_num_considered_actions: int = 16
     rollouts: int = 0
@@ -163,7 +197,7 @@ class GameSearch:
             value=jnp.where(over, 0.0, value)), (out.state if plain
                                                   else SearchNode(out.state, player))
 
-    def __call__(self, params: Any, key: jax.Array, state: GameState, num_simulations: int,
+    def __call__(self, params: Any, key: jax.Array, state: Position, num_simulations: int,
                  gumbel_scale: float = 1.0) -> Any:
         """Search every game of `state` (a batch of n) with `num_simulations` simulations:
         mctx's `PolicyOutput` (`action` int32[n], legal; `action_weights` [n, num_actions],
@@ -199,5 +233,5 @@ class GameSearch:
             max_num_considered_actions=self.max_num_considered_actions,
             gumbel_scale=gumbel_scale)
 
-__all__ = ["Evaluate", "GameSearch", "SearchNode", "embedding_of", "floor_illegal",
-           "require_mctx"]
+__all__ = ["Evaluate", "GameModel", "GameSearch", "Position", "SearchNode", "embedding_of",
+           "floor_illegal", "require_mctx"]
