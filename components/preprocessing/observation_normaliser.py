@@ -9,7 +9,12 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 import metagraph as mg
-from components.preprocessing.running_moments import Moments, init_moments, update_moments
+from components.preprocessing.running_moments import (
+    Moments,
+    init_moments,
+    normalising_settings,
+    update_moments,
+)
 
 
 class ObservationNormaliser(mg.Component):
@@ -30,13 +35,7 @@ class ObservationNormaliser(mg.Component):
     def __init__(self, clip: float | None = 10.0, epsilon: float = 1e-8,
                  name: str | None = None):
         super().__init__(name)
-        if clip is not None and not (isinstance(clip, (int, float)) and clip > 0):
-            raise ValueError(f"ObservationNormaliser: clip must be a number > 0 or None, got "
-                             f"{clip!r}")
-        if not (isinstance(epsilon, (int, float)) and epsilon >= 0):
-            raise ValueError(f"ObservationNormaliser: epsilon must be a number >= 0, got "
-                             f"{epsilon!r}")
-        self.clip, self.epsilon = clip, float(epsilon)
+        self.clip, self.epsilon = normalising_settings("ObservationNormaliser", clip, epsilon)
 
     def _moments(self, obs) -> Moments:
         start = init_moments(obs.shape[-1:])

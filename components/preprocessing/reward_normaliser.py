@@ -9,7 +9,12 @@ import jax
 import jax.numpy as jnp
 
 import metagraph as mg
-from components.preprocessing.running_moments import Moments, init_moments, update_moments
+from components.preprocessing.running_moments import (
+    Moments,
+    init_moments,
+    normalising_settings,
+    update_moments,
+)
 
 
 class RewardNormaliser(mg.Component):
@@ -41,13 +46,8 @@ class RewardNormaliser(mg.Component):
         if not (isinstance(gamma, (int, float)) and 0 <= gamma <= 1):
             raise ValueError(f"RewardNormaliser: gamma must be a number in [0, 1], got "
                              f"{gamma!r}")
-        if clip is not None and not (isinstance(clip, (int, float)) and clip > 0):
-            raise ValueError(f"RewardNormaliser: clip must be a number > 0 or None, got "
-                             f"{clip!r}")
-        if not (isinstance(epsilon, (int, float)) and epsilon >= 0):
-            raise ValueError(f"RewardNormaliser: epsilon must be a number >= 0, got "
-                             f"{epsilon!r}")
-        self.gamma, self.clip, self.epsilon = float(gamma), clip, float(epsilon)
+        self.gamma = float(gamma)
+        self.clip, self.epsilon = normalising_settings("RewardNormaliser", clip, epsilon)
 
     @mg.api
     def scale(self, reward, done):

@@ -1,7 +1,8 @@
 """The running mean and variance of a stream of batches, as pure functions over a `Moments`
 state: the parallel update of Chan, Golub and LeVeque (1979), the one Gymnasium's
 `gymnasium.wrappers.utils.RunningMeanStd` (and OpenAI Baselines') uses, starting like it from
-mean 0, variance 1 and a count of `epsilon` (1e-4)."""
+mean 0, variance 1 and a count of `epsilon` (1e-4); `normalising_settings`, the checked
+`clip` and `epsilon` of a normaliser that divides by them."""
 
 from __future__ import annotations
 
@@ -43,3 +44,19 @@ def update_moments(moments: Moments, batch: jax.Array) -> Moments:
     mean = moments.mean + delta * n / total
     m2 = moments.var * moments.count + batch_var * n + delta**2 * moments.count * n / total
     return Moments(mean, m2 / total, total)
+
+
+def normalising_settings(owner: str, clip: float | None, epsilon: float
+                         ) -> tuple[float | None, float]:
+    """`(clip, float(epsilon))` of a normaliser over moments (values divided by
+    sqrt(var + epsilon), then clipped to [-clip, clip]; None: unclipped).
+
+    Raises:
+        ValueError: naming `owner`: `clip` is not a number > 0 (or None), or `epsilon` not
+            a number >= 0.
+    """
+    if clip is not None and not (isinstance(clip, (int, float)) and clip > 0):
+        raise ValueError(f"{owner}: clip must be a number > 0 or None, got {clip!r}")
+    if not (isinstance(epsilon, (int, float)) and epsilon >= 0):
+        raise ValueError(f"{owner}: epsilon must be a number >= 0, got {epsilon!r}")
+    return clip, float(epsilon)
