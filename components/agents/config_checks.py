@@ -95,9 +95,13 @@ def check_fields(config: Any, rules: dict[str, Rule]) -> None:
         hints = typing.get_type_hints(type(config))
     except (NameError, TypeError):  # annotations not resolvable here: only the rules
         hints = {}
-    typed = {f.name: TYPES[hints[f.name]] for f in dataclasses.fields(config)
-             if hints.get(f.name) in TYPES}
-    for field, (ok, expected) in [*typed.items(), *rules.items()]:
+    names = [f.name for f in dataclasses.fields(config)]
+    typed = {name: TYPES[hints[name]] for name in names if hints.get(name) in TYPES}
+    # the rules in the fields' order (a config's own rule for a shared field replaces the
+    # shared one where the dict first had it), then any rule of a name that is no field
+    ordered = [(name, rules[name]) for name in names if name in rules]
+    ordered += [(name, rule) for name, rule in rules.items() if name not in names]
+    for field, (ok, expected) in [*typed.items(), *ordered]:
         value = getattr(config, field)
         try:
             good = bool(ok(value))

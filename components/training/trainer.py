@@ -10,6 +10,7 @@ The trainer knows the algorithm only through `AlgorithmBase` and `Distributed` (
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,19 @@ from metagraph.graph import MetaGraph
 from metagraph.install_hints import install_hint
 
 
+@dataclasses.dataclass(frozen=True)
+class Session:
+    """What this process brings to a run, not recorded with it (a resumed run takes it given
+    again): the user's callbacks, the progress bar, where the programs go (`device`,
+    `actor_device`) and the Ray cluster (`address`); `train`'s arguments of those names."""
+
+    callbacks: Sequence[Callback] = ()
+    progress: bool = True
+    device: str | None = None
+    actor_device: str | None = None
+    address: str | None = None
+
+
 def train(spec: RunSpec, out: str | Path, *, callbacks: Sequence[Callback] = (),
           progress: bool = True, device: str | None = None, actor_device: str | None = None,
           address: str | None = None) -> list[dict[str, Any]]:
@@ -75,7 +89,7 @@ def train(spec: RunSpec, out: str | Path, *, callbacks: Sequence[Callback] = (),
     if not isinstance(spec, RunSpec):
         raise TypeError(f"train: spec must be a RunSpec (RunSpec.make(env_id, algo, config, "
                         f"steps=...)), got {type(spec).__name__}")
-    return _open(RunDir(out), spec, False, callbacks, progress, device, actor_device, address)
+    return _open(RunDir(out), spec, Session(callbacks, progress, device, actor_device, address))
 
 
 def resume(out: str | Path, *, steps: int | None = None, algo: str | AlgorithmBase | None = None,
@@ -104,11 +118,11 @@ def resume(out: str | Path, *, steps: int | None = None, algo: str | AlgorithmBa
     except BaseException:
         lock.release()
         raise
-    return _open(run, spec, True, callbacks, progress, device, actor_device, address, lock)
+    return _open(run, spec, Session(callbacks, progress, device, actor_device, address),
+                 resuming=True, lock=lock)
 
 
-def _open(run: RunDir, spec: RunSpec, resuming: bool, callbacks: Sequence[Callback],
-          progress: bool, device: str | None, actor_device: str | None, address: str | None,
+def _open(run: RunDir, spec: RunSpec, session: Session, *, resuming: bool = False,
           lock: Any = None) -> list[dict[str, Any]]:
     """Check the process's settings, record the spec, train; a run that failed at once
     leaves no empty directory."""
@@ -118,19 +132,22 @@ def _open(run: RunDir, spec: RunSpec, resuming: bool, callbacks: Sequence[Callba
     try:
         where = f"{run.config_path}: " if resuming else ""
         try:
-            xla.resolve_device(device, "--device")
-            xla.resolve_device(actor_device, "--actor-device")
+            xla.resolve_device(session.device, "--device")
+            xla.resolve_device(session.actor_device, "--actor-device")
             if spec.num_samplers is not None:
-                check_num_samplers(spec.num_samplers, spec.runner, address)
+                check_num_samplers(spec.num_samplers, spec.runner, session.address)
         except ValueError as error:
             raise ValueError(f"{where}{error}") from None
-        if actor_device is not None and not spec.distributed:
-            raise ValueError(f"--actor-device={actor_device}: it places the samplers' programs, "
-                             f"and this run has none (--runner pipeline or --num-samplers K runs "
-                             f"samplers; --device places a run's programs)")
-        user = CallbackList(callbacks)  # checked before anything starts
+        if session.actor_device is not None and not spec.distributed:
+            raise ValueError(f"--actor-device={session.actor_device}: it places the samplers' "
+                             f"programs, and this run has none (--runner pipeline or "
+                             f"--num-samplers K runs samplers; --device places a run's "
+                             f"programs)")
+        # the user's callbacks checked before anything starts
+        session = dataclasses.replace(session,
+                                      callbacks=CallbackList(session.callbacks).callbacks)
         if spec.runner == "ray":  # before XLA's threads start: Ray forks its processes
-            connect(address)
+            connect(session.address)
         if spec.track is not None:  # before anything is written or compiled
             refusal = login_refusal()
             if refusal == "install":
@@ -142,8 +159,7 @@ def _open(run: RunDir, spec: RunSpec, resuming: bool, callbacks: Sequence[Callba
         reporter = Reporter(run.path, spec.track)  # its imports run while this process compiles
         title = f"{spec.algo} on {spec.env_id}, seed {spec.seed}"
         try:
-            _train(run, spec, resuming, progress, device, actor_device, user.callbacks,
-                   Reporting(reporter, title))
+            _train(run, spec, session, resuming=resuming, reporting=Reporting(reporter, title))
         except BaseException:
             reporter.close()  # stopped before the loop, or after its end closed it: harmless
             raise
@@ -166,21 +182,21 @@ def learner_data_parallel(batch_axes: Any, device: str | None,
     return xla.DataParallel(batch_axes=batch_axes)
 
 
-def _train(run: RunDir, spec: RunSpec, resuming: bool, progress: bool, device: str | None,
-           actor_device: str | None, user: list[Callback], reporting: Reporting) -> None:
+def _train(run: RunDir, spec: RunSpec, session: Session, *, resuming: bool,
+           reporting: Reporting) -> None:
     """Build and lower the graph, then run the loop of calls (`TrainingLoop`) with the
     callbacks in their order (the module docstring of `callbacks.py`)."""
     with deferred_interrupts() as startup:  # Ctrl-C while it starts: stop between phases
         startup.calling = True  # (a second Ctrl-C ends the process: nothing to save yet)
-        _start_and_run(run, spec, resuming, progress, device, actor_device, user, reporting,
-                       startup)
+        _start_and_run(run, spec, session, resuming=resuming, reporting=reporting,
+                       startup=startup)
 
 
-def _start_and_run(run: RunDir, spec: RunSpec, resuming: bool, progress: bool,
-                   device: str | None, actor_device: str | None, user: list[Callback],
+def _start_and_run(run: RunDir, spec: RunSpec, session: Session, *, resuming: bool,
                    reporting: Reporting, startup: Interrupts) -> None:
     """`_train`'s body: `startup` says whether Ctrl-C came while the run started."""
     alg, config, seed, seeds = spec.algorithm, spec.config, spec.seed, spec.seeds
+    device = session.device
     parts = distributed_form(alg) if spec.distributed else None
     graph = (alg.build(spec.env_id, config, spec.steps, 1) if parts is None
              else parts.build_learner(alg, spec.env_id, config, spec.steps, 1))
@@ -217,17 +233,17 @@ def _start_and_run(run: RunDir, spec: RunSpec, resuming: bool, progress: bool,
         built.append(Periodic(lambda kept: VideoRecorder(
             run.path, graph, spec.env_id, spec.door, settings.video_every, kept,
             api=alg.evaluation_api, env_kwargs=env_kwargs)))
-    callback = CallbackList([*built, *user, drawing, reporting])
-    loop = TrainingLoop(spec.algo, exe, run, callback, None, counters,
-                        goal_steps=spec.steps if total is None else total * per_iteration,
-                        goal_iterations=total, progress=progress,
-                        shown=("episode_return_mean", *alg.progress_metrics))
+    callback = CallbackList([*built, *session.callbacks, drawing, reporting])
+    shown = ("episode_return_mean", *alg.progress_metrics)
+    goals = {"goal_steps": spec.steps if total is None else total * per_iteration,
+             "goal_iterations": total, "progress": session.progress}
     if parts is None:
         def run_call(call: int) -> Any:  # the iterations the run has left, when they count
             left = None if total is None else total - counters.iteration
             return alg.run(exe, config, keys_for(seed, seeds, call), left)
 
-        loop.next_rows = run_call
+        loop = TrainingLoop(spec.algo, exe, run, callback, run_call, counters, shown=shown,
+                            **goals)
         startup.calling = False  # (the loop holds Ctrl-C back itself, and saves)
         startup.stop_if_received()
         loop.run()
@@ -235,13 +251,16 @@ def _start_and_run(run: RunDir, spec: RunSpec, resuming: bool, progress: bool,
     from components.training.distributed import open_learner
 
     # every sampler ever started gets its own stream of keys, after a resume too
-    learner = open_learner(spec.algo, parts, exe, config, spec.env_id, seed, spec.runner,
-                           spec.num_samplers, counters.streams, counters.call,
-                           lambda version: keys_for(seed, None, version),
-                           spec.batches_per_request, spec.executor, actor_device)
-    loop.next_rows, loop.source = learner.step, "Distributed.update()"
-    loop.streams, loop.shown = lambda: learner.streams, (*loop.shown, "policy_lag")
+    learner = open_learner(spec.algo, parts, exe, config=config, env_id=spec.env_id,
+                           seed=seed, runner=spec.runner, num_samplers=spec.num_samplers,
+                           first_stream=counters.streams, version=counters.call,
+                           key_for=lambda version: keys_for(seed, None, version),
+                           batches_per_request=spec.batches_per_request,
+                           executor=spec.executor, actor_device=session.actor_device)
     try:
+        loop = TrainingLoop(spec.algo, exe, run, callback, learner.step, counters,
+                            source="Distributed.update()", shown=(*shown, "policy_lag"),
+                            streams=lambda: learner.streams, **goals)
         startup.calling = False
         startup.stop_if_received()
         loop.run()
