@@ -114,6 +114,16 @@ class FrameStackReplay(mg.Component):
         `next_steps` (ints in [1, T - t]) [T, N], `last_observations` [N, K, ...]; returns the
         transitions held."""
         steps = observations.shape[0]
+        stack = (self.stack, *self.frame_shape)
+        wanted = {"observations": (steps, self.num_envs, *stack),
+                  "next_steps": (steps, self.num_envs),
+                  "last_observations": (self.num_envs, *stack)}
+        for what, value in (("observations", observations), ("next_steps", next_steps),
+                            ("last_observations", last_observations)):
+            if tuple(value.shape) != wanted[what]:
+                raise ValueError(f"{self.scope}.insert: {what} must be {wanted[what]} (T steps "
+                                 f"of {self.num_envs} environments of {stack}); got "
+                                 f"{tuple(value.shape)}")
         if steps > self.steps:
             raise ValueError(f"{self.scope}.insert: a rollout of {steps} steps exceeds the "
                              f"{self.steps} steps of {self.num_envs} environments held")
@@ -137,9 +147,12 @@ class FrameStackReplay(mg.Component):
 
         _, (depth, zeros) = jax.lax.scan(chain, (previous_depth, previous_zeros),
                                          (continues, zero_padded, copy_padded))
+        shareable = (continues | zero_padded | copy_padded).all(1)
+        reach = jnp.arange(steps, 0, -1)[:, None]  # how far on step t's next one may lie
+        in_range = ((next_steps >= 1) & (next_steps <= reach)).all(1)
         runtime_checks.require_once(
-            self, continues | zero_padded | copy_padded, _refusal(self.scope),
-            jnp.argmin((continues | zero_padded | copy_padded).all(1)))
+            self, shareable.all() & in_range.all(), _refusal(self.scope),
+            jnp.argmin(shareable), jnp.argmin(in_range), shareable.all())
         rows = (time + jnp.arange(steps + 1)) % self.length
         transitions = rows[:-1]
         store = {
@@ -205,7 +218,11 @@ class FrameStackReplay(mg.Component):
 
 
 def _refusal(scope: str):
-    def message(step):
+    def message(step, next_step, shareable):
+        if shareable:
+            return (f"{scope}.insert: next_steps at step {int(next_step)} of the rollout is "
+                    f"outside [1, T - t] (the next observation must lie in the rollout or be "
+                    f"its last_observations)")
         return (f"{scope}.insert: the observation at step {int(step)} of the rollout neither "
                 f"continues its environment's previous stack (its older frames that one's "
                 f"newer ones) nor starts a stack (older frames all zero, or all copies of the "

@@ -152,3 +152,19 @@ def test_bad_construction_is_refused_by_name():
         FrameStackReplay(100, 2, OBS, Dict(obs=Box(()), action=Discrete(2)))
     with pytest.raises(ValueError, match="holds no step"):
         FrameStackReplay(3, 4, OBS, RECORD)
+
+
+def test_a_rollout_of_the_wrong_shape_or_reach_is_refused():
+    num_envs, steps = 2, 4
+    stream = synthetic_stream(num_envs, steps, seed=3)
+    records = {"action": np.zeros((steps, num_envs), np.int32),
+               "reward": np.zeros((steps, num_envs), np.float32)}
+    with pytest.raises(ValueError, match=r"frames\.insert: observations must be \(4, 2, 4, 3"):
+        ComponentTest(FrameStackReplay(64, num_envs, OBS, RECORD, name="frames"),
+                      spaces(num_envs + 1, steps), backend="xla")
+    test = ComponentTest(FrameStackReplay(64, num_envs, OBS, RECORD, name="frames"),
+                         spaces(num_envs, steps), backend="xla")
+    reach = np.ones((steps, num_envs), np.int32)
+    reach[3, 0] = 2  # the last step's next observation is its last_observations: 1 step on
+    with pytest.raises(mg.RuntimeCheckError, match=r"next_steps at step 3 of the rollout"):
+        test.test(("insert", [stream[:-1], records, reach, stream[-1]]))
