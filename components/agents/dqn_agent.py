@@ -186,7 +186,9 @@ class DQNAgent(IterativeAgent):
         cfg = self.config
         discounts = cfg.gamma * (1.0 - trajectory.done.astype(jnp.float32))
         reward_sum, discount, last = n_step_terms(trajectory.rewards, discounts, cfg.n_step)
-        next_steps = last + 1 - jnp.arange(last.shape[0])[:, None]
+        # (last: [T], or [T, N] where windows stop early)
+        next_steps = jnp.broadcast_to(last.reshape(last.shape[0], -1) + 1
+                                      - jnp.arange(last.shape[0])[:, None], discount.shape)
         self.replay.insert(trajectory.observations, {
             "action": trajectory.actions, "reward": reward_sum, "discount": discount},
             next_steps, trajectory.last_observations)
