@@ -55,6 +55,7 @@ from metagraph.spaces import Bool, Box, Dict, Discrete, Record, Space
 
 DOORS = ("native", "jax", "host", "gymnasium")
 THREADED_DOORS = ("native", "host")
+POOL_DOORS = ("host", "gymnasium")  # the environments' state lives in a pool, not the graph's
 
 
 def observation_vectors(observations: Any) -> np.ndarray:
@@ -233,7 +234,7 @@ class Environment(mg.Component):
         step = functools.partial(self.functional.step, final_obs=True,
                                  extras=bool(self.env_spec.extras_names),
                                  legal_mask=self.legal_actions)
-        if self.door in ("host", "gymnasium"):  # the pool is not stepped at all
+        if self.door in POOL_DOORS:  # the pool is not stepped at all
             out = jax.lax.cond(ok, step, self._refused_step, state, action)
         else:  # in-graph (also under vmap): good actions in, the old state kept
             good = jnp.where(ok, action, self._first_legal(action))
@@ -296,7 +297,7 @@ class Environment(mg.Component):
         native door what a search steps from (`components.search.GameSearch`: uint32[W,
         num_envs, 2] for a game), on the "jax" door the twin's; None on the host and
         Gymnasium doors, whose state lives in their pool."""
-        return None if self.door in ("host", "gymnasium") else self._env_state()
+        return None if self.door in POOL_DOORS else self._env_state()
 
     def _env_state(self) -> Any:
         """The environments' state: created at build from the component's own key."""

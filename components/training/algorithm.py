@@ -195,8 +195,11 @@ class Algorithm(AlgorithmBase):
         seed with `--seeds`)."""
 
     def start(self, exe: Executor, key: jax.Array) -> None:
-        """Called once before the first `run` of a new run, not on resume: e.g. reset the
-        environments held in the state. Default: nothing."""
+        """Called once before the first `run` of a new run: e.g. reset the environments held
+        in the state. On resume it is called again only where the run's door keeps its
+        environments in a pool ("host", "gymnasium": the checkpoint cannot hold their state,
+        so the running episodes start again); in-graph doors continue from the checkpoint.
+        Default: nothing."""
         return None
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import jax
 
 from backends import xla
+from components.envs.environment import POOL_DOORS
 from components.training.algorithm import AlgorithmBase, distributed_form, env_kwargs_of
 from components.training.evaluation.periodic_evaluation import Evaluator
 from components.training.evaluation.periodic_video import VideoRecorder
@@ -35,7 +36,7 @@ from components.training.run.checkpoint_upgrades import older_checkpoint
 from components.training.run.evaluation_settings import EvaluationSettings
 from components.training.run.executors import lower
 from components.training.run.interrupts import Interrupts, deferred_interrupts
-from components.training.run.keys import START_INDEX, keys_for
+from components.training.run.keys import START_INDEX, keys_for, resume_keys
 from components.training.run.loop import Counters, NonFiniteError, TrainingLoop
 from components.training.run.memory import check_state_fits
 from components.training.run.run_dir import RunDir
@@ -217,6 +218,10 @@ def _start_and_run(run: RunDir, spec: RunSpec, session: Session, *, resuming: bo
     if resuming:
         counters = Counters.from_meta(
             exe.load_checkpoint(run.checkpoint_path, upgrade=older_checkpoint))
+        if parts is None and spec.door in POOL_DOORS:
+            # the checkpoint holds no state of a pool's environments: this process's are new,
+            # and the running episodes (their observations, returns so far) start again
+            alg.start(exe, resume_keys(seed, seeds, counters.iteration))
     elif parts is None:
         alg.start(exe, keys_for(seed, seeds, START_INDEX))
     per_iteration = alg.steps_per_iteration(config)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import jax
 
 START_INDEX = 2**31 - 1  # the key index of `start`, apart from every call's
+RESUME_INDEX = 2**31 - 2  # the key index of `start` again on a resume (`resume_keys`)
 SEED_LIMIT = 2**32  # PRNGKey keeps 32 bits of a seed (without x64): larger ones would collide
 
 
@@ -26,3 +27,11 @@ def keys_for(seed: int, seeds: int | None, index: int) -> jax.Array:
         return jax.random.fold_in(jax.random.PRNGKey(seed), index)
     return jax.numpy.stack([jax.random.fold_in(jax.random.PRNGKey(seed + k), index)
                             for k in range(seeds)])
+
+
+def resume_keys(seed: int, seeds: int | None, iteration: int) -> jax.Array:
+    """The key of `start` when a run resumes after `iteration` iterations: apart from every
+    call's, from the first start's and from another resume's."""
+    return jax.random.fold_in(keys_for(seed, seeds, RESUME_INDEX), iteration) if seeds is None \
+        else jax.vmap(lambda key: jax.random.fold_in(key, iteration))(
+            keys_for(seed, seeds, RESUME_INDEX))

@@ -10,7 +10,7 @@ import pytest
 from command_line import refusal
 
 from components.agents import PPOConfig
-from components.training import RunSpec, cli, evaluate, resume, train
+from components.training import Callback, RunSpec, cli, evaluate, resume, train
 from components.training.algorithms import PPO
 
 SMALL = PPOConfig(num_envs=2, num_steps=16, epochs=2, minibatches=2, hidden=(8,),
@@ -132,3 +132,31 @@ def test_ctrl_c_on_the_command_line_says_how_to_resume(tmp_path, monkeypatch, ca
     assert "--resume" in capsys.readouterr().err
     assert (out / "checkpoint.npz").exists()
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # what was trained
+
+
+@pytest.mark.parametrize("door", ["host", "native"])
+def test_a_resumed_run_continues_its_episodes_only_where_the_checkpoint_holds_them(
+        door, tmp_path, monkeypatch):
+    """A host pool's environments are not in the checkpoint: the resumed process's are new,
+    so the running episodes start again (their returns so far zero, not carried onto the new
+    episodes); the native door's are in it, and continue."""
+    config = PPOConfig(**{**SMALL.to_dict(), "door": door, "iterations_per_call": 1})
+    seen = {}
+
+    class Running(Callback):
+        def on_start(self, loop):
+            seen[len(seen)] = np.asarray(loop.exe.get_state("ppo_agent/rollout")["episode_return"])
+
+    run = interrupt_the_second_call(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        train(RunSpec.make("CartPole-v1", "ppo", config, seed=3, steps=256), tmp_path,
+              progress=False, callbacks=[Running()])
+    monkeypatch.setattr(PPO, "run", run)
+    from backends import xla
+
+    exe = xla.lower(PPO().build("CartPole-v1", config, 256, 1))
+    exe.load_checkpoint(tmp_path / "checkpoint.npz")
+    saved = np.asarray(exe.get_state("ppo_agent/rollout")["episode_return"])
+    assert np.all(saved > 0)  # both episodes were running when the checkpoint was written
+    resume(tmp_path, progress=False, callbacks=[Running()])
+    np.testing.assert_array_equal(seen[1], saved if door == "native" else 0 * saved)
