@@ -36,10 +36,17 @@ import optax
 import metagraph as mg
 from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import IterativeAgent
-from components.agents.parts import LossPart, make_env, make_loss, make_optimizer
+from components.agents.parts import (
+    LossPart,
+    learnt_symmetries,
+    make_env,
+    make_loss,
+    make_optimizer,
+)
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
 from components.envs.engine.catalogue import resolved_id
+from components.envs.engine.symmetry import transform
 from components.envs.games.self_play import SelfPlay
 from components.losses import AlphaZeroLoss, game_outcomes
 from components.networks import PolicyValueNetwork
@@ -101,6 +108,7 @@ class AlphaZeroAgent(IterativeAgent):
         self.search = GameSearch(games, self.network.forward_with,
                                  config.max_considered_actions, config.rollouts,
                                  config.rollout_weight)
+        self.symmetries = learnt_symmetries("AlphaZeroAgent", env, config.augment)
         planes = self.rollout.env.observation_space["obs"]  # what the network learns from
         self.replay = ReplayBuffer(config.buffer_size, Dict(
             obs=planes, policy=Box((self.num_actions,)), value=Box(()), weight=Box(())))
@@ -159,8 +167,10 @@ class AlphaZeroAgent(IterativeAgent):
 
         def update(_, sample_key):
             batch, _ = self.replay.sample(sample_key, cfg.batch_size)
-            stats = self.optimizer.step(self.board(batch["obs"]), batch["policy"],
-                                        batch["value"], batch["weight"])
+            obs, policy = transform(jax.random.fold_in(sample_key, 1), batch["obs"],
+                                    batch["policy"], self.symmetries)
+            stats = self.optimizer.step(self.board(obs), policy, batch["value"],
+                                        batch["weight"])
             return None, (stats["loss"], stats["aux"]["policy_loss"], stats["aux"]["value_loss"])
 
         keys = jax.random.split(update_key, cfg.updates_per_iteration)

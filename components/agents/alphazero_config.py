@@ -43,6 +43,9 @@ class AlphaZeroConfig(AgentSettings):
     buffer_size: int = 65536      # positions the replay keeps
     batch_size: int = 256         # positions per update
     updates_per_iteration: int = 32
+    augment: bool = False         # learn each sampled position under a random one of its
+    #                               board's symmetries (the game's EnvSpec.symmetries) or
+    #                               as it is (AlphaGo Zero's data augmentation)
     learning_rate: float = 1e-3
     max_grad_norm: float = 1.0
     value_coef: float = 1.0       # weight of the value's squared error

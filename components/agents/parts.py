@@ -32,6 +32,7 @@ import optax
 import metagraph as mg
 from components.agents.agent_settings import AgentSettings
 from components.envs.engine.catalogue import resolved_id
+from components.envs.engine.symmetry import Symmetry
 from components.envs.environment import Environment
 from components.envs.wrappers import FlattenObservation
 from components.optimizer import Optimizer
@@ -115,6 +116,22 @@ def cnn_input_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, in
                          f"{env_id}'s observations have shape {shape} and its task declares "
                          f"no planes (rows, columns, planes in its info)")
     return planes
+
+
+def learnt_symmetries(agent: str, env: mg.Component, augment: bool) -> tuple[Symmetry, ...]:
+    """The symmetries an agent learns each position under (`augment`): its environment's
+    game's (`EnvSpec.symmetries`); none without `augment`. A ValueError naming the agent
+    where `augment` is asked of a game that declares none."""
+    if not augment:
+        return ()
+    spec = getattr(env, "env_spec", None)
+    symmetries = tuple(getattr(spec, "symmetries", ()))
+    if not symmetries:
+        what = spec.env_id if spec is not None else type(env).__name__
+        raise ValueError(f"{agent}: augment = true, and {what} declares no symmetries of its "
+                         f"board (EnvSpec.symmetries: components.envs.board_symmetries makes "
+                         f"them); set augment = false")
+    return symmetries
 
 
 def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,

@@ -27,6 +27,8 @@ user registers (`register`, `build_extension`).
   `openspiel_name(env_id)` (a game's OpenSpiel twin, as its registration names it).
 - `build_extension("my_task.h", "ns::MyTask")`: your own C++ task, built against the engine
   (docs/your-own-environment.md).
+- `Symmetry`, `board_symmetries(rows, columns, planes, names, ...)`: a game's symmetries, which
+  its spec declares (`EnvSpec(..., symmetries=...)`) and AlphaZero's `augment` learns under.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from components.envs.engine.make import make
 from components.envs.engine.single_env import Env
 from components.envs.engine.spec import EnvSpec
 from components.envs.engine.step_result import PlayoutResult, StepResult
+from components.envs.engine.symmetry import Symmetry, board_symmetries
 from components.envs.engine.vector_env import VectorEnv
 from components.envs.environment import DOORS, Environment, observation_vectors
 from components.envs.functional_doors import make_functional
@@ -91,10 +94,10 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ATARI_IDS", "AsyncVectorEnv", "DOORS", "ENV_IDS", "GAME_IDS", "MINATAR_IDS", "MUJOCO_IDS",
-    "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError",
+    "ConformanceError", "Env", "EnvSpec", "Environment", "ExtensionBuildError", "Symmetry",
     "ExtensionImportError", "FunctionalEnv", "InGraphEnv", "PlayoutResult", "StepResult",
     "TwinFunctionalEnv", "TwinState",
-    "VectorEnv", "build_extension",
+    "VectorEnv", "board_symmetries", "build_extension",
     "canonical_id", "check", "env_ids", "make", "make_functional", "num_players",
     "observation_shape", "openspiel_name",
     "observation_vectors", "register", "spec",

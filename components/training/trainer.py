@@ -256,12 +256,8 @@ def _start_and_run(run: RunDir, spec: RunSpec, session: Session, *, resuming: bo
     from components.training.distributed import open_learner
 
     # every sampler ever started gets its own stream of keys, after a resume too
-    learner = open_learner(spec.algo, parts, exe, config=config, env_id=spec.env_id,
-                           seed=seed, runner=spec.runner, num_samplers=spec.num_samplers,
-                           first_stream=counters.streams, version=counters.call,
-                           key_for=lambda version: keys_for(seed, None, version),
-                           batches_per_request=spec.batches_per_request,
-                           executor=spec.executor, actor_device=session.actor_device)
+    learner = open_learner(spec, parts, exe, first_stream=counters.streams,
+                           version=counters.call, actor_device=session.actor_device)
     try:
         loop = TrainingLoop(spec.algo, exe, run, callback, learner.step, counters,
                             source="Distributed.update()", shown=(*shown, "policy_lag"),

@@ -10,6 +10,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from components.envs.engine.symmetry import symmetry_problems
+
 
 @dataclasses.dataclass(frozen=True)
 class EnvSpec:
@@ -30,6 +32,9 @@ class EnvSpec:
             task.
         channels_first: the observations are images [C, H, W] (Atari's stacked frames), not
             [H, W, C] (MinAtar's planes): what a CNN reshapes them to.
+        symmetries: for a game, transformations of its positions under which its rules are
+            the same (`symmetry.Symmetry`: a board mirrored or turned), which a learner may
+            train on (AlphaZero's `augment`); `symmetry.board_symmetries` makes a board's.
     """
 
     env_id: str
@@ -40,6 +45,7 @@ class EnvSpec:
     kwargs: tuple = ()
     physical_options: tuple[tuple[str, int], ...] = ()
     channels_first: bool = False
+    symmetries: tuple = ()
 
     @property
     def discrete(self) -> bool:
@@ -178,6 +184,10 @@ def check_spec(env_id: str, made: Any, own_engine: bool = False) -> EnvSpec:
         problems.append(f"the action space is {space}, the task's actions are a Box of shape "
                         f"({task.action_dim},)")
     problems += _game_problems(task)
+    if made.symmetries != ():
+        size = int(np.prod(shape))
+        problems += symmetry_problems(made.symmetries, size, int(task.num_actions)) \
+            if task.discrete else ["symmetries are declared for discrete actions only"]
     if int(task.num_players) > 1 and not 1 <= int(task.max_steps) <= MAX_GAME_PLIES:
         problems.append(f"a game's max_steps() (its plies at most) is {task.max_steps}; the "
                         f"searches, playouts and matches play every game to its end, so it "

@@ -39,6 +39,7 @@ import numpy as np
 from components.envs.engine import compiled_module
 from components.envs.engine.catalogue import observation_shape, register
 from components.envs.engine.spec import EnvSpec
+from components.envs.engine.symmetry import board_symmetries
 
 _tasks = compiled_module("components.envs.games._tasks", __file__)
 
@@ -55,18 +56,33 @@ EXTRAS = ("player_to_move", "reward_player_0", "reward_player_1")
 OPENSPIEL_NAMES = {"ConnectFour-v0": "connect_four", "Othello-v0": "othello", "Hex-v0": "hex"}
 
 
+# The symmetries of each board that keep its rules and its first position (Othello's four
+# centre discs; Hex's edges, each player's own): (names, what the actions are, extra actions).
+SYMMETRIES = {
+    "ConnectFour-v0": (("flip_lr",), "columns", 0),
+    "Othello-v0": (("rot180", "transpose", "antitranspose"), "cells", 1),  # 64: the pass
+    "Hex-v0": (("rot180",), "cells", 0),
+}
+
+
 def make_spec(env_id: str, kwargs: dict[str, Any]) -> EnvSpec:
-    """The spec of a game id (they take no keyword arguments)."""
+    """The spec of a game id (they take no keyword arguments), with its board's symmetries
+    (`SYMMETRIES`)."""
     if kwargs:
         raise TypeError(f"{env_id} takes no keyword arguments, got {sorted(kwargs)}")
     task = GAMES[env_id](env_id, {})
     observations = gymnasium.spaces.Box(0.0, 1.0, (int(task.obs_dim),), np.float32)
+    info = dict(task.info)
+    names, actions, extra = SYMMETRIES[env_id]
+    symmetries = board_symmetries(int(info["rows"]), int(info["columns"]), int(info["planes"]),
+                                  names, actions=actions, extra_actions=extra)
     return EnvSpec(env_id, observations, gymnasium.spaces.Discrete(int(task.num_actions)),
-                   int(task.max_steps), task)
+                   int(task.max_steps), task, symmetries=symmetries)
 
 
 for _env_id, _cls in GAMES.items():
     register(_env_id, make_spec, max_episode_steps=int(_cls(_env_id, {}).max_steps),
              aliases=(OPENSPIEL_NAMES[_env_id],), openspiel=OPENSPIEL_NAMES[_env_id])
 
-__all__ = ["EXTRAS", "GAMES", "GAME_IDS", "OPENSPIEL_NAMES", "make_spec", "observation_shape"]
+__all__ = ["EXTRAS", "GAMES", "GAME_IDS", "OPENSPIEL_NAMES", "SYMMETRIES", "make_spec",
+           "observation_shape"]

@@ -37,38 +37,81 @@ from components.training.run.run_spec import RUNNERS, check_batches_per_request
 from metagraph.checks import positive_int
 
 
-def open_learner(algo: str, parts: Distributed, exe: Any, config: Any, env_id: str, seed: int,
-                 runner: str, num_samplers: int, first_stream: int, version: int,
-                 key_for: Callable[[int], jax.Array], batches_per_request: int = 1,
-                 executor: str = "xla", actor_device: Any = None) -> Learner:
-    """The learner of algorithm `algo` (its name or MODULE:ATTRIBUTE, which each sampler
-    resolves again) over `num_samplers` samplers on `runner` ("ray": Ray actors, each asked
-    for `batches_per_request` batches per call; "local": in this process, sampling and
-    learning in turn; "pipeline": in threads of this process, sampling while the learner
-    learns), started from weight version `version`; every sampler runs on the executor
-    `executor` names, as the learner does, its programs on `actor_device` (None: JAX's
-    default device; the pipeline's default is the host, "cpu")."""
-    if runner not in RUNNERS:
-        raise ValueError(f"unknown runner {runner!r}; expected one of {RUNNERS}")
-    positive_int(num_samplers, "num_samplers")
-    check_batches_per_request(batches_per_request, runner)
-    parts.check(config, num_samplers)
-    if runner == "ray":
+def open_learner(spec: Any, parts: Distributed, exe: Any, *args: Any, first_stream: int = 0,
+                 version: int = 0, key_for: Callable[[int], jax.Array] | None = None,
+                 actor_device: Any = None, **old: Any) -> Learner:
+    """The learner of the distributed run `spec` (a `RunSpec`, checked when it was made: its
+    algorithm's name or MODULE:ATTRIBUTE, which each sampler resolves again, `env_id`,
+    `config`, `seed`, `runner`, `num_samplers`, `batches_per_request`, `executor`) over its
+    samplers: Ray actors ("ray", each asked for `batches_per_request` batches per call), this
+    process ("local", sampling and learning in turn) or its threads ("pipeline", sampling
+    while the learner learns). The first sampler draws key stream `first_stream`; the learner
+    starts from weight version `version`, each update's key `key_for(version)` (None: the
+    run's seed's key of that version); the samplers' programs run on `actor_device` (None:
+    JAX's default device; the pipeline's default is the host, "cpu").
+
+    The spelling before, `open_learner(algo, parts, exe, config, env_id, seed, runner,
+    num_samplers, first_stream, version, key_for, batches_per_request=1, executor="xla",
+    actor_device=None)`, still works this release with a DeprecationWarning."""
+    if isinstance(spec, str):
+        spec = _spec_of_old_call(spec, args, old)
+        first_stream, version, key_for = old.pop("first_stream"), old.pop("version"), \
+            old.pop("key_for")
+        actor_device = old.pop("actor_device", actor_device)
+    elif args or old:
+        raise TypeError(f"open_learner(spec, parts, exe, *, first_stream, version, key_for, "
+                        f"actor_device) got more arguments: {len(args)} positional, "
+                        f"{sorted(old)}")
+    if key_for is None:
+        from components.training.run.keys import keys_for
+
+        key_for = lambda v: keys_for(spec.seed, None, v)  # noqa: E731
+    settings = (spec.algo, spec.env_id, spec.config.to_dict(), spec.seed, spec.num_samplers)
+    if spec.runner == "ray":
         if actor_device is not None:
             raise ValueError("--actor-device: Ray's samplers run in their own processes on "
                              "their own nodes, on JAX's default device there")
-        pool = RaySamplers(algo, env_id, config.to_dict(), seed, num_samplers,
-                           first_stream=first_stream, rollouts=batches_per_request,
-                           executor=executor)
-    elif runner == "pipeline":
-        pool = ThreadedSamplers(algo, env_id, config.to_dict(), seed, num_samplers,
-                                first_stream=first_stream, executor=executor,
+        pool = RaySamplers(*settings, first_stream=first_stream,
+                           rollouts=spec.batches_per_request, executor=spec.executor)
+    elif spec.runner == "pipeline":
+        pool = ThreadedSamplers(*settings, first_stream=first_stream, executor=spec.executor,
                                 device="cpu" if actor_device is None else actor_device)
     else:
-        pool = LocalSamplers(algo, env_id, config.to_dict(), seed, num_samplers,
-                             first_stream=first_stream, executor=executor,
+        pool = LocalSamplers(*settings, first_stream=first_stream, executor=spec.executor,
                              device=actor_device)
-    return Learner(parts, exe, config, pool, version, key_for, name=algo)
+    return Learner(parts, exe, spec.config, pool, version, key_for, name=spec.algo)
+
+
+_OLD_ORDER = ("config", "env_id", "seed", "runner", "num_samplers", "first_stream", "version",
+              "key_for", "batches_per_request", "executor", "actor_device")
+
+
+def _spec_of_old_call(algo: str, args: tuple, named: dict[str, Any]) -> Any:
+    """The `RunSpec` of a call in the spelling before (`open_learner`'s docstring), checked as
+    `RunSpec.make` checks a run; `named` keeps first_stream, version, key_for and
+    actor_device for the caller."""
+    import warnings
+
+    from components.training.run.run_spec import RunSpec
+
+    warnings.warn("open_learner(algo, parts, exe, config, env_id, seed, runner, num_samplers, "
+                  "first_stream, version, key_for, ...) is now open_learner(spec, parts, exe, "
+                  "first_stream=..., version=..., key_for=..., actor_device=...): pass the "
+                  "run's RunSpec (RunSpec.make(env_id, algo, config, seed=..., runner=..., "
+                  "num_samplers=..., batches_per_request=..., executor=...))",
+                  DeprecationWarning, stacklevel=3)
+    if len(args) > len(_OLD_ORDER):
+        raise TypeError(f"open_learner: at most {len(_OLD_ORDER) + 3} arguments, got "
+                        f"{len(args) + 3}")
+    named.update(zip(_OLD_ORDER, args, strict=False))
+    missing = [n for n in _OLD_ORDER[:8] if n not in named]
+    if missing:
+        raise TypeError(f"open_learner: missing {missing}")
+    spec = RunSpec.make(named.pop("env_id"), algo, named.pop("config"), seed=named.pop("seed"),
+                        runner=named.pop("runner"), num_samplers=named.pop("num_samplers"),
+                        batches_per_request=named.pop("batches_per_request", 1),
+                        executor=named.pop("executor", "xla"))
+    return spec
 
 
 def usable_cores() -> int:

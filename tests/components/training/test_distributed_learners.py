@@ -90,3 +90,30 @@ def test_bad_distributed_settings_are_clear_errors(tmp_path, algo, options, mess
     with pytest.raises(ValueError, match=message):  # refused by the spec or by train
         train(RunSpec.make("CartPole-v1", algo, config, steps=10, **options), tmp_path,
               progress=False, **process)
+
+
+def test_open_learner_takes_the_run_spec_and_its_old_spelling_still_works():
+    """`open_learner(spec, parts, exe, ...)`; the positional spelling of before warns and
+    gives the same learner: the same first row from the same keys."""
+    from components.training.algorithms import Impala
+    from components.training.distributed import open_learner
+
+    config = ImpalaConfig(num_envs=2, num_steps=8, hidden=(8,))
+    spec = RunSpec.make("CartPole-v1", "impala", config, seed=3, num_samplers=1)
+    rows = []
+    for old in (False, True):
+        exe = xla.lower(Impala().build("CartPole-v1", config, 10_000, 1), seed=3)
+        parts = Impala().distributed()
+        if old:
+            with pytest.warns(DeprecationWarning, match=r"open_learner\(spec, parts, exe"):
+                learner = open_learner("impala", parts, exe, config, "CartPole-v1", 3, "local",
+                                       1, 0, 0, lambda v: keys_for(3, None, v))
+        else:
+            learner = open_learner(spec, parts, exe)
+        try:
+            rows.append(learner.step(0)[0])
+        finally:
+            learner.close()
+    assert rows[0]["loss"] == rows[1]["loss"] and rows[0]["steps"] == rows[1]["steps"] == 16
+    with pytest.raises(TypeError, match="got more arguments"):
+        open_learner(spec, parts, exe, 1)
