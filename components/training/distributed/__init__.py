@@ -54,10 +54,8 @@ def open_learner(spec: Any, parts: Distributed, exe: Any, *args: Any, first_stre
     num_samplers, first_stream, version, key_for, batches_per_request=1, executor="xla",
     actor_device=None)`, still works this release with a DeprecationWarning."""
     if isinstance(spec, str):
-        spec = _spec_of_old_call(spec, args, old)
-        first_stream, version, key_for = old.pop("first_stream"), old.pop("version"), \
-            old.pop("key_for")
-        actor_device = old.pop("actor_device", actor_device)
+        spec, first_stream, version, key_for, actor_device = _old_call(
+            spec, args, {**old, "actor_device": actor_device})
     elif args or old:
         raise TypeError(f"open_learner(spec, parts, exe, *, first_stream, version, key_for, "
                         f"actor_device) got more arguments: {len(args)} positional, "
@@ -86,10 +84,9 @@ _OLD_ORDER = ("config", "env_id", "seed", "runner", "num_samplers", "first_strea
               "key_for", "batches_per_request", "executor", "actor_device")
 
 
-def _spec_of_old_call(algo: str, args: tuple, named: dict[str, Any]) -> Any:
-    """The `RunSpec` of a call in the spelling before (`open_learner`'s docstring), checked as
-    `RunSpec.make` checks a run; `named` keeps first_stream, version, key_for and
-    actor_device for the caller."""
+def _old_call(algo: str, args: tuple, named: dict[str, Any]) -> tuple:
+    """(spec, first_stream, version, key_for, actor_device) of a call in the spelling before
+    (`open_learner`'s docstring), the spec checked as `RunSpec.make` checks a run."""
     import warnings
 
     from components.training.run.run_spec import RunSpec
@@ -103,15 +100,16 @@ def _spec_of_old_call(algo: str, args: tuple, named: dict[str, Any]) -> Any:
     if len(args) > len(_OLD_ORDER):
         raise TypeError(f"open_learner: at most {len(_OLD_ORDER) + 3} arguments, got "
                         f"{len(args) + 3}")
-    named.update(zip(_OLD_ORDER, args, strict=False))
-    missing = [n for n in _OLD_ORDER[:8] if n not in named]
+    given = {**named, **dict(zip(_OLD_ORDER, args, strict=False))}
+    missing = [n for n in _OLD_ORDER[:8] if n not in given]
     if missing:
         raise TypeError(f"open_learner: missing {missing}")
-    spec = RunSpec.make(named.pop("env_id"), algo, named.pop("config"), seed=named.pop("seed"),
-                        runner=named.pop("runner"), num_samplers=named.pop("num_samplers"),
-                        batches_per_request=named.pop("batches_per_request", 1),
-                        executor=named.pop("executor", "xla"))
-    return spec
+    spec = RunSpec.make(given["env_id"], algo, given["config"], seed=given["seed"],
+                        runner=given["runner"], num_samplers=given["num_samplers"],
+                        batches_per_request=given.get("batches_per_request", 1),
+                        executor=given.get("executor", "xla"))
+    return (spec, given["first_stream"], given["version"], given["key_for"],
+            given.get("actor_device"))
 
 
 def usable_cores() -> int:
