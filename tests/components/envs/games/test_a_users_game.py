@@ -234,3 +234,33 @@ def test_a_game_of_three_plays_itself_and_two_player_self_play_refuses_it(three_
         with pytest.raises(ValueError, match=f"{agent.__name__}: ThreePlayerNim-v0 is a game of "
                                              f"3 players; one policy playing every side"):
             agent(three_players)
+
+
+def test_a_users_game_declares_its_symmetries_and_alphazero_learns_under_them(tmp_path):
+    """A user's spec (the header of this file's games) declares the square's eight
+    symmetries through the public `envs.board_symmetries`; AlphaZero's `augment` takes them
+    and trains; a declaration of the wrong sizes is refused, naming the id."""
+    from components.agents.alphazero_config import AlphaZeroConfig
+    from components.training import RunSpec, train
+
+    module = envs.build_extension(TASKS / "tic_tac_toe.h", "ttt::TicTacToe")
+    names = ("flip_lr", "flip_ud", "rot180", "transpose", "antitranspose", "rot90", "rot270")
+
+    def make_spec(made_id, kwargs, planes=2):
+        made = module.TicTacToe(made_id, kwargs)
+        return envs.EnvSpec(made_id, gymnasium.spaces.Box(0, 1, (3, 3, 2), np.bool_),
+                            gymnasium.spaces.Discrete(9), int(made.max_steps), made,
+                            symmetries=envs.board_symmetries(3, 3, planes, names))
+
+    envs.register("TicTacToeSymmetric-v0", make_spec)
+    assert [s.name for s in envs.spec("TicTacToeSymmetric-v0").symmetries] == list(names)
+    config = AlphaZeroConfig(num_games=4, num_steps=9, num_simulations=2, eval_simulations=2,
+                             buffer_size=64, batch_size=8, hidden=(8,), augment=True)
+    rows = train(RunSpec.make("TicTacToeSymmetric-v0", "alphazero", config, steps=36),
+                 tmp_path, progress=False)
+    assert rows[-1]["env_steps"] == 36 and np.isfinite(rows[-1]["loss"])
+    envs.register("TicTacToeMisdeclared-v0",
+                  lambda made_id, kwargs: make_spec(made_id, kwargs, planes=3))
+    with pytest.raises(ValueError, match=r"TicTacToeMisdeclared-v0.*symmetry 'flip_lr': its "
+                                         r"observation is no permutation of range\(18\)"):
+        envs.spec("TicTacToeMisdeclared-v0")
