@@ -41,7 +41,7 @@ def network(game: str, batch: int):
     from components.agents.alphazero_agent import AlphaZeroAgent
     from components.agents.alphazero_config import AlphaZeroConfig
 
-    agent = AlphaZeroAgent(GAMES[game][0], AlphaZeroConfig(num_games=batch))
+    agent = AlphaZeroAgent(GAMES[game][0], AlphaZeroConfig(num_envs=batch))
     planes = jnp.zeros((1, *agent.planes_shape))
     params = agent.network.transformed.init(jax.random.PRNGKey(0), planes)
     return agent, params

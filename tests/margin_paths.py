@@ -20,7 +20,7 @@ def margin_paths(env_id: str, openspiel_name: str) -> Iterator[tuple[int, float,
     from components.agents.reweight_config import ReweightConfig
     from metagraph.spaces import PRNGKey
 
-    config = ReweightConfig(num_paths=8, fit_paths=2, hidden=(8,), explore=1.0,
+    config = ReweightConfig(num_envs=8, fit_paths=2, hidden=(8,), explore=1.0,
                             quality="margin")
     exe = xla.lower(mg.build(ReweightAgent(env_id, config), {"key": PRNGKey()},
                              apis=["sample_paths"]))

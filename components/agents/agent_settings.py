@@ -24,7 +24,6 @@ from components.agents.config_checks import (
 # The rules of the fields several agents name alike, one meaning each: an agent's config that
 # declares one of these fields gets its rule (its own `rules()` may narrow it).
 NAMED_RULES: dict[str, Rule] = {
-    "num_envs": NUM_ENVS,                 # environments stepped at once
     "num_steps": POSITIVE_INT,            # steps of every environment (or game) an iteration
     "rollout": POSITIVE_INT,              # the same for the off-policy agents
     "gamma": UNIT,                        # the discount
@@ -39,12 +38,16 @@ NAMED_RULES: dict[str, Rule] = {
 
 @dataclasses.dataclass(frozen=True)
 class AgentSettings(AgentConfig):
-    """The settings every built-in agent has: its environments' door and keyword arguments,
-    its optimizer's rate and gradient clipping (optax's `adam` after
+    """The settings every built-in agent has: how many environments it steps at once (the
+    batch: PPO's environments, path reweighting's N paths, AlphaZero's self-play games), their
+    door and keyword arguments, its optimizer's rate and gradient clipping (optax's `adam` after
     `clip_by_global_norm`), its networks' widths. An agent's config derives from it, adds its
     own fields, and changes a default by declaring the field again with another value (the
     field keeps its place); its `rules()` extend these (`{**super().rules(), ...}`).
     """
+    num_envs: int = 4             # environments stepped at once (path reweighting's N paths,
+    #                               AlphaZero's self-play games; an off-policy agent's per
+    #                               sampler)
     learning_rate: float = 2.5e-4  # Adam's step size
     max_grad_norm: float = 0.5    # gradients clipped to this global norm first (0: unclipped)
     hidden: tuple[int, ...] = (64, 64)  # the networks' hidden layers' widths
@@ -56,8 +59,8 @@ class AgentSettings(AgentConfig):
         """The shared fields' rules (`AgentConfig.rules`), and `NAMED_RULES`' for the fields
         of those names this config declares."""
         fields = {field.name for field in dataclasses.fields(self)}
-        return {"learning_rate": POSITIVE, "max_grad_norm": NON_NEGATIVE, "hidden": HIDDEN,
-                "door": ENV_DOOR,
+        return {"num_envs": NUM_ENVS, "learning_rate": POSITIVE,
+                "max_grad_norm": NON_NEGATIVE, "hidden": HIDDEN, "door": ENV_DOOR,
                 **{name: rule for name, rule in NAMED_RULES.items() if name in fields}}
 
 

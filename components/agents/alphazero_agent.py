@@ -2,7 +2,7 @@
 2022) on the native two-player games, as a meta-graph. One executable runs
 `iterations_per_call` iterations, each:
 
-1. self-play: `num_steps` moves of `num_games` games (a `Rollout` over the game's `Environment`),
+1. self-play: `num_steps` moves of `num_envs` games (a `Rollout` over the game's `Environment`),
    every move chosen by a search (`components.search.GameSearch`: `mctx`'s Gumbel MuZero, its
    model the native game stepped through the in-graph door, its evaluations the network), so
    search, game and network are one compiled program; with `explore` > 0 a move is, with
@@ -64,7 +64,7 @@ class AlphaZeroAgent(IterativeAgent):
         config: the hyperparameters (`AlphaZeroConfig`).
         total_steps: the training's length (unused: the learning rate is constant).
         name: the scope name (default "alpha_zero_agent").
-        env: the environments (default `Environment(env_id, config.num_games, door=config.door,
+        env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
             **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
             and spaces (`components.agents.parts.make_env`), and `env_state()`: the games'
             in-graph state, which the search starts from.
@@ -93,7 +93,7 @@ class AlphaZeroAgent(IterativeAgent):
                              f"task that declares num_players() (ConnectFour-v0, Othello-v0, "
                              f"Hex-v0 or your own)")
         self.config = config
-        env = make_env("AlphaZeroAgent", env, env_id, config, "num_games", vectors=False)
+        env = make_env("AlphaZeroAgent", env, env_id, config, vectors=False)
         if not callable(getattr(env, "env_state", None)):
             raise TypeError(f"AlphaZeroAgent: env {type(env).__name__} has no env_state(): the "
                             f"search starts from the games' in-graph state (Environment's, on "
@@ -119,8 +119,8 @@ class AlphaZeroAgent(IterativeAgent):
 
     @staticmethod
     def steps_per_iteration(config: AlphaZeroConfig) -> int:
-        """Moves per iteration: num_games * num_steps."""
-        return config.num_games * config.num_steps
+        """Moves per iteration: num_envs * num_steps."""
+        return config.num_envs * config.num_steps
 
     def planes(self, observation: dict) -> tuple[jax.Array, jax.Array]:
         """(planes [..., rows, columns, planes], legal bool [..., num_actions]) of the games'
@@ -177,7 +177,7 @@ class AlphaZeroAgent(IterativeAgent):
         _, (losses, policy_losses, value_losses) = mg.scan(update, None, keys)
         return {**trajectory.episode_statistics(), "loss": losses.mean(),
                 "policy_loss": policy_losses.mean(), "value_loss": value_losses.mean(),
-                "steps": jnp.asarray(cfg.num_games * cfg.num_steps, jnp.int32)}
+                "steps": jnp.asarray(cfg.num_envs * cfg.num_steps, jnp.int32)}
 
     @mg.api
     def greedy(self, observation):

@@ -12,6 +12,7 @@ from typing import ClassVar
 from components.agents import config_checks as checks
 from components.agents.agent_settings import AgentSettings
 from components.agents.config_checks import Rule
+from components.agents.renamed_fields import renamed_fields
 from components.networks.policy_value_network import TORSOS
 
 DOORS = ("native",)  # the search steps the games through the in-graph door
@@ -21,13 +22,14 @@ SIMULATIONS: Rule = (lambda v: 1 <= v <= MAX_SIMULATIONS,
                      f"simulation's node for every game at once)")
 
 
+@renamed_fields({"num_games": "num_envs"})
 @dataclasses.dataclass(frozen=True)
 class AlphaZeroConfig(AgentSettings):
     """The hyperparameters of `AlphaZeroAgent` (each field's comment says what it sets);
     `from_dict` refuses unknown keys, and a bad value is refused naming its field."""
     # `for_env`'s per-game defaults (each game's playouts)
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "alphazero.toml"
-    num_games: int = 64           # self-play games stepped at once
+    num_envs: int = 64            # self-play games stepped at once
     num_steps: int = 48           # moves of every game per iteration
     num_simulations: int = 32     # search simulations per self-play move
     eval_simulations: int = 64    # search simulations per move when playing a trained agent
@@ -66,7 +68,6 @@ class AlphaZeroConfig(AgentSettings):
         """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
             **super().rules(),
-            "num_games": checks.NUM_ENVS,
             "num_simulations": SIMULATIONS,
             "eval_simulations": (lambda v: v == 0 or SIMULATIONS[0](v),
                                  f"0 (the network alone) or {SIMULATIONS[1]}"),
@@ -79,8 +80,8 @@ class AlphaZeroConfig(AgentSettings):
             "gumbel_scale": checks.NON_NEGATIVE,
             "explore": checks.UNIT,
             "buffer_size": (lambda v: checks.BUFFER_SIZE[0](v)
-                            and v >= self.num_games * self.num_steps,
-                            f"{checks.BUFFER_SIZE[1]}, at least num_games * num_steps (an "
+                            and v >= self.num_envs * self.num_steps,
+                            f"{checks.BUFFER_SIZE[1]}, at least num_envs * num_steps (an "
                             f"iteration's positions)"),
             "search_value": checks.UNIT,
             "l2": checks.NON_NEGATIVE,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from components.agents.renamed_fields import new_names
 from components.envs.engine.catalogue import canonical_id, family_of, num_players
 from components.envs.environment import DOORS
 from metagraph.suggestions import did_you_mean
@@ -114,7 +115,9 @@ def check_fields(config: Any, rules: dict[str, Rule]) -> None:
 
 def from_dict(cls: type, values: dict[str, Any]) -> Any:
     """A config from a dict (TOML, JSON, flags): unknown keys are an error, and so is the old
-    key "backend" (now "door")."""
+    key "backend" (now "door"); a renamed field's old key is read as its new one, with a
+    DeprecationWarning (`renamed_fields`)."""
+    values = new_names(cls, values)
     known = {f.name for f in dataclasses.fields(cls)}
     if "backend" in values:  # the old name of the environment's door
         raise ValueError(f"{cls.__name__}: the key 'backend' is now 'door' (the environment's "
@@ -206,7 +209,7 @@ class AgentConfig:
         """The config for `env_id`: its shipped defaults (`env_defaults`), overridden by
         `values` (a user's `--config` / `--set`), checked like `from_dict`. The
         environment's keyword arguments (`env_kwargs`) merge: a user's over the shipped ones."""
-        shipped, values = cls.env_defaults(env_id), dict(values or {})
+        shipped, values = cls.env_defaults(env_id), new_names(cls, dict(values or {}))
         if isinstance(shipped.get("env_kwargs"), dict) and isinstance(values.get("env_kwargs"),
                                                                       dict):
             values["env_kwargs"] = {**shipped["env_kwargs"], **values["env_kwargs"]}

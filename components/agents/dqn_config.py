@@ -17,7 +17,6 @@ class DQNConfig(ConvolutionSettings):
     refuses unknown keys."""
     # `for_env`'s per-environment defaults (CartPole's and MinAtar's recipes)
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "dqn.toml"
-    num_envs: int = 4
     rollout: int = 8              # environment steps per environment and iteration
     n_step: int = 3
     gamma: float = 0.99

@@ -6,7 +6,7 @@ optimizer, given by the user or made from the agent's defaults.
   and `action_space`: an `Environment` made otherwise (its threads, its door), or a user's
   component around one (reward shaping, a curriculum). It must step the agent's environment
   (its `env_spec`, where it has one, names the agent's id) and as many copies as the config
-  asks for (`num_envs`, `num_paths`, `num_games`). A game's `num_players`, its mask by name
+  asks for (`num_envs`). A game's `num_players`, its mask by name
   and the agents' self-play follow from the id, whichever component steps it.
 
 - `policy`: any component with the APIs the agent calls. A `Policy` given by the user keeps

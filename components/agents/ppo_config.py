@@ -26,7 +26,6 @@ class PPOConfig(ConvolutionSettings):
     sets); `from_dict` refuses unknown keys, `for_env` starts from an environment's shipped
     defaults."""
     defaults_file: ClassVar[Path] = ENV_DEFAULTS  # `for_env`'s per-environment defaults
-    num_envs: int = 4
     num_steps: int = 128          # rollout length per environment and iteration
     epochs: int = 4
     minibatches: int = 4

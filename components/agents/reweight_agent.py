@@ -47,14 +47,14 @@ MAX_HORIZON = 2**20  # the longest path a path-reweighting agent holds whole
 
 
 class ReweightAgent(mg.Component):
-    """The path-reweighting agent over `config.num_paths` environments of `env_id` (see the
+    """The path-reweighting agent over `config.num_envs` environments of `env_id` (see the
     module docstring).
 
     Args:
         env_id: the environment (`config.door` says which door steps it).
         config: the hyperparameters (`ReweightConfig`).
         name: the scope name (default "reweight_agent").
-        env: the environments (default `Environment(env_id, config.num_paths, door=config.door,
+        env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
             **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
             and spaces (`components.agents.parts.make_env`).
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
@@ -89,10 +89,10 @@ class ReweightAgent(mg.Component):
         self.config = config
         if quality is not None and not callable(quality):
             raise TypeError(f"ReweightAgent: quality must be a function of the paths giving "
-                            f"float[num_paths], got {type(quality).__name__}")
+                            f"float[num_envs], got {type(quality).__name__}")
         self.path_quality = quality
         self.self_play = plays_itself("ReweightAgent", env_id, config.env_kwargs)
-        env = make_env("ReweightAgent", env, env_id, config, "num_paths")
+        env = make_env("ReweightAgent", env, env_id, config)
         check_quality(config.quality, env_id, env.env_spec, self.self_play)
         if self.self_play:  # one policy for both sides (masked by "legal"); earlier ones kept
             if policy is None:
@@ -121,12 +121,12 @@ class ReweightAgent(mg.Component):
                                         optax.adam(config.learning_rate), config.max_grad_norm)
 
     def _check_horizon(self, env_id: str) -> None:
-        """A ValueError where every path held whole ([num_paths, T] of each quantity) would
+        """A ValueError where every path held whole ([num_envs, T] of each quantity) would
         not fit: T above MAX_HORIZON."""
         if self.horizon > MAX_HORIZON:
             raise ValueError(f"ReweightAgent: {env_id}'s episodes last up to {self.horizon:,} "
                              f"steps (its time limit); path reweighting keeps every path whole "
-                             f"([num_paths, T]), T at most {MAX_HORIZON:,}: register it with "
+                             f"([num_envs, T]), T at most {MAX_HORIZON:,}: register it with "
                              f"a shorter time limit")
 
     @property
@@ -140,7 +140,7 @@ class ReweightAgent(mg.Component):
         if self.path_quality is None:
             return default()
         q = jnp.asarray(self.path_quality(dict(paths)))
-        n = self.config.num_paths
+        n = self.config.num_envs
         if q.shape != (n,) or not (jnp.issubdtype(q.dtype, jnp.floating)
                                    or jnp.issubdtype(q.dtype, jnp.integer)):
             raise ValueError(f"ReweightAgent: quality(paths) must give one number per path, "

@@ -11,18 +11,20 @@ from typing import ClassVar
 from components.agents import config_checks as checks
 from components.agents.agent_settings import AgentSettings
 from components.agents.config_checks import Rule, is_int
+from components.agents.renamed_fields import renamed_fields
 from components.reweighting import SCHEMES
 
 QUALITIES = ("return", "max_height", "return_and_height", "quick_outcome", "margin")
 
 
+@renamed_fields({"num_paths": "num_envs"})
 @dataclasses.dataclass(frozen=True)
 class ReweightConfig(AgentSettings):
     """The hyperparameters of `ReweightAgent` (each field's comment says what it sets);
     `from_dict` refuses unknown keys."""
     # `for_env`'s per-environment defaults (the games')
     defaults_file: ClassVar[Path] = Path(__file__).with_name("configs") / "reweight.toml"
-    num_paths: int = 128          # N paths (environments) per iteration, one episode each
+    num_envs: int = 128           # N paths (environments) per iteration, one episode each
     scheme: str = "elite"         # reweighting scheme (components.reweighting.SCHEMES)
     fraction: float = 0.15        # elite fraction
     temperature: float = 1.0      # exponential scheme: w ∝ exp(q / (temperature · std q))
@@ -51,15 +53,15 @@ class ReweightConfig(AgentSettings):
         """Each field's rule beyond its type (`AgentSettings.rules` and its own)."""
         return {
             **super().rules(),
-            "num_paths": (lambda v: is_int(v) and 2 <= v <= checks.MAX_ENVS,
+            "num_envs": (lambda v: is_int(v) and 2 <= v <= checks.MAX_ENVS,
                           f"an int in [2, {checks.MAX_ENVS}]"),
             "scheme": (lambda v: v in SCHEMES, f"one of {SCHEMES}"),
             "fraction": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
             "temperature": checks.POSITIVE,
             "quality": (lambda v: v in QUALITIES, f"one of {QUALITIES}"),
             "fit_steps": checks.POSITIVE_INT,
-            "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_paths,
-                          f"an int in [1, num_paths={self.num_paths}]"),
+            "fit_paths": (lambda v: isinstance(v, int) and 1 <= v <= self.num_envs,
+                          f"an int in [1, num_envs={self.num_envs}]"),
             "pool_size": checks.POSITIVE_INT,
             "snapshot_every": checks.POSITIVE_INT,
             "explore": (lambda v: 0 <= v <= 1, "a number in [0, 1]"),

@@ -57,7 +57,7 @@ def game_paths(agent: mg.Component, reset_key: jax.Array,
     """One game in each of `agent`'s N environments (see the module docstring): the paths
     [N, T, ...] with the mask 1 on the learner's moves, and q(p) the outcome for the
     learner (or the agent's own quality of the paths, `ReweightAgent.scored`)."""
-    n, horizon = agent.config.num_paths, agent.horizon
+    n, horizon = agent.config.num_envs, agent.horizon
     spec = agent.rollout.env.env_spec
     shape = spec.planes or spec.observation_space.shape
     cells = math.prod(shape[:-1] if len(shape) > 1 else shape)  # the margin's scale

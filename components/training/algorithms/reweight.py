@@ -34,16 +34,16 @@ class ReweightSamplers(Distributed):
         self.make_agent = make_agent
 
     def check(self, config: ReweightConfig, num_samplers: int) -> None:
-        """Raise ValueError unless `num_paths` divides evenly among the samplers."""
-        if config.num_paths % num_samplers:
-            raise ValueError(f"reweight: num_paths={config.num_paths} must divide evenly "
+        """Raise ValueError unless `num_envs` (the N paths) divides evenly among the samplers."""
+        if config.num_envs % num_samplers:
+            raise ValueError(f"reweight: num_envs={config.num_envs} must divide evenly "
                              f"among {num_samplers} samplers")
 
     def build_sampler(self, env_id: str, config: ReweightConfig, num_samplers: int
                       ) -> mg.MetaGraph:
         """A sampler's graph: `sample_paths` for its share of the paths."""
         self.check(config, num_samplers)
-        share = dataclasses.replace(config, num_paths=config.num_paths // num_samplers,
+        share = dataclasses.replace(config, num_envs=config.num_envs // num_samplers,
                                     fit_paths=1)
         return mg.build(self.make_agent(env_id, share), {"key": PRNGKey()},
                         apis=["sample_paths"])
@@ -93,7 +93,7 @@ class Reweight(Algorithm):
         actions = (Discrete(action_space.n, shape=(m, t)) if isinstance(action_space, Discrete)
                    else Box((m, t, *action_space.shape)))
         spaces = {"key": PRNGKey(), "obs": observations(m, t), "action": actions,
-                  "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_paths,)),
+                  "mask": Box((m, t)), "weight": Box((m,)), "quality": Box((config.num_envs,)),
                   "observation": agent.rollout.acting_space_of(eval_envs)}
         return mg.build(agent, spaces, apis=["sample", "fit", "greedy", "act", "select"])
 
@@ -107,4 +107,4 @@ class Reweight(Algorithm):
                                "episode_return_max": out["return_max"], "bits": out["bits"],
                                "ess": out["ess"], "loss": fitted["loss"]})
         # every path is one whole episode: the curve's rolling mean counts them
-        return [summarise(seeds).with_extra(episodes=config.num_paths * (exe.seeds or 1))]
+        return [summarise(seeds).with_extra(episodes=config.num_envs * (exe.seeds or 1))]

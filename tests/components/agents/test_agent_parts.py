@@ -124,7 +124,7 @@ def test_agents_step_a_users_environments():
     episodes = stats["episodes"].sum()
     assert episodes > 0
     assert 0.08 <= stats["episode_return_sum"].sum() / episodes <= 5.0
-    config = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,))
+    config = ReweightConfig(num_envs=4, fit_paths=2, hidden=(8,))
     reweight = ReweightAgent("CartPole-v1", config, env=ScaledRewards(
         Environment("CartPole-v1", 4), 0.5))
     assert reweight.rollout.env.scale == 0.5
@@ -178,7 +178,7 @@ def test_an_environment_that_is_not_the_agents_is_refused_saying_why():
         PPOAgent("CartPole-v1", PPO_SMALL, env=Environment("CartPole-v1", 3))
     with pytest.raises(ValueError, match="ReweightAgent: env steps Acrobot-v1; the agent is "
                                          "for CartPole-v1"):
-        ReweightAgent("CartPole-v1", ReweightConfig(num_paths=4, fit_paths=2),
+        ReweightAgent("CartPole-v1", ReweightConfig(num_envs=4, fit_paths=2),
                       env=Environment("Acrobot-v1", 4))
     with pytest.raises(TypeError, match="DQNAgent: env must be a Component"):
         DQNAgent("CartPole-v1", DQNConfig(num_envs=2), env="CartPole-v1")
@@ -199,7 +199,7 @@ def test_path_reweighting_takes_a_users_quality():
     the config's `max_height` does by name; in a game the function sees each path's outcome
     for the learner and the learner's side; a function that does not give one number per
     path is refused saying so."""
-    config = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,), quality="max_height")
+    config = ReweightConfig(num_envs=4, fit_paths=2, hidden=(8,), quality="max_height")
     by_name = sampled_paths(ReweightAgent("MountainCar-v0", config))
     mine = sampled_paths(ReweightAgent(
         "MountainCar-v0", dataclasses.replace(config, quality="return"),
@@ -207,7 +207,7 @@ def test_path_reweighting_takes_a_users_quality():
     np.testing.assert_array_equal(mine["quality"], by_name["quality"])
     assert len(set(np.asarray(mine["quality"]).tolist())) > 1
 
-    games = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,), explore=1.0)
+    games = ReweightConfig(num_envs=4, fit_paths=2, hidden=(8,), explore=1.0)
     out = sampled_paths(ReweightAgent("ConnectFour-v0", games,
                                       quality=lambda paths: paths["outcome"] + 10 * paths["side"]))
     side = np.arange(4) % 2

@@ -39,7 +39,7 @@ def impala(door):
 
 
 def reweight(door):
-    config = ReweightConfig(num_paths=N, fit_paths=2, hidden=(8,), door=door)
+    config = ReweightConfig(num_envs=N, fit_paths=2, hidden=(8,), door=door)
     return ReweightAgent("CartPole-v1", config), "sample_paths", {"key": PRNGKey()}
 
 

@@ -26,7 +26,7 @@ from components.training import UntrustedCodeError, load, resolve
 
 SMALL = ["--set", "hidden=[8]"]
 RUNS = {  # algorithm: (environment, settings of a run of a few seconds)
-    "reweight": ("CartPole-v1", ["--steps", "300", "--set", "num_paths=8", "--set",
+    "reweight": ("CartPole-v1", ["--steps", "300", "--set", "num_envs=8", "--set",
                                  "fit_paths=4", "--set", "fit_steps=2"]),
     "ppo": ("CartPole-v1", ["--steps", "64", "--set", "num_envs=2", "--set", "num_steps=16",
                             "--set", "epochs=1", "--set", "minibatches=1", "--set",

@@ -22,7 +22,7 @@ from components.losses import game_outcomes, policy_value_loss
 
 pytest.importorskip("mctx")
 
-TINY = ["--set", "num_games=8", "--set", "num_steps=8", "--set", "num_simulations=4",
+TINY = ["--set", "num_envs=8", "--set", "num_steps=8", "--set", "num_simulations=4",
         "--set", "eval_simulations=8", "--set", "buffer_size=256", "--set", "batch_size=16",
         "--set", "updates_per_iteration=2", "--set", "hidden=[16]", "--set", "explore=0.2"]
 
@@ -146,7 +146,7 @@ def test_one_iteration_of_every_game(env_id):
     from components.training.algorithms import AlphaZero
     from components.training.run.executors import lower
 
-    config = AlphaZeroConfig(num_games=4, num_steps=70, num_simulations=4, buffer_size=512,
+    config = AlphaZeroConfig(num_envs=4, num_steps=70, num_simulations=4, buffer_size=512,
                              batch_size=16, updates_per_iteration=1, hidden=(16,))
     algorithm = AlphaZero()
     exe = lower(algorithm.build(env_id, config, 1000, 1), "xla", seed=0)
@@ -170,8 +170,8 @@ def test_each_game_ships_its_playouts():
     assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 0, 0.0)
     assert (othello.eval_rollouts, othello.eval_rollout_weight) == (16, 0.5)  # 89% vs 83%
     assert othello.search_value == 0.0  # 0.5 made Othello's network alone worse
-    hex_ = AlphaZero().config("Hex-v0", {"num_games": 8})
-    assert (hex_.num_games, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
+    hex_ = AlphaZero().config("Hex-v0", {"num_envs": 8})
+    assert (hex_.num_envs, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
     assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
     assert hex_.num_simulations == 128  # self-play's targets rest on every move's playouts
 
@@ -246,7 +246,7 @@ def test_search_value_learns_every_position_from_the_search_where_its_game_goes_
 
     replays = {}
     for share in (0.0, 1.0):
-        config = AlphaZeroConfig(num_games=4, num_steps=6, num_simulations=4, buffer_size=64,
+        config = AlphaZeroConfig(num_envs=4, num_steps=6, num_simulations=4, buffer_size=64,
                                  batch_size=8, updates_per_iteration=1, hidden=(16,),
                                  search_value=share)
         algorithm = AlphaZero()

@@ -10,6 +10,7 @@ import pytest
 from command_line import refusal
 
 from components.agents import DQNConfig, ImpalaConfig, PPOConfig, ReweightConfig
+from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.config_checks import POSITIVE_INT, UNIT, AgentConfig
 
 
@@ -22,7 +23,7 @@ from components.agents.config_checks import POSITIVE_INT, UNIT, AgentConfig
                                                      "finite"),
     (PPOConfig, {"hidden": [64, True]}, "PPOConfig.hidden: expected a list of ints, got "
                                         "(64, True)"),
-    (ReweightConfig, {"num_paths": True}, "ReweightConfig.num_paths: expected an int, got True"),
+    (ReweightConfig, {"num_envs": True}, "ReweightConfig.num_envs: expected an int, got True"),
     (PPOConfig, {"anneal_lr": "False"}, "PPOConfig.anneal_lr: expected true or false"),
     (DQNConfig, {"double": 0}, "DQNConfig.double: expected true or false"),
     (PPOConfig, {"gamma": True}, "PPOConfig.gamma: expected a finite number, got True"),
@@ -109,13 +110,14 @@ def test_every_config_shares_the_agent_settings_checked_alike(name):
     assert shared <= {f.name for f in dataclasses.fields(config)}
     for field, value, expected in (("learning_rate", 0, "a number > 0"),
                                    ("max_grad_norm", -1.0, "a number >= 0"),
-                                   ("hidden", [], "positive ints")):
+                                   ("hidden", [], "positive ints"),
+                                   ("num_envs", 0, "an int in [")):
         with pytest.raises(ValueError, match=re.escape(f"{name}.{field}: expected {expected}")):
             config.from_dict({field: value})
     # a field named as another agent's has that field's rule (NAMED_RULES), declared once
     from components.agents.agent_settings import NAMED_RULES
 
-    bad = {"num_envs": 0, "num_steps": 0, "rollout": 0, "gamma": 1.5, "batch_size": 0,
+    bad = {"num_steps": 0, "rollout": 0, "gamma": 1.5, "batch_size": 0,
            "updates_per_iteration": 0, "iterations_per_call": 0, "entropy_coef": -1.0,
            "value_coef": -1.0, "reward_scale": 0.0}
     assert set(bad) == set(NAMED_RULES)
@@ -133,3 +135,24 @@ def test_max_grad_norm_zero_leaves_the_gradients_unclipped(max_grad_norm, clippe
     agent = PPOAgent("CartPole-v1", PPOConfig(num_envs=2, num_steps=8, minibatches=2,
                                               max_grad_norm=max_grad_norm))
     assert (agent.optimizer.max_grad_norm is not None) == clipped
+
+
+@pytest.mark.parametrize("config, old", [(ReweightConfig, "num_paths"),
+                                         (AlphaZeroConfig, "num_games")])
+def test_a_renamed_field_is_read_under_its_old_name_with_a_warning(config, old, tmp_path,
+                                                                   capsys):
+    """The batch is `num_envs` in every agent; path reweighting's `num_paths` and AlphaZero's
+    `num_games` are still read one release, from Python, a dict (a run directory's
+    config.json, --config), --set and the attribute, each with a DeprecationWarning."""
+    with pytest.warns(DeprecationWarning, match=f"'{old}' is now 'num_envs'"):
+        made = config(**{old: 64})
+    assert made.num_envs == 64 and old not in made.to_dict()
+    with pytest.warns(DeprecationWarning, match=f"'{old}' is now 'num_envs'"):
+        assert config.from_dict({old: 32}) == config(num_envs=32)
+    with pytest.warns(DeprecationWarning, match=f"'{old}' is now 'num_envs'"):
+        assert config.for_env("ConnectFour-v0", {old: 64}).num_envs == 64
+    with pytest.warns(DeprecationWarning, match=f"{old} is now .*num_envs"):
+        assert getattr(made, old) == 64
+    with pytest.raises(ValueError, match=f"'{old}' is the old name of 'num_envs'"):
+        config.from_dict({old: 8, "num_envs": 8})
+    assert dataclasses.replace(made, num_envs=32).num_envs == 32

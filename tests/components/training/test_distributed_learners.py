@@ -14,7 +14,7 @@ from components.training.distributed import Learner, LocalSamplers
 
 
 def test_reweighting_learner_reweights_the_pooled_paths_of_all_samplers():
-    config = ReweightConfig(num_paths=12, fit_paths=6, fit_steps=1, hidden=(16,),
+    config = ReweightConfig(num_envs=12, fit_paths=6, fit_steps=1, hidden=(16,),
                             scheme="exponential", temperature=1.0)
     exe = xla.lower(Reweight().build("CartPole-v1", config, 10_000, 1), seed=0)
     pool = LocalSamplers("reweight", "CartPole-v1", config.to_dict(), 0, 3)
@@ -82,7 +82,7 @@ def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
     ("impala", {"seeds": 2}, "several seeds at once are not supported with samplers"),
     # on a cluster (an address) the samplers are not bound by this machine's cores
     ("reweight", {"num_samplers": 3, "runner": "ray", "address": "auto"},
-     "num_paths=128 must divide evenly among 3 samplers"),
+     "num_envs=128 must divide evenly among 3 samplers"),
 ])
 def test_bad_distributed_settings_are_clear_errors(tmp_path, algo, options, message):
     config = resolve(algo).config_class()

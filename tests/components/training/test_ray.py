@@ -176,7 +176,7 @@ def test_impala_on_ray_from_the_command_line_and_resumed(cluster, tmp_path, caps
 def test_path_reweighting_on_ray(cluster, tmp_path):
     out = tmp_path / "reweight"
     main(["train", "CartPole-v1", "--algo", "reweight", "--runner", "ray", "--num-samplers",
-          "2", "--out", str(out), "--steps", "800", "--set", "num_paths=16",
+          "2", "--out", str(out), "--steps", "800", "--set", "num_envs=16",
           "--set", "fit_paths=8", "--set", "fit_steps=2", "--set", "hidden=[16]"])
     rows = read_metrics(out)
     assert rows and all(1.0 <= row["ess"] <= 16.0 and row["bits"] >= 0 for row in rows)

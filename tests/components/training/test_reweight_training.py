@@ -13,7 +13,7 @@ import metagraph as mg
 from components.agents import ReweightConfig
 from components.training import RunSpec, cli, evaluate, resume, train
 
-SMALL = ReweightConfig(num_paths=8, fit_paths=4, fit_steps=2, hidden=(8,))
+SMALL = ReweightConfig(num_envs=8, fit_paths=4, fit_steps=2, hidden=(8,))
 STEPS = 600  # a few iterations of 8 short CartPole episodes
 
 
@@ -30,11 +30,11 @@ def test_run_directory_holds_everything(full_run):
     assert len(metrics) >= 2
     for row in metrics:
         assert {"env_steps", "wall_time", "episode_return_mean", "bits", "ess"} <= set(row)
-        assert 0 <= row["bits"] <= np.log2(SMALL.num_paths) + 1e-6
-        assert 1 <= row["ess"] <= SMALL.num_paths + 1e-3
+        assert 0 <= row["bits"] <= np.log2(SMALL.num_envs) + 1e-6
+        assert 1 <= row["ess"] <= SMALL.num_envs + 1e-3
     assert [r["env_steps"] for r in metrics] == sorted(r["env_steps"] for r in metrics)
     config = json.loads((out / "config.json").read_text())
-    assert config["env_id"] == "CartPole-v1" and config["config"]["num_paths"] == 8
+    assert config["env_id"] == "CartPole-v1" and config["config"]["num_envs"] == 8
     assert (out / "curve.png").read_bytes()[:4] == b"\x89PNG"
     from tensorboard_events import scalars
 
@@ -65,7 +65,7 @@ def test_bad_configs_and_corrupt_checkpoints_are_clear_errors(full_run, tmp_path
     with pytest.raises(ValueError, match=r"unknown keys \['lr'\]"):
         ReweightConfig.from_dict({"lr": 0.1})
     with pytest.raises(ValueError, match="fit_paths"):
-        ReweightConfig(num_paths=4, fit_paths=8)
+        ReweightConfig(num_envs=4, fit_paths=8)
     out, _ = full_run
     broken = tmp_path / "broken"
     broken.mkdir()
@@ -84,7 +84,7 @@ def test_bad_configs_and_corrupt_checkpoints_are_clear_errors(full_run, tmp_path
 def test_command_line_train_and_evaluate(tmp_path, capsys):
     out = tmp_path / "run"
     cli.main(["train", "CartPole-v1", "--algo", "reweight", "--out", str(out), "--steps", "100",
-              "--set", "num_paths=8", "--set", "fit_paths=4", "--set", "fit_steps=1",
+              "--set", "num_envs=8", "--set", "fit_paths=4", "--set", "fit_steps=1",
               "--set", "hidden=[8]"])
     assert "iterations" in capsys.readouterr().out
     cli.main(["evaluate", str(out), "--episodes", "3", "--json"])
@@ -92,13 +92,13 @@ def test_command_line_train_and_evaluate(tmp_path, capsys):
     assert "unknown keys" in refusal(capsys, ["train", "CartPole-v1", "--out", str(out),
                                               "--set", "speed=3"])
     config = tmp_path / "agent.toml"
-    config.write_text("num_paths = -1\n")
-    assert "num_paths" in refusal(capsys, ["train", "CartPole-v1", "--out", str(out),
+    config.write_text("num_envs = -1\n")
+    assert "num_envs" in refusal(capsys, ["train", "CartPole-v1", "--out", str(out),
                                            "--config", str(config)])
 
 
 def test_episodes_too_long_to_hold_whole_are_refused_by_name(monkeypatch):
-    """Path reweighting keeps every path whole ([num_paths, T]): a time limit above
+    """Path reweighting keeps every path whole ([num_envs, T]): a time limit above
     MAX_HORIZON is refused naming it (issue 55: "Unable to allocate 128 TiB" before)."""
     from components.agents import reweight_agent
 

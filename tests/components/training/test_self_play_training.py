@@ -17,7 +17,7 @@ from components.training.cli import main
 pytest.importorskip("pyspiel")
 
 TINY = {
-    "reweight": ["--set", "num_paths=8", "--set", "fit_paths=4", "--set", "fit_steps=1",
+    "reweight": ["--set", "num_envs=8", "--set", "fit_paths=4", "--set", "fit_steps=1",
                  "--set", "hidden=[16]", "--set", "snapshot_every=1", "--set", "pool_size=2",
                  "--steps", "300"],
     "ppo": ["--set", "num_envs=4", "--set", "num_steps=16", "--set", "minibatches=2",
@@ -159,7 +159,7 @@ def test_bad_opponents_are_one_line_naming_the_option(run, spec, words, capsys):
 def test_an_opponent_for_a_run_that_is_no_game_is_refused(tmp_path, capsys):
     out = tmp_path / "cartpole"
     main(["train", "CartPole-v1", "--algo", "reweight", "--out", str(out), "--steps", "20",
-          "--set", "num_paths=2", "--set", "fit_paths=1", "--set", "fit_steps=1",
+          "--set", "num_envs=2", "--set", "fit_paths=1", "--set", "fit_steps=1",
           "--set", "hidden=[4]"])
     capsys.readouterr()
     with pytest.raises(SystemExit) as info:
@@ -324,7 +324,7 @@ def test_the_learner_s_random_moves_are_fitted_only_if_asked(fit_explored):
     from components.agents.reweight_config import ReweightConfig
     from metagraph.spaces import PRNGKey
 
-    config = ReweightConfig(num_paths=4, fit_paths=2, hidden=(8,), explore=1.0,
+    config = ReweightConfig(num_envs=4, fit_paths=2, hidden=(8,), explore=1.0,
                             fit_explored=fit_explored)
     exe = xla.lower(mg.build(ReweightAgent("ConnectFour-v0", config), {"key": PRNGKey()},
                              apis=["sample_paths"]))
@@ -372,7 +372,7 @@ def test_search_improved_paths_win_against_the_policy_they_improve():
     from metagraph.spaces import PRNGKey
 
     def outcomes(simulations):
-        config = ReweightConfig(num_paths=64, fit_paths=2, hidden=(8,), explore=0.0,
+        config = ReweightConfig(num_envs=64, fit_paths=2, hidden=(8,), explore=0.0,
                                 search_simulations=simulations)
         exe = xla.lower(mg.build(ReweightAgent("ConnectFour-v0", config), {"key": PRNGKey()},
                                  apis=["sample_paths"]))
@@ -397,7 +397,7 @@ def test_search_improved_paths_win_against_the_policy_they_improve():
             "Games", (), {"env_state": lambda self: None})), NoTorso(), 4, 4)
     with pytest.raises(TypeError, match="env object has no env_state"):
         PolicySearch("ReweightAgent", "ConnectFour-v0", object(), NoTorso(), 4, 4)
-    agent = ReweightAgent("ConnectFour-v0", ReweightConfig(num_paths=4, fit_paths=2,
+    agent = ReweightAgent("ConnectFour-v0", ReweightConfig(num_envs=4, fit_paths=2,
                                                            hidden=(8,)))
     with pytest.raises(ValueError, match="search_rollouts must be >= 1, got 0"):
         PolicySearch("ReweightAgent", "ConnectFour-v0", agent.rollout.env, agent.policy, 4, 0)

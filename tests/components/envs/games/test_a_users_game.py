@@ -109,7 +109,7 @@ def test_alphazero_and_ppo_self_play_train_on_the_users_game_and_it_is_evaluated
     from components.training.cli import main
     from components.training.run.executors import lower
 
-    config = AlphaZeroConfig(num_games=4, num_steps=12, num_simulations=4, buffer_size=128,
+    config = AlphaZeroConfig(num_envs=4, num_steps=12, num_simulations=4, buffer_size=128,
                              batch_size=8, updates_per_iteration=1, hidden=(16,))
     algorithm = AlphaZero()
     exe = lower(algorithm.build("tic_tac_toe", config, 1000, 1), "xla", seed=0)
@@ -254,7 +254,7 @@ def test_a_users_game_declares_its_symmetries_and_alphazero_learns_under_them(tm
 
     envs.register("TicTacToeSymmetric-v0", make_spec)
     assert [s.name for s in envs.spec("TicTacToeSymmetric-v0").symmetries] == list(names)
-    config = AlphaZeroConfig(num_games=4, num_steps=9, num_simulations=2, eval_simulations=2,
+    config = AlphaZeroConfig(num_envs=4, num_steps=9, num_simulations=2, eval_simulations=2,
                              buffer_size=64, batch_size=8, hidden=(8,), augment=True)
     rows = train(RunSpec.make("TicTacToeSymmetric-v0", "alphazero", config, steps=36),
                  tmp_path, progress=False)

@@ -128,7 +128,7 @@ def test_alphazero_learns_under_the_games_symmetries_only_when_asked_and_where_d
     from components.agents.alphazero_config import AlphaZeroConfig
     from components.agents.parts import learnt_symmetries
 
-    small = dict(num_games=2, num_steps=4, num_simulations=2, eval_simulations=2,
+    small = dict(num_envs=2, num_steps=4, num_simulations=2, eval_simulations=2,
                  buffer_size=64, batch_size=8, hidden=(8,))
     agent = AlphaZeroAgent("ConnectFour-v0", AlphaZeroConfig(augment=True, **small))
     assert agent.symmetries == envs.spec("ConnectFour-v0").symmetries

@@ -96,8 +96,8 @@ def test_a_users_game_takes_the_games_shipped_defaults(game):
             theirs = dataclasses.replace(theirs, search_value=0.0)
         assert ours == dataclasses.replace(theirs, env_kwargs={}), config.__name__
         assert ours != config.for_env("CartPole-v1")
-    assert ReweightConfig.for_env(game).num_paths == 256
-    assert ReweightConfig.for_env(game, {"num_paths": 512}).num_paths == 512  # the user's first
+    assert ReweightConfig.for_env(game).num_envs == 256
+    assert ReweightConfig.for_env(game, {"num_envs": 512}).num_envs == 512  # the user's first
     recipe = AlphaZeroConfig.for_env(game)  # the games recipe, not AlphaZero's plain defaults
     assert (recipe.num_simulations, recipe.rollouts, recipe.eval_simulations) == (16, 4, 200)
     assert AlphaZeroConfig() != recipe
