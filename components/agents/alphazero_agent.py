@@ -38,6 +38,7 @@ from components.agents.alphazero_config import AlphaZeroConfig
 from components.agents.iterations import IterativeAgent
 from components.agents.parts import (
     LossPart,
+    learning_rate,
     learnt_symmetries,
     make_env,
     make_loss,
@@ -62,7 +63,8 @@ class AlphaZeroAgent(IterativeAgent):
     Args:
         env_id: the game ("ConnectFour-v0", "Othello-v0", "Hex-v0", or OpenSpiel's name).
         config: the hyperparameters (`AlphaZeroConfig`).
-        total_steps: the training's length (unused: the learning rate is constant).
+        total_steps: the training's length in moves, for the learning rate's annealing
+            (`config.anneal_lr`: linearly to 0 over the run's updates).
         name: the scope name (default "alpha_zero_agent").
         env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
             **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
@@ -75,7 +77,7 @@ class AlphaZeroAgent(IterativeAgent):
             stats)`, or a function of the network returning one (default
             `AlphaZeroLoss(network, value_coef, l2)`).
         optimizer: an optax `GradientTransformation` (default Adam at
-            `config.learning_rate`); gradients are clipped to `config.max_grad_norm` first.
+            `config.learning_rate`, annealed linearly to 0 when `config.anneal_lr`); gradients are clipped to `config.max_grad_norm` first.
 
     Raises:
         ValueError: `env_id` is not a two-player game.
@@ -114,8 +116,11 @@ class AlphaZeroAgent(IterativeAgent):
             obs=planes, policy=Box((self.num_actions,)), value=Box(()), weight=Box(())))
         self.loss = make_loss("AlphaZeroAgent", loss, self.network, network is not None,
                               lambda n: AlphaZeroLoss(n, config.value_coef, config.l2))
+        updates = max(1, total_steps // self.steps_per_iteration(config)) \
+            * config.updates_per_iteration
         self.optimizer = make_optimizer("AlphaZeroAgent", optimizer, self.loss, self.network,
-                                        optax.adam(config.learning_rate), config.max_grad_norm)
+                                        optax.adam(learning_rate(config, updates)),
+                                        config.max_grad_norm)
 
     @staticmethod
     def steps_per_iteration(config: AlphaZeroConfig) -> int:

@@ -49,6 +49,7 @@ class AlphaZeroConfig(AgentSettings):
     #                               board's symmetries (the game's EnvSpec.symmetries) or
     #                               as it is (AlphaGo Zero's data augmentation)
     learning_rate: float = 1e-3
+    anneal_lr: bool = False       # the rate falls linearly to 0 over the run's updates
     max_grad_norm: float = 1.0
     value_coef: float = 1.0       # weight of the value's squared error
     search_value: float = 0.0     # the search's root value's share in the value target:

@@ -23,6 +23,7 @@ from components.agents.iterations import IterativeAgent
 from components.agents.parts import (
     LossPart,
     cnn_input_shape,
+    learning_rate,
     make_env,
     make_loss,
     make_optimizer,
@@ -96,8 +97,7 @@ class DQNAgent(IterativeAgent):
                                   1.0 if config.td_loss == "huber" else None)))
         updates = max(1, (total_steps - config.learning_starts)
                       // self.steps_per_iteration(config)) * config.updates_per_iteration
-        rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
-                else config.learning_rate)
+        rate = learning_rate(config, updates)
         # a CNN's parameters per array, not flat: in DQN's update (a cond inside the
         # iteration's cond) XLA's CPU backend took 42 ms an iteration to concatenate MinAtar's
         # CNN (206,165 parameters) into one vector, against 4.3 ms for the whole iteration per

@@ -21,6 +21,7 @@ import metagraph as mg
 from components.agents.impala_config import ImpalaConfig
 from components.agents.parts import (
     LossPart,
+    learning_rate,
     make_env,
     make_loss,
     make_optimizer,
@@ -81,8 +82,7 @@ class ImpalaAgent(mg.Component):
                                   entropy_coef=config.entropy_coef, clip_rho=config.clip_rho,
                                   clip_c=config.clip_c, clip_ratio=config.clip_ratio or None))
         updates = max(1, total_steps // (config.num_envs * config.num_steps))
-        rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
-                else config.learning_rate)
+        rate = learning_rate(config, updates)
         self.optimizer = make_optimizer("ImpalaAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate), config.max_grad_norm)
 

@@ -169,6 +169,15 @@ def make_loss(agent: str, loss: LossPart, model: mg.Component, model_given: bool
     return made
 
 
+def learning_rate(config: Any, updates: int) -> float | optax.Schedule:
+    """The default optimizer's step size: `config.learning_rate`, falling linearly to 0 over
+    the run's `updates` optimizer steps where `config.anneal_lr` (PPO's, DQN's, IMPALA's and
+    AlphaZero's annealing, as PureJaxRL and CleanRL anneal)."""
+    if getattr(config, "anneal_lr", False):
+        return optax.linear_schedule(config.learning_rate, 0.0, max(1, updates))
+    return config.learning_rate
+
+
 def make_optimizer(agent: str, optimizer: optax.GradientTransformation | None,
                    loss: mg.Component, model: mg.Component,
                    default: optax.GradientTransformation, max_grad_norm: float | None,

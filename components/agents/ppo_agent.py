@@ -42,6 +42,7 @@ from components.agents.iterations import IterativeAgent
 from components.agents.parts import (
     LossPart,
     cnn_input_shape,
+    learning_rate,
     make_env,
     make_loss,
     make_optimizer,
@@ -147,8 +148,7 @@ class PPOAgent(IterativeAgent):
             p, clip=config.clip, value_coef=config.value_coef, entropy_coef=config.entropy_coef))
         updates = max(1, total_steps // self.steps_per_iteration(config)) \
             * config.epochs * config.minibatches
-        rate = (optax.linear_schedule(config.learning_rate, 0.0, updates) if config.anneal_lr
-                else config.learning_rate)
+        rate = learning_rate(config, updates)
         self.optimizer = make_optimizer("PPOAgent", optimizer, self.loss, self.policy,
                                         optax.adam(rate, eps=1e-5), config.max_grad_norm)
 
