@@ -50,7 +50,7 @@ def new_names(cls: type, values: dict[str, Any]) -> dict[str, Any]:
             continue
         if new in values:
             raise ValueError(f"{cls.__name__}: {old!r} is the old name of {new!r}; give "
-                             f"{new!r} alone, got both")
+                             f"{new!r} alone (also to dataclasses.replace), got both")
         warnings.warn(f"{cls.__name__}: {old!r} is now {new!r} (the old name is read until "
                       f"the next release)", DeprecationWarning, stacklevel=3)
         values[new] = values.pop(old)
