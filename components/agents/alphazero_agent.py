@@ -77,7 +77,8 @@ class AlphaZeroAgent(IterativeAgent):
             stats)`, or a function of the network returning one (default
             `AlphaZeroLoss(network, value_coef, l2)`).
         optimizer: an optax `GradientTransformation` (default Adam at
-            `config.learning_rate`, annealed linearly to 0 when `config.anneal_lr`); gradients are clipped to `config.max_grad_norm` first.
+            `config.learning_rate`, annealed linearly to 0 when `config.anneal_lr`);
+            gradients are clipped to `config.max_grad_norm` first.
 
     Raises:
         ValueError: `env_id` is not a two-player game.
