@@ -170,6 +170,8 @@ def test_each_game_ships_its_playouts():
     assert (othello.num_steps, othello.rollouts, othello.rollout_weight) == (64, 0, 0.0)
     assert (othello.eval_rollouts, othello.eval_rollout_weight) == (16, 0.5)  # 89% vs 83%
     assert othello.search_value == 0.0  # 0.5 made Othello's network alone worse
+    assert othello.hidden == (256, 256) and othello.augment  # the network alone 62.0%
+    assert not c4.augment  # untried at Connect Four
     hex_ = AlphaZero().config("Hex-v0", {"num_envs": 8})
     assert (hex_.num_envs, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
     assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
