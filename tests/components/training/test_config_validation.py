@@ -156,3 +156,21 @@ def test_a_renamed_field_is_read_under_its_old_name_with_a_warning(config, old, 
     with pytest.raises(ValueError, match=f"'{old}' is the old name of 'num_envs'"):
         config.from_dict({old: 8, "num_envs": 8})
     assert dataclasses.replace(made, num_envs=32).num_envs == 32
+
+
+def test_a_users_config_renames_a_field_with_the_public_decorator():
+    """A user's own config (here, outside the package) keeps an old name one release with
+    `renamed_fields`, as the built-in configs do."""
+    from components.agents.agent_settings import AgentSettings
+    from components.agents.renamed_fields import renamed_fields
+
+    @renamed_fields({"width": "hidden"})
+    @dataclasses.dataclass(frozen=True)
+    class MyConfig(AgentSettings):
+        horizon: int = 8
+
+    with pytest.warns(DeprecationWarning, match="'width' is now 'hidden'"):
+        assert MyConfig.from_dict({"width": [16]}).hidden == (16,)
+    with pytest.raises(ValueError, match="MyConfig.hidden: expected"):
+        with pytest.warns(DeprecationWarning):
+            MyConfig(width=())
