@@ -171,6 +171,6 @@ def test_a_users_config_renames_a_field_with_the_public_decorator():
 
     with pytest.warns(DeprecationWarning, match="'width' is now 'hidden'"):
         assert MyConfig.from_dict({"width": [16]}).hidden == (16,)
-    with pytest.raises(ValueError, match="MyConfig.hidden: expected"):
-        with pytest.warns(DeprecationWarning):
-            MyConfig(width=())
+    with pytest.raises(ValueError, match="MyConfig.hidden: expected"), \
+            pytest.warns(DeprecationWarning):
+        MyConfig(width=())
