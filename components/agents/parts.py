@@ -6,8 +6,9 @@ optimizer, given by the user or made from the agent's defaults.
   and `action_space`: an `Environment` made otherwise (its threads, its door), or a user's
   component around one (reward shaping, a curriculum). It must step the agent's environment
   (its `env_spec`, where it has one, names the agent's id) and as many copies as the config
-  asks for (`num_envs`). A game's `num_players`, its mask by name
-  and the agents' self-play follow from the id, whichever component steps it.
+  asks for (`num_envs`); the config's switches may wrap it further (`wrapped`). A game's
+  `num_players`, its mask by name and the agents' self-play follow from the id, whichever
+  component steps it.
 
 - `policy`: any component with the APIs the agent calls. A `Policy` given by the user keeps
   its constructor's settings and takes the agent's (its config's) for the others
@@ -34,7 +35,12 @@ from components.agents.agent_settings import AgentSettings
 from components.envs.engine.catalogue import resolved_id
 from components.envs.engine.symmetry import Symmetry
 from components.envs.environment import Environment
-from components.envs.wrappers import FlattenObservation
+from components.envs.wrappers import (
+    ClipAction,
+    FlattenObservation,
+    NormalizeObservation,
+    NormalizeReward,
+)
 from components.optimizer import Optimizer
 from components.policy import Policy
 from metagraph.api import api_specs
@@ -87,6 +93,20 @@ def _environments(agent: str, env: mg.Component | None, env_id: str, field: str,
     spec = getattr(env, "env_spec", None)
     if spec is not None and resolved_id(spec.env_id) != resolved_id(env_id):
         raise ValueError(f"{agent}: env steps {spec.env_id}; the agent is for {env_id}")
+    return env
+
+
+def wrapped(env: mg.Component, config: Any) -> mg.Component:
+    """`env` in the wrappers a config's switches ask for (each off where the config has no
+    such field), innermost first: `ClipAction` (`clip_actions`), `NormalizeObservation`
+    (`normalise_observations`, `clip_observations`), `NormalizeReward` (`normalise_rewards`,
+    its `gamma`, `clip_rewards`), as PureJaxRL stacks them for continuous control."""
+    if getattr(config, "clip_actions", False):
+        env = ClipAction(env)
+    if getattr(config, "normalise_observations", False):
+        env = NormalizeObservation(env, clip=config.clip_observations)
+    if getattr(config, "normalise_rewards", False):
+        env = NormalizeReward(env, config.gamma, clip=config.clip_rewards)
     return env
 
 

@@ -10,12 +10,11 @@ APIs: `start(key)` resets the environments; `train(key, iterations)` runs the fi
 preprocessor, the loss, the optimizer) swap without subclassing (see `PPOAgent`).
 
 The continuous-control details (CleanRL's `ppo_continuous_action.py`, rl-baselines3-zoo), each
-a config switch, off by default and on in the MuJoCo tasks' shipped defaults: observation
-normalisation (an `ObservationNormaliser` as the preprocessor), reward normalisation (a
-`RewardNormaliser` over each rollout's rewards), a state-independent log std and orthogonal
-initialisation (the default `Policy`), and actions clipped to the action space at the
-environment (the `ClipAction` wrapper: the policy's log-probabilities stay those of the
-unclipped samples; `greedy` and `act` give the clipped actions, `task_actions`). With
+a config switch, off by default and on in the MuJoCo tasks' shipped defaults: the environment
+wrapped as PureJaxRL wraps it (`parts.wrapped`): actions clipped (`ClipAction`: log-probabilities
+of the unclipped samples), observations normalised (`NormalizeObservation`), rewards scaled
+(`NormalizeReward`: the reported returns stay the task's); a state-independent log std and
+orthogonal initialisation (the default `Policy`). With
 `bootstrap_truncated`, an episode cut by the time limit is bootstrapped with the value of its
 final observation, as Stable-Baselines3 does (`bootstrap_truncated`).
 
@@ -47,16 +46,22 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
     make_policy,
+    wrapped,
 )
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout
 from components.agents.self_play import plays_itself
-from components.envs.wrappers import ClipAction, task_actions
+from components.envs.wrappers import (
+    ClipAction,
+    NormalizeObservation,
+    NormalizeReward,
+    task_actions,
+    wrapper_of,
+)
 from components.losses import PPOLoss, gae, negamax_gae
 from components.networks import CNN
 from components.policy import MaskedPolicy, Policy
-from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from metagraph.spaces import Bool, Box, Discrete
 
 ACTIVATIONS = {"tanh": jax.nn.tanh, "relu": jax.nn.relu}
@@ -81,7 +86,8 @@ class PPOAgent(IterativeAgent):
         name: the scope name (default "ppo_agent").
         env: the environments (default `Environment(env_id, config.num_envs, door=config.door,
             **config.env_kwargs)`): any component with its `reset`/`step` APIs, `num_envs`
-            and spaces (`components.agents.parts.make_env`).
+            and spaces (`components.agents.parts.make_env`); the config's switches wrap it
+            further (`components.agents.parts.wrapped`).
         policy: the policy (default `Policy(action_space, hidden=config.hidden,
             value=config.value, squash=False)` with the config's `activation`, `log_std`,
             `log_std_init` and `orthogonal_init`, its torso a `CNN` over the observation's
@@ -91,8 +97,8 @@ class PPOAgent(IterativeAgent):
             calls (the default loss: `evaluate(obs, action)`).
         preprocessor: a component applied to observations before the policy
             (`forward(obs)`, optionally `update(obs)` called during rollouts; see
-            `components.agents.preprocessing`). Default: an `ObservationNormaliser` when
-            `config.normalise_observations`, else none.
+            `components.agents.preprocessing`). Default: none (`normalise_observations`
+            wraps the environment in `NormalizeObservation`).
         loss: a component with `loss(obs, action, old_log_prob, advantage, target_value,
             old_value) -> (total, stats)`, or a function of the policy returning one
             (default `PPOLoss(policy, clip, value_coef, entropy_coef)` from the config).
@@ -101,9 +107,9 @@ class PPOAgent(IterativeAgent):
             are clipped to `config.max_grad_norm` first.
 
     Raises:
-        ValueError: a `preprocessor` together with `config.normalise_observations` (which
-            makes one), or `config.clip_actions` for an action space that is not a bounded
-            Box.
+        ValueError: `config.clip_actions` for an action space that is not a bounded Box;
+            `config.normalise_observations` for observations that are no float Box (a
+            game's).
     """
 
     def __init__(self, env_id: str, config: PPOConfig = PPOConfig(),
@@ -112,21 +118,14 @@ class PPOAgent(IterativeAgent):
                  policy: mg.Component | None = None, preprocessor: mg.Component | None = None,
                  loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
-        if config.normalise_observations:
-            if preprocessor is not None:
-                raise ValueError("PPOAgent: config.normalise_observations makes the "
-                                 "preprocessor (an ObservationNormaliser); pass a preprocessor "
-                                 "or set normalise_observations=false, not both")
-            preprocessor = ObservationNormaliser(clip=config.clip_observations)
         self.config = config
         self.self_play = plays_itself("PPOAgent", env_id, config.env_kwargs)
         if self.self_play and config.cnn_channels:
             raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
                              f"a game (its observations carry the legal moves)")
         # a CNN reads the task's images; an MLP vectors
-        env = make_env("PPOAgent", env, env_id, config, vectors=not config.cnn_channels)
-        if config.clip_actions:
-            env = ClipAction(env)
+        env = wrapped(make_env("PPOAgent", env, env_id, config, vectors=not config.cnn_channels),
+                      config)
         if self.self_play and policy is None:  # one policy for both sides, masked by "legal"
             policy = MaskedPolicy(env.action_space, value="separate")
         self.rollout = Rollout(env)
@@ -142,8 +141,6 @@ class PPOAgent(IterativeAgent):
             policy, self.rollout.env.action_space, config.value, hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
             log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
-        self.reward_normaliser = (RewardNormaliser(config.gamma, clip=config.clip_rewards)
-                                  if config.normalise_rewards else None)
         self.loss = make_loss("PPOAgent", loss, self.policy, policy_given, lambda p: PPOLoss(
             p, clip=config.clip, value_coef=config.value_coef, entropy_coef=config.entropy_coef))
         updates = max(1, total_steps // self.steps_per_iteration(config)) \
@@ -154,21 +151,28 @@ class PPOAgent(IterativeAgent):
 
     @property
     def action_bounds(self):
-        """Deprecated: the `ClipAction` wrapper's (low, high) (`agent.rollout.env`), or None
-        without `clip_actions`."""
-        warnings.warn("PPOAgent.action_bounds is deprecated: the bounds are the ClipAction "
-                      "wrapper's, agent.rollout.env.low and .high", DeprecationWarning,
-                      stacklevel=2)
-        env = self.rollout.env
-        return (env.low, env.high) if isinstance(env, ClipAction) else None
+        """Deprecated: the `ClipAction` wrapper's (low, high), or None."""
+        env = self._deprecated("action_bounds", ClipAction)
+        return None if env is None else (env.low, env.high)
+
+    @property
+    def reward_normaliser(self):
+        """Deprecated: the `NormalizeReward` wrapper's normaliser, or None."""
+        env = self._deprecated("reward_normaliser", NormalizeReward)
+        return None if env is None else env.reward_normaliser
+
+    def _deprecated(self, name: str, kind: type) -> Any:
+        warnings.warn(f"PPOAgent.{name} is deprecated: it is the {kind.__name__} wrapper's, "
+                      f"wrapper_of(agent.rollout.env, {kind.__name__})", DeprecationWarning,
+                      stacklevel=3)
+        return wrapper_of(self.rollout.env, kind)
 
     def _acting_view(self, observation):
         """What the policy sees of the task's observations when acting (`acting_view`)."""
         return acting_view(self.rollout.env, self.preprocessor, observation)
 
     def _to_env(self, action):
-        """The actions the task is stepped with (clipped by `ClipAction` when
-        `config.clip_actions`): what `greedy` and `act` give."""
+        """The actions the task is stepped with (`task_actions`): what `greedy` and `act` give."""
         return task_actions(self.rollout.env, action)
 
     @staticmethod
@@ -211,13 +215,12 @@ class PPOAgent(IterativeAgent):
         observations the policy saw, its actions, their log-probabilities and values, the
         rewards and episode ends, V(final observation) where a step truncated an episode
         (None without `bootstrap_truncated`), V(last observations) [N] and, in self-play,
-        whether each step's mover moves again ([T, N] bool): rewards scaled,
+        whether each step's mover moves again ([T, N] bool): rewards times `reward_scale`,
         GAE, `epochs` x `minibatches` clipped-surrogate updates. Returns the mean loss, and the
         policy's mean entropy over the updates where the loss reports one (`entropy` in its
         stats, as `PPOLoss` does): a policy that stops exploring shows there."""
         cfg = self.config
-        learned = (reward if self.reward_normaliser is None
-                   else self.reward_normaliser.scale(reward, done)) * cfg.reward_scale
+        learned = reward * cfg.reward_scale  # (scaled by `NormalizeReward` where wrapped)
         if cut_value is not None:
             learned = losses.bootstrap_truncated(learned, cut_value, cfg.gamma)
         values = jnp.concatenate([value, last_value[None]])
@@ -269,11 +272,13 @@ class PPOAgent(IterativeAgent):
     @mg.api(on_request=True)
     def sample(self, key):
         """A sampler's rollout of `num_steps` steps, continuing the episodes, with the
-        policy and observation statistics the learner published (not updated here): the raw
-        observations, the actions, their log-probabilities and values, rewards, episode ends,
-        truncations (`cut`), final and last observations and, in self-play, whether each
-        step's mover moves again (false for a task of one player) for `learn`, and the
-        statistics of the episodes that finished."""
+        policy (and a preprocessor's statistics) the learner published: the observations as
+        the environment gave them (normalised by the sampler's own `NormalizeObservation`,
+        whose moments it sends as `observation_mean`, `_var` and `_count`), the actions,
+        their log-probabilities and values, rewards, episode ends, truncations (`cut`), final
+        and last observations and, in self-play, whether each step's mover moves again (false
+        for a task of one player) for `learn`, and the statistics of the episodes that
+        finished."""
         def act(obs, step_key):
             seen = preprocess(self.preprocessor, obs)
             action, log_prob = self.policy.sample_action(seen, step_key)
@@ -288,13 +293,22 @@ class PPOAgent(IterativeAgent):
                 "last_obs": trajectory.last_observations,
                 "moves_again": (trajectory.moves_again if self.self_play
                                 else jnp.zeros_like(trajectory.done)),
+                **({} if self.observation_normaliser is None else {
+                    f"observation_{name}": value for name, value in
+                    self.observation_normaliser.moments(trajectory.last_observations).items()}),
                 **trajectory.episode_statistics()}
+
+    @property
+    def observation_normaliser(self) -> mg.Component | None:
+        """The `NormalizeObservation` wrapper's normaliser, or None (`PPOSamplers`)."""
+        found = wrapper_of(self.rollout.env, NormalizeObservation)
+        return None if found is None else found.observation_normaliser
 
     @mg.api(on_request=True)
     def learn(self, obs, action, log_prob, value, reward, done, cut, final_obs, last_obs,
               moves_again, key):
-        """The learner's half of an iteration on a sampled batch (`sample`'s outputs): the
-        observation statistics updated with the batch's observations, then the batch
+        """The learner's half of an iteration on a sampled batch (`sample`'s outputs): a
+        preprocessor's statistics updated with the batch's observations, then the batch
         learned as `train` learns its own rollout. Returns the mean loss (and entropy, see
         `_learn_from`)."""
         seen = preprocess(self.preprocessor, obs, update=True)

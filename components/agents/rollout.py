@@ -9,7 +9,10 @@ whatever its door), with actions from `act(observations, key) -> (actions, extra
 is whatever the policy wants back (log-probabilities, values), stacked like the rest.
 
 An episode counts as finished at the step that terminated or truncated it, whatever its return
-(0 and negative returns included).
+(0 and negative returns included). Its return is the task's: where a wrapper scales the
+rewards (`NormalizeReward`), the sum of the task's own, which the step keeps in
+`extras["task_reward"]`; the trajectory's `rewards` are the scaled ones, what an agent learns
+from.
 
 For a game (a task of `num_players()` >= 2) the rollout also keeps whose turn it is in every
 environment, as the task reports it (its "player_to_move" extra after each step; player 0 at a
@@ -27,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import metagraph as mg
-from components.envs.wrappers import task_observation_space
+from components.envs.wrappers import TASK_REWARD, task_observation_space
 from metagraph.spaces import Bool, Box, Dict, Space
 
 Act = Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
@@ -186,7 +189,8 @@ class Rollout(mg.Component):
             action, extras = act(obs, step_key, to_move)
             out = self.env.step(action)
             done = out.terminated | out.truncated
-            episode_return = episode_return + out.reward
+            # the task's rewards (a wrapper that scales them keeps these in the extras)
+            episode_return = episode_return + (out.extras or {}).get(TASK_REWARD, out.reward)
             next_to_move = to_move
             if self.num_players > 1:  # a new game (auto-reset) starts with player 0
                 next_to_move = jnp.where(done, 0,

@@ -51,6 +51,12 @@ class ObservationNormaliser(mg.Component):
         return moments.count
 
     @mg.api(polymorphic=True)
+    def moments(self, obs):
+        """The current running moments, {"mean", "var", "count"} (for observations like `obs`
+        [..., d]: what they start from before any `update`)."""
+        return self._moments(obs)._asdict()
+
+    @mg.api(polymorphic=True)
     def forward(self, obs):
         """`obs` [..., d] normalised with the current moments (and clipped)."""
         moments = self._moments(obs)

@@ -12,6 +12,14 @@ an `Environment` (`components.agents.parts.make_env`), and a user's wrapper subc
   vectors (an MLP), float32 (uint8 frames stay uint8); a game's {"obs", "legal"} keeps its
   legal moves.
 - `ClipAction`: actions clipped to a bounded Box action space (PPO's `clip_actions`).
+- `NormalizeObservation`: observations to zero mean and unit variance from the running
+  moments of those the environment gave, clipped (PPO's `normalise_observations`).
+- `NormalizeReward`: rewards divided by the running standard deviation of the discounted
+  return, clipped (PPO's `normalise_rewards`); the task's own rewards stay in the step's
+  `extras["task_reward"]`, and the episode returns an agent reports are those.
+
+Any agent takes its environment wrapped (`env=`): `DQNAgent("CartPole-v1", config,
+env=NormalizeObservation(Environment("CartPole-v1", config.num_envs)))`.
 
 An agent acts on the bare task as it acted in training: its `greedy` and `act` take the
 task's observations (`task_observation_space`), which `task_observations(env, obs)` turns
@@ -25,12 +33,16 @@ The wrapped environment is the wrapper's attribute `env`, so its state sits one 
 
 from components.envs.wrappers.clip_action import ClipAction
 from components.envs.wrappers.flatten_observation import FlattenObservation, flat_space
+from components.envs.wrappers.normalize_observation import NormalizeObservation
+from components.envs.wrappers.normalize_reward import TASK_REWARD, NormalizeReward
 from components.envs.wrappers.wrapper import (
     EnvironmentWrapper,
     task_actions,
     task_observation_space,
     task_observations,
+    wrapper_of,
 )
 
-__all__ = ["ClipAction", "EnvironmentWrapper", "FlattenObservation", "flat_space",
-           "task_actions", "task_observation_space", "task_observations"]
+__all__ = ["TASK_REWARD", "ClipAction", "EnvironmentWrapper", "FlattenObservation",
+           "NormalizeObservation", "NormalizeReward", "flat_space", "task_actions",
+           "task_observation_space", "task_observations", "wrapper_of"]

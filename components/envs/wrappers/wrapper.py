@@ -1,6 +1,7 @@
 """`EnvironmentWrapper`: a component around an environment with the same API, changing
 nothing; a transformation overrides `observation` and `observation_space` (what `reset` and
-`step` give) or `action` (what the wrapped environment is stepped with)."""
+`step` give), `action` (what the wrapped environment is stepped with), or, for one that learns
+from what it sees or changes rewards, `reset_observation` and `step_result`."""
 
 from __future__ import annotations
 
@@ -79,20 +80,29 @@ class EnvironmentWrapper(mg.Component):
         """The actions the wrapped environment is stepped with, from the ones given."""
         return action
 
+    def reset_observation(self, obs: Any) -> Any:
+        """What `reset` gives of the wrapped environment's first observations: `observation`
+        (a wrapper that learns from what it sees, a normaliser, overrides it)."""
+        return self.observation(obs)
+
+    def step_result(self, out: Any) -> Any:
+        """What `step` gives of the wrapped environment's `StepResult`: its observations and
+        final observations through `observation` (a wrapper of rewards overrides it)."""
+        return out._replace(obs=self.observation(out.obs),
+                            final_obs=self.observation(out.final_obs))
+
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: batched(self.observation_space, self.num_envs))
     def reset(self, key):
         """Reset every environment (from `key`); returns their first observations."""
-        return self.observation(self.env.reset(key))
+        return self.reset_observation(self.env.reset(key))
 
     @mg.api(inputs={"action": lambda self: self.batch_action_space()},
             outputs=lambda self: self._step_space())
     def step(self, action):
         """Step every environment with `action` (the wrapped environment's `StepResult`, its
         observations and final observations as this wrapper gives them)."""
-        out = self.env.step(self.action(action))
-        return out._replace(obs=self.observation(out.obs),
-                            final_obs=self.observation(out.final_obs))
+        return self.step_result(self.env.step(self.action(action)))
 
     def _step_space(self) -> Record:
         inner = self.env._step_space()
@@ -119,6 +129,16 @@ def task_observations(env: Any, obs: Any) -> Any:
     for wrapper in reversed(chain):
         obs = wrapper.observation(obs)
     return obs
+
+
+def wrapper_of(env: Any, kind: type) -> Any:
+    """The outermost wrapper of class `kind` around `env`'s environment (`env` itself
+    included), or None."""
+    while isinstance(env, EnvironmentWrapper):
+        if isinstance(env, kind):
+            return env
+        env = env.env
+    return None
 
 
 def task_actions(env: Any, action: Any) -> Any:

@@ -76,9 +76,10 @@ class IterativeAlgorithm(Algorithm):
 
 class PPOSamplers(Distributed):
     """PPO's distributed form: each sampler rolls out `num_steps` x `num_envs` steps with the
-    published policy and observation statistics (`PPOAgent.sample`); the learner learns each
-    batch as it arrives (`PPOAgent.learn`: the statistics updated with its observations, GAE,
-    the clipped-surrogate epochs). Asynchronous: with `--runner pipeline` a batch is at most
+    published policy (and a preprocessor's statistics; `PPOAgent.sample`), its environment
+    wrapped as the fused form's; the learner learns each batch as it arrives (`PPOAgent.learn`:
+    GAE, the clipped-surrogate epochs) and keeps the observation moments of the batch's
+    sampler. Asynchronous: with `--runner pipeline` a batch is at most
     one weight version old, which PPO's ratio against the behaviour policy's log-probability
     already covers; in turn (`--runner local`, one sampler) none."""
 
@@ -110,7 +111,15 @@ class PPOSamplers(Distributed):
 
     def update(self, exe: Any, config: PPOConfig, batches: list[dict[str, Any]],
                key: jax.Array) -> list[Row]:
-        """One `learn` call per batch (the update's key with it); a metrics row for each."""
+        """One `learn` call per batch (the update's key with it); a metrics row for each.
+        With `normalise_observations` each sampler's `NormalizeObservation` keeps its own
+        moments (its observations come normalised by them), and the learner takes those of
+        the batch it learns: what it acts with and saves."""
+        normaliser = exe.graph.root.observation_normaliser
+        if normaliser is not None:
+            exe.set_state({name: batches[-1][f"observation_{name}"]
+                           for name in ("count", "mean", "var")},
+                          exe.graph.scope_of(normaliser))
         return learned_rows(exe, batches, key=key)
 
 

@@ -5,6 +5,12 @@ checkpoint is brought to it without changing a value.
 - An environment now wrapped (`components.envs.wrappers`: an MLP's observations flattened by
   `FlattenObservation`) keeps its state one scope deeper, under the wrapper's attribute `env`
   (`agent/rollout/env/env` where it was `agent/rollout/env`): moved there.
+- PPO's normalisers are now wrappers of its environment (`NormalizeObservation`,
+  `NormalizeReward`): their running statistics, kept at `agent/preprocessor` and
+  `agent/reward_normaliser`, move to the wrappers' `observation_normaliser` and
+  `reward_normaliser` under `agent/rollout/env`. (A rollout's current observations were kept
+  as the task gave them and are now kept normalised: a run resumed from such a checkpoint acts
+  on one step of observations unnormalised, then as before.)
 - Observations now keep the task's shape and dtype (MinAtar's bool planes [10, 10, C], where
   they were float32 vectors [400] of 0.0 and 1.0): a rollout's or a replay's stored
   observations are reshaped, and made bool where every value is 0 or 1.
@@ -21,6 +27,11 @@ import numpy as np
 
 WRAPPED = "/env"  # the attribute under which a wrapper keeps the environment it wraps
 _PATH = re.compile(r"^\['(?P<scope>[^']*)'\](?P<rest>.*)$")
+# a normaliser inside the rollout's wrappers, and the scope it had before, beside the policy
+_NORMALISER = re.compile(r"^(?P<agent>.*)/rollout(/env)+/"
+                         r"(?P<part>observation_normaliser|reward_normaliser)$")
+_NORMALISER_THEN = {"observation_normaliser": "preprocessor",
+                    "reward_normaliser": "reward_normaliser"}
 
 
 def older_checkpoint(expected: list[dict[str, Any]], found: list[dict[str, Any]],
@@ -30,7 +41,7 @@ def older_checkpoint(expected: list[dict[str, Any]], found: list[dict[str, Any]]
     want = {d["path"]: d for d in expected}
     have = {d["path"]: leaf for d, leaf in zip(found, leaves, strict=True)}
     for path in [p for p in want if p not in have]:
-        old = _unwrapped_path(path, have, want)
+        old = _unwrapped_path(path, have, want) or _normaliser_path(path, have, want)
         if old is not None:
             have[path] = have.pop(old)
     upgraded = {path: _reshaped(leaf, want[path]) if path in want else leaf
@@ -53,6 +64,17 @@ def _unwrapped_path(path: str, have: dict[str, Any], want: dict[str, Any]) -> st
         if old in have and old not in want:
             return old
     return None
+
+
+def _normaliser_path(path: str, have: dict[str, Any], want: dict[str, Any]) -> str | None:
+    """Where a checkpoint from before the normalisers were wrappers keeps the state `path`
+    names (a wrapper's normaliser's): beside the policy; None where it has no such entry."""
+    match = _PATH.match(path)
+    moved = None if match is None else _NORMALISER.match(match["scope"])
+    if moved is None:
+        return None
+    old = f"['{moved['agent']}/{_NORMALISER_THEN[moved['part']]}']{match['rest']}"
+    return old if old in have and old not in want else None
 
 
 def _reshaped(leaf: np.ndarray, want: dict[str, Any]) -> np.ndarray:

@@ -3,8 +3,8 @@ package, as a user writes them. A stateful running-mean normaliser in front of P
 builds, shows in the graph, and trains with its statistics changing (checked against NumPy);
 PPO and path reweighting step the user's environments (a reward-shaping component around
 `Environment`, and a wrapper of the user's, `EnvironmentWrapper`); DQN takes a network of the
-user's; IMPALA takes the user's optax transformation; the documented errors name what was
-expected."""
+user's and the normalising wrappers; IMPALA takes the user's optax transformation; the
+documented errors name what was expected."""
 
 import dataclasses
 
@@ -25,7 +25,7 @@ from components.agents.impala_config import ImpalaConfig
 from components.agents.ppo_config import PPOConfig
 from components.agents.reweight_config import ReweightConfig
 from components.envs import Environment
-from components.envs.wrappers import EnvironmentWrapper
+from components.envs.wrappers import EnvironmentWrapper, NormalizeObservation, NormalizeReward
 from components.losses import PPOLoss
 from components.networks import HaikuNetwork
 from components.reweighting import quality
@@ -264,13 +264,18 @@ class Duelling(HaikuNetwork):
         return hk.Linear(1)(h) + advantage - advantage.mean(-1, keepdims=True)
 
 
-def test_dqn_takes_a_users_network():
+def test_dqn_takes_a_users_network_and_normalising_wrappers():
+    """DQN with the user's Q-network, stepping CartPole through the normalising wrappers (as
+    PPO's continuous-control settings do): the observations it stepped are counted, and it
+    acts on the task's own observations through them."""
     config = DQNConfig(num_envs=2, rollout=4, buffer_size=64, batch_size=8,
                        updates_per_iteration=2, iterations_per_call=2)
-    agent = DQNAgent("CartPole-v1", config, 1000, q_network=Duelling(2))
+    env = NormalizeReward(NormalizeObservation(Environment("CartPole-v1", 2)))
+    agent = DQNAgent("CartPole-v1", config, 1000, q_network=Duelling(2), env=env)
     graph = mg.build(agent, PPO_SPACES)
     assert graph.nx.nodes["dqn_agent/q_network"]["cls"] == "Duelling"
     assert ("dqn_agent/loss.loss", "dqn_agent/q_network.forward") in graph.nx.edges
+    assert graph.nx.nodes["dqn_agent/rollout/env"]["cls"] == "NormalizeReward"
     exe = xla.lower(graph)
     exe.start(np.asarray(jax.random.PRNGKey(0)))
     before = exe.get_state("dqn_agent/q_network")
@@ -278,6 +283,8 @@ def test_dqn_takes_a_users_network():
     assert np.isfinite(stats["loss"]).all()
     after = exe.get_state("dqn_agent/q_network")
     assert not np.array_equal(ravel_pytree(before)[0], ravel_pytree(after)[0])
+    counted = exe.get_state("dqn_agent/rollout/env/env/observation_normaliser")["count"]
+    assert float(counted) == pytest.approx(2 * (1 + 2 * 4) + 1e-4)  # the resets, 8 steps
     assert exe.greedy(np.zeros((3, 4), np.float32)).shape == (3,)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from components.agents import PPOAgent, PPOConfig
 from components.envs import Environment
-from components.envs.wrappers import ClipAction
+from components.envs.wrappers import ClipAction, NormalizeObservation, NormalizeReward
 from components.losses import bootstrap_truncated
 from components.preprocessing import ObservationNormaliser, RewardNormaliser
 from components.training import RunSpec, evaluate, train
@@ -50,22 +50,31 @@ def test_a_few_iterations_on_half_cheetah_train_and_evaluate(tmp_path):
 
 
 def test_the_agent_has_its_parts():
+    """The environment wrapped as PureJaxRL wraps it: actions clipped, then observations
+    normalised, then rewards scaled (outermost); no preprocessor of the agent's own."""
     agent = PPOAgent("HalfCheetah-v5", PPOConfig.for_env("HalfCheetah-v5", SMALL))
-    assert isinstance(agent.preprocessor, ObservationNormaliser)
-    assert isinstance(agent.reward_normaliser, RewardNormaliser)
-    clip = agent.rollout.env
+    assert agent.preprocessor is None
+    rewards = agent.rollout.env
+    assert isinstance(rewards, NormalizeReward) and rewards.reward_normaliser.gamma == 0.98
+    observations = rewards.env
+    assert isinstance(observations, NormalizeObservation)
+    assert isinstance(observations.observation_normaliser, ObservationNormaliser)
+    assert agent.observation_normaliser is observations.observation_normaliser
+    clip = observations.env
     assert isinstance(clip, ClipAction) and isinstance(clip.env, Environment)
     np.testing.assert_array_equal(clip.low, -np.ones(6))
     np.testing.assert_array_equal(clip.high, np.ones(6))
     with pytest.warns(DeprecationWarning, match="action_bounds is deprecated"):
         low, high = agent.action_bounds  # the old spelling, one release
     np.testing.assert_array_equal(low, clip.low)
+    with pytest.warns(DeprecationWarning, match="reward_normaliser is deprecated"):
+        assert isinstance(agent.reward_normaliser, RewardNormaliser)
 
 
 def test_settings_that_cannot_hold_together_are_clear_errors():
-    config = PPOConfig.for_env("HalfCheetah-v5", SMALL)
-    with pytest.raises(ValueError, match="pass a preprocessor or set normalise_observations"):
-        PPOAgent("HalfCheetah-v5", config, preprocessor=ObservationNormaliser())
+    with pytest.raises(ValueError, match=r"NormalizeObservation: the observations must be a "
+                                         r"float Box .*, got Dict\(legal=bool\[7\]"):
+        PPOAgent("ConnectFour-v0", PPOConfig(normalise_observations=True))
     with pytest.raises(ValueError, match="ClipAction: the action space must be a Box with "
                                          "finite bounds, got Discrete"):
         PPOAgent("CartPole-v1", PPOConfig(clip_actions=True))

@@ -53,9 +53,9 @@ def test_impala_learns_cartpole_in_one_process(tmp_path):
 
 def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
     """PPO's distributed form (`PPOSamplers`) in the pipelined runner: it learns CartPole with
-    batches at most one version old; the learner updates the observation statistics with
-    every batch and publishes them with the policy, so the run's checkpoint holds statistics
-    of every step sampled and `load` acts with them."""
+    batches at most one version old; the sampler's `NormalizeObservation` counts every step it
+    samples and the learner takes its moments with each batch, so the run's checkpoint holds
+    statistics of every step learned and `load` acts with them."""
     from components.agents.ppo_config import PPOConfig
     from components.training import load
 
@@ -67,7 +67,8 @@ def test_ppo_runs_pipelined_and_its_observation_statistics_travel(tmp_path):
     assert np.mean(returns[-10:]) > 100
     assert {row["policy_lag"] for row in metrics} <= {0, 1}
     agent = load(tmp_path)
-    counts = [value for scope, state in agent.state.items() if scope.endswith("preprocessor")
+    counts = [value for scope, state in agent.state.items()
+              if scope.endswith("observation_normaliser")
               for name, value in state.items() if name == "count"]
     assert counts and float(counts[0]) >= metrics[-1]["env_steps"]
     assert agent.predict(np.zeros(4, np.float32)) in (0, 1)
