@@ -54,15 +54,24 @@ from components.training import keys_for  # noqa: E402
 from components.training.algorithms import Impala  # noqa: E402
 from components.training.distributed import Learner, ThreadedSamplers  # noqa: E402
 
-config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,))
 algorithm = Impala()
-learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
-pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 1, device="cpu:0")
-learner = Learner(algorithm.distributed(), learner_exe, config, pool, 0,
-                  lambda version: keys_for(0, None, version))
-rows = [row for version in range(6) for row in learner.step(version)]
-samplers = list(pool.samplers)
-pool.close()  # (its thread joined: no call under way holds the sampler's donated state)
+
+
+def pipelined(config, samplers):
+    """Six updates of IMPALA's learner on cpu:1 fed by `samplers` sampler threads on cpu:0:
+    the learner's executable, the samplers and the metrics rows."""
+    learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
+    pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, samplers,
+                            device="cpu:0")
+    learner = Learner(algorithm.distributed(), learner_exe, config, pool, 0,
+                      lambda version: keys_for(0, None, version))
+    rows = [row for version in range(6) for row in learner.step(version)]
+    threads = list(pool.samplers)
+    pool.close()  # (the threads joined: no call under way holds a sampler's donated state)
+    return learner_exe, threads, rows
+
+
+learner_exe, samplers, rows = pipelined(ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,)), 1)
 report["pipeline"] = {"sampler_state": devices_of(samplers[0].exe.state),
                       "learner_state": devices_of(learner_exe.state),
                       "lags": [row["policy_lag"] for row in rows]}
@@ -77,14 +86,8 @@ report["pipeline"]["data_parallel"] = {
 
 # Sebulba's actors: two sampler threads, each stepping its own host pool from its rollout
 # program (the host door) while the other's program runs the policy on the actor device
-config = ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,), door="host")
-learner_exe = xla.lower(algorithm.build("CartPole-v1", config, 10_000, 1), device="cpu:1")
-pool = ThreadedSamplers("impala", "CartPole-v1", config.to_dict(), 0, 2, device="cpu:0")
-learner = Learner(algorithm.distributed(), learner_exe, config, pool, 0,
-                  lambda version: keys_for(0, None, version))
-rows = [row for version in range(6) for row in learner.step(version)]
-actors = list(pool.samplers)
-pool.close()  # (their threads joined: no call under way holds their state)
+learner_exe, actors, rows = pipelined(
+    ImpalaConfig(num_envs=4, num_steps=8, hidden=(8,), door="host"), 2)
 report["actors"] = {"sampler_state": [devices_of(actor.exe.state) for actor in actors],
                     "learner_state": devices_of(learner_exe.state),
                     "lags": [row["policy_lag"] for row in rows],

@@ -63,14 +63,18 @@ def test_views_worth_laying_out(drawing):
     assert len({views.key(v) for v in laid}) == len(laid)
 
 
-@pytest.mark.skipif(not have_graphviz(), reason="Graphviz's dot is not installed")
-def test_dot_places_every_box_and_edge_of_every_view(drawing):
+def laid_out_views(drawing):
+    """Every view the explorer offers of `drawing` with dot's layout of it and its boxes
+    (open scopes, closed ones, APIs); dot laid out each of them."""
     laid = views.candidates(drawing, views.initial_open(drawing))
     layouts = dot_layout.layouts(drawing, laid)
     assert set(layouts) == {views.key(v) for v in laid}
-    for view in laid:
-        layout = layouts[views.key(view)]
-        open_scopes, closed, apis = views.boxes(drawing, view)
+    return [(view, layouts[views.key(view)], views.boxes(drawing, view)) for view in laid]
+
+
+@pytest.mark.skipif(not have_graphviz(), reason="Graphviz's dot is not installed")
+def test_dot_places_every_box_and_edge_of_every_view(drawing):
+    for view, layout, (open_scopes, closed, apis) in laid_out_views(drawing):
         assert set(layout["boxes"]) == {*open_scopes, *closed, *apis}
         assert set(layout["edges"]) == {e.key for e in views.edges(drawing, view)}
         width, height = layout["size"]
@@ -158,13 +162,7 @@ def error_drawing():
     lambda: agent_graph().drawing(collapse=False), error_drawing],
     ids=["ppo", "dqn", "agent", "shape_error"])
 def test_no_edge_runs_across_a_title_in_any_view(build):
-    drawing = build()
-    laid = views.candidates(drawing, views.initial_open(drawing))
-    layouts = dot_layout.layouts(drawing, laid)
-    assert set(layouts) == {views.key(v) for v in laid}
-    for view in laid:
-        layout = layouts[views.key(view)]
-        open_scopes, closed, _ = views.boxes(drawing, view)
+    for view, layout, (open_scopes, closed, _) in laid_out_views(build()):
         assert set(layout["titles"]) == set(open_scopes)  # title nodes, not cluster labels
         titles = title_boxes(layout, open_scopes, closed)
         assert crossings(layout, titles) == [], sorted(view)
