@@ -56,22 +56,37 @@ class RewardNormaliser(mg.Component):
         if reward.ndim != 2 or done.shape != reward.shape:
             raise ValueError(f"{self.scope}.scale: expected reward and done [T, N] of one "
                              f"shape, got {reward.shape} and {done.shape}")
-        n = reward.shape[1]
+        carry, scaled = jax.lax.scan(self._step, self._carry(reward.shape[1]),
+                                     (reward.astype(jnp.float32), done))
+        return self._kept(carry, scaled)
+
+    @mg.api
+    def scale_step(self, reward, done):
+        """The scaled rewards [N] of one step of N environments (`scale` of a trajectory of
+        one step, without its loop): what a wrapper calls at every step."""
+        if reward.ndim != 1 or done.shape != reward.shape:
+            raise ValueError(f"{self.scope}.scale_step: expected reward and done [N] of one "
+                             f"shape, got {reward.shape} and {done.shape}")
+        return self._kept(*self._step(self._carry(reward.shape[0]),
+                                      (reward.astype(jnp.float32), done)))
+
+    def _carry(self, n: int) -> tuple[jax.Array, Moments]:
         start = init_moments()
         moments = Moments(*(self.get_state(field, value)
                             for field, value in zip(Moments._fields, start, strict=True)))
-        returns = self.get_state("return", jnp.zeros((n,), jnp.float32))
+        return self.get_state("return", jnp.zeros((n,), jnp.float32)), moments
 
-        def step(carry, xs):
-            returns, moments = carry
-            r, d = xs
-            returns = returns * self.gamma * (1.0 - d.astype(jnp.float32)) + r
-            moments = update_moments(moments, returns)
-            scaled = r / jnp.sqrt(moments.var + self.epsilon)
-            return (jnp.where(d, 0.0, returns), moments), scaled
+    def _step(self, carry, xs):
+        returns, moments = carry
+        r, d = xs
+        returns = returns * self.gamma * (1.0 - d.astype(jnp.float32)) + r
+        moments = update_moments(moments, returns)
+        scaled = r / jnp.sqrt(moments.var + self.epsilon)
+        return (jnp.where(d, 0.0, returns), moments), scaled
 
-        (returns, moments), scaled = jax.lax.scan(
-            step, (returns, moments), (reward.astype(jnp.float32), done))
+    def _kept(self, carry, scaled):
+        """`scaled` clipped, the returns and moments of `carry` kept as the state."""
+        returns, moments = carry
         self.set_state("return", returns)
         for field, value in zip(Moments._fields, moments, strict=True):
             self.set_state(field, value)

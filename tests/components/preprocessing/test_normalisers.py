@@ -124,8 +124,9 @@ def test_bad_arguments_are_clear_errors():
 # ---- the same as wrappers of an environment (components.envs.wrappers) -----------------------
 
 class RandomRollout(mg.Component):
-    """A `Rollout` of `env` for `steps` steps, each action drawn from the step's key (the same
-    actions whatever wraps `env`): its observations, rewards, ends and episode returns."""
+    """`collect(key)`: `env` reset, then a `Rollout` of it for `steps` steps, each action drawn
+    from the step's key (the same actions whatever wraps `env`): its observations, rewards,
+    ends and episode returns."""
 
     def __init__(self, env, steps):
         super().__init__()
@@ -133,11 +134,9 @@ class RandomRollout(mg.Component):
         self.steps = steps
 
     @mg.api
-    def start(self, key):
-        return self.rollout.reset(key)
-
-    @mg.api
     def collect(self, key):
+        reset_key, key = jax.random.split(key)
+        self.rollout.reset(reset_key)
         space = self.rollout.env.action_space
         n = self.rollout.num_envs
 
@@ -154,7 +153,6 @@ class RandomRollout(mg.Component):
 
 def rolled_out(env, steps):
     test = ComponentTest(RandomRollout(env, steps), {"key": PRNGKey()})
-    test.start(np.asarray(jax.random.PRNGKey(1)))
     return test, test.collect(np.asarray(jax.random.PRNGKey(2)))
 
 
