@@ -51,24 +51,16 @@ class RewardNormaliser(mg.Component):
 
     @mg.api
     def scale(self, reward, done):
-        """The scaled rewards [T, N] of a trajectory of `reward` [T, N] (float) and `done`
-        [T, N] (bool: the step ended the episode), updating the state step by step."""
-        if reward.ndim != 2 or done.shape != reward.shape:
-            raise ValueError(f"{self.scope}.scale: expected reward and done [T, N] of one "
-                             f"shape, got {reward.shape} and {done.shape}")
-        carry, scaled = jax.lax.scan(self._step, self._carry(reward.shape[1]),
-                                     (reward.astype(jnp.float32), done))
-        return self._kept(carry, scaled)
-
-    @mg.api
-    def scale_step(self, reward, done):
-        """The scaled rewards [N] of one step of N environments (`scale` of a trajectory of
-        one step, without its loop): what a wrapper calls at every step."""
-        if reward.ndim != 1 or done.shape != reward.shape:
-            raise ValueError(f"{self.scope}.scale_step: expected reward and done [N] of one "
-                             f"shape, got {reward.shape} and {done.shape}")
-        return self._kept(*self._step(self._carry(reward.shape[0]),
-                                      (reward.astype(jnp.float32), done)))
+        """The scaled rewards of a trajectory of `reward` [T, N] (float) and `done` [T, N]
+        (bool: the step ended the episode), updating the state step by step; or of one step,
+        [N] (without the loop: what a wrapper calls at every step)."""
+        if reward.ndim not in (1, 2) or done.shape != reward.shape:
+            raise ValueError(f"{self.scope}.scale: expected reward and done [T, N] or [N] of "
+                             f"one shape, got {reward.shape} and {done.shape}")
+        xs = (reward.astype(jnp.float32), done)
+        if reward.ndim == 1:
+            return self._kept(*self._step(self._carry(reward.shape[0]), xs))
+        return self._kept(*jax.lax.scan(self._step, self._carry(reward.shape[1]), xs))
 
     def _carry(self, n: int) -> tuple[jax.Array, Moments]:
         start = init_moments()

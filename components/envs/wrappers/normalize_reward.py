@@ -49,7 +49,7 @@ class NormalizeReward(EnvironmentWrapper):
         """The step with its rewards scaled and the task's kept in `extras`."""
         out = super().step_result(out)
         done = out.terminated | out.truncated
-        scaled = self.reward_normaliser.scale_step(out.reward, done)
+        scaled = self.reward_normaliser.scale(out.reward, done)
         extras = dict(out.extras or {})
         extras.setdefault(TASK_REWARD, out.reward)
         return out._replace(reward=scaled, extras=extras)
