@@ -1,0 +1,90 @@
+"""What the environment wrappers add to a step: a `Rollout` of random actions through the bare
+`Environment` and through PPO's continuous-control stack, one wrapper at a time
+(`ClipAction`, `NormalizeObservation`, `NormalizeReward`), microseconds a step and the ratio
+to the bare environment, in one compiled program each (the in-graph door).
+
+    python bench/wrapper_overhead.py                  # Hopper-v5, N = 1 and 16
+    python bench/wrapper_overhead.py --env Pendulum-v1 --sizes 1 64 --steps 4096
+
+Compile time is left out (a warm-up call first); the rounds alternate the contenders and the
+median of each is printed. Start-up does not count here: what is measured is the step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import jax
+import numpy as np
+
+import metagraph as mg
+from backends import xla
+from components.agents import Rollout
+from components.envs import Environment
+from components.envs.wrappers import ClipAction, NormalizeObservation, NormalizeReward
+from metagraph.spaces import PRNGKey
+
+STACKS = {
+    "bare": lambda env: env,
+    "clip": ClipAction,
+    "clip+obs": lambda env: NormalizeObservation(ClipAction(env)),
+    "clip+obs+reward": lambda env: NormalizeReward(NormalizeObservation(ClipAction(env))),
+}
+
+
+class RandomSteps(mg.Component):
+    """`run(key)`: `steps` steps of `env` with uniform random actions in [-1, 1]."""
+
+    def __init__(self, env, steps):
+        super().__init__()
+        self.rollout = Rollout(env)
+        self.steps = steps
+
+    @mg.api
+    def start(self, key):
+        return self.rollout.reset(key)
+
+    @mg.api
+    def run(self, key):
+        n, shape = self.rollout.num_envs, self.rollout.env.action_space.shape
+
+        def act(obs, step_key):
+            return jax.random.uniform(step_key, (n, *shape), minval=-1.0, maxval=1.0), ()
+
+        return self.rollout.run(act, key, self.steps).rewards.sum()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="Hopper-v5")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16])
+    parser.add_argument("--steps", type=int, default=2048)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    for n in args.sizes:
+        programs = {}
+        for name, wrap in STACKS.items():
+            exe = xla.lower(mg.build(RandomSteps(wrap(Environment(args.env, n)), args.steps),
+                                     {"key": PRNGKey()}))
+            exe.start(np.asarray(jax.random.PRNGKey(0)))
+            np.asarray(exe.run(np.asarray(jax.random.PRNGKey(1))))  # compiled, warm
+            programs[name] = exe
+        times = {name: [] for name in programs}
+        for round_ in range(args.rounds):
+            for name, exe in programs.items():
+                key = np.asarray(jax.random.PRNGKey(2 + round_))
+                start = time.perf_counter()
+                np.asarray(exe.run(key))
+                times[name].append(time.perf_counter() - start)
+        bare = statistics.median(times["bare"])
+        print(f"{args.env}, N={n}, {args.steps} steps a call, median of {args.rounds}:")
+        for name, spent in times.items():
+            median = statistics.median(spent)
+            print(f"  {name:16s} {median / args.steps * 1e6:9.2f} us a step   "
+                  f"{median / bare:5.2f}x the bare environment")
+
+
+if __name__ == "__main__":
+    main()
