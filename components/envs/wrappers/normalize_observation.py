@@ -7,7 +7,7 @@ from typing import Any
 
 from components.envs.wrappers.wrapper import EnvironmentWrapper
 from components.preprocessing import ObservationNormaliser
-from metagraph.spaces import Box, Dict, Space
+from metagraph.spaces import Box, Space
 
 
 class NormalizeObservation(EnvironmentWrapper):
@@ -39,8 +39,7 @@ class NormalizeObservation(EnvironmentWrapper):
                  name: str | None = None):
         super().__init__(env, name)
         space = env.observation_space
-        if isinstance(space, Dict) or not isinstance(space, Box) \
-                or space.dtype.kind != "f":
+        if not isinstance(space, Box) or space.dtype.kind != "f":
             raise ValueError(f"NormalizeObservation: the observations must be a float Box "
                              f"(vectors or images of floats), got {space}")
         self.observation_normaliser = ObservationNormaliser(clip=clip, epsilon=epsilon)
@@ -57,11 +56,14 @@ class NormalizeObservation(EnvironmentWrapper):
 
     def reset_observation(self, obs: Any) -> Any:
         """The first observations added to the moments, then normalised."""
-        self.observation_normaliser.update(obs)
-        return self.observation_normaliser.forward(obs)
+        return self._counted(obs)
 
     def step_result(self, out: Any) -> Any:
         """A step's observations added to the moments, then its observations and final
         observations normalised."""
-        return out._replace(obs=self.reset_observation(out.obs),
-                            final_obs=self.observation(out.final_obs))
+        return out._replace(obs=self._counted(out.obs), final_obs=self.observation(out.final_obs))
+
+    def _counted(self, obs: Any) -> Any:
+        """`obs` added to the moments, then normalised with them."""
+        self.observation_normaliser.update(obs)
+        return self.observation_normaliser.forward(obs)
