@@ -25,6 +25,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -103,12 +104,17 @@ def _included_files(header: Path) -> list[Path]:
 _UNSAFE_PATH = re.compile(r'["\\$;\x00-\x1f\x7f]')
 
 
-def build_extension(header: str | os.PathLike, task: str, name: str | None = None, *,
+def build_extension(header: str | os.PathLike, task: str | Sequence[str],
+                    name: str | Sequence[str] | None = None, *,
                     build_dir: str | os.PathLike | None = None,
                     verbose: bool = False) -> ModuleType:
     """Build the task class `task` (its C++ name, e.g. "catch_env::Catch") of `header` into a
     module, and import it. The module holds the Python class `name` (default: the last part of
     `task`), which a spec makes with `name(env_id, kwargs)` (see `components.envs.register`).
+
+    `task` may name several classes of the header (a list of C++ names, `name` then None or
+    a list as long): one module holds them all, built in one compile (a header's boards or
+    variants cost one build, not one each).
 
     The module is first imported in a process of its own (once per process and build, about
     0.2 s): a C++ exception thrown while it loads (a static initialiser of the task) ends
@@ -116,7 +122,8 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
 
     Raises:
         FileNotFoundError: no such header.
-        ValueError: `task` or `name` is not a C++ / Python name.
+        ValueError: `task` or `name` is not a C++ / Python name (or the lists differ in
+            length, or repeat a name).
         ExtensionBuildError: CMake or the compiler failed (their output is in the message),
             or CMake is missing (`pip install -e ".[native]"`).
         ExtensionImportError: the module kills the process that imports it.
@@ -128,19 +135,15 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
         raise ValueError(f"build_extension: the header's path {str(header)!r} holds a quote, "
                          f"backslash, '$', ';' or control character, which the build's "
                          f"C++ and CMake files cannot quote; move or rename it")
-    name = name or task.split("::")[-1].split("<")[0]
-    if not _CPP_TYPE.match(task):
-        raise ValueError(f"build_extension: task must be a C++ type name such as "
-                         f"'catch_env::Catch', got {task!r}")
-    if not _IDENTIFIER.match(name):
-        raise ValueError(f"build_extension: name must be a Python identifier, got {name!r}")
+    classes = _classes(task, name)
     build_type = os.environ.get("METAGRAPH_EXTENSION_BUILD_TYPE", "Release")
     if build_type not in _BUILD_TYPES:
         raise ValueError(f"build_extension: METAGRAPH_EXTENSION_BUILD_TYPE must be one of "
                          f"{list(_BUILD_TYPES)}, got {build_type!r}")
+    named = tuple(f"{cpp} as {python}" for cpp, python in classes)
     digest = _digest(header, *_included_files(header), *_engine_files(),
-                     parts=(task, name, sys.version, build_type))
-    module_name = f"_metagraph_env_{name.lower()}_{digest}"
+                     parts=(*named, sys.version, build_type))
+    module_name = f"_metagraph_env_{classes[0][1].lower()}_{digest}"
     if module_name in _loaded:
         return _loaded[module_name]
     # One build tree per engine, Python and build type: a second task reuses its nanobind
@@ -159,11 +162,12 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():
         # the first build of a header takes minutes: said, so that a waiting user knows
-        print(f"metagraph: building {header.name} ({task}) with the C++ compiler, once per "
+        tasks = ", ".join(cpp for cpp, _ in classes)
+        print(f"metagraph: building {header.name} ({tasks}) with the C++ compiler, once per "
               f"version of the header (1-3 minutes the first time; cached in {tree})...",
               file=sys.stderr, flush=True)
         started = time.perf_counter()
-        _build(header, task, name, module_name, tree, build_type, verbose)
+        _build(header, classes, module_name, tree, build_type, verbose)
         print(f"metagraph: built {header.name} in {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)
     _try_import(header, module_name, built)
@@ -172,6 +176,33 @@ def build_extension(header: str | os.PathLike, task: str, name: str | None = Non
     spec.loader.exec_module(module)
     _loaded[module_name] = module
     return module
+
+
+def _classes(task: str | Sequence[str],
+             name: str | Sequence[str] | None) -> list[tuple[str, str]]:
+    """(C++ type, Python name) of each class to build, checked: names of C++ types and
+    Python identifiers, as many names as types, none twice."""
+    tasks = [task] if isinstance(task, str) else list(task)
+    if name is None:
+        names = [t.split("::")[-1].split("<")[0] for t in tasks]
+    else:
+        names = [name] if isinstance(name, str) else list(name)
+    if not tasks or len(names) != len(tasks):
+        raise ValueError(f"build_extension: task must be a C++ type name or a non-empty list "
+                         f"of them, and name None or as many names ({len(tasks)} tasks, "
+                         f"{len(names)} names)")
+    for cpp in tasks:
+        if not isinstance(cpp, str) or not _CPP_TYPE.match(cpp):
+            raise ValueError(f"build_extension: task must be a C++ type name such as "
+                             f"'catch_env::Catch', got {cpp!r}")
+    for python in names:
+        if not isinstance(python, str) or not _IDENTIFIER.match(python):
+            raise ValueError(f"build_extension: name must be a Python identifier, got "
+                             f"{python!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"build_extension: each class of a module needs its own name, got "
+                         f"{names}")
+    return list(zip(tasks, names, strict=True))
 
 
 def _try_import(header: Path, module_name: str, built: Path) -> None:
@@ -190,7 +221,7 @@ def _try_import(header: Path, module_name: str, built: Path) -> None:
         f"{done.stderr.strip()[-2000:]}")
 
 
-def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
+def _build(header: Path, classes: list[tuple[str, str]], module_name: str, tree: Path,
            build_type: str, verbose: bool) -> None:
     cmake = _tool("cmake")
     if cmake is None:
@@ -201,10 +232,10 @@ def _build(header: Path, task: str, name: str, module_name: str, tree: Path,
     (source / "module.cpp").write_text(
         f'// Generated by components.envs.build_extension for {header.name}.\n'
         f'#include "engine/module.h"\n#include "{header}"\n\n'
-        f"METAGRAPH_TASK_HANDLERS({name}, {task})\n\n"
-        f"NB_MODULE({module_name}, m) {{\n"
-        f"  metagraph::engine::init_module(m);\n"
-        f"  METAGRAPH_BIND_TASK(m, {name}, {task});\n}}\n")
+        + "".join(f"METAGRAPH_TASK_HANDLERS({name}, {task})\n" for task, name in classes)
+        + f"\nNB_MODULE({module_name}, m) {{\n  metagraph::engine::init_module(m);\n"
+        + "".join(f"  METAGRAPH_BIND_TASK(m, {name}, {task});\n" for task, name in classes)
+        + "}\n")
     (source / "CMakeLists.txt").write_text(
         f"metagraph_add_env_module({module_name} {module_name} module.cpp\n"
         f'  INCLUDE_DIRS "{include_dir()}" "{header.parent}")\n'

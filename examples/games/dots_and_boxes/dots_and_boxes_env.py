@@ -34,11 +34,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BOARDS = {"DotsAndBoxes2x2-v0": (2, 2), "DotsAndBoxes3x3-v0": (3, 3)}
 
 
+# Both boards in one module: one build of the header, not one a board.
+_compiled = envs.build_extension(
+    os.path.join(HERE, "dots_and_boxes.h"),
+    [f"dots_and_boxes::DotsAndBoxes{rows}x{columns}" for rows, columns in BOARDS.values()])
+
+
 def _register(env_id: str, rows: int, columns: int) -> None:
-    name = f"DotsAndBoxes{rows}x{columns}"
-    compiled = envs.build_extension(os.path.join(HERE, "dots_and_boxes.h"),
-                                    f"dots_and_boxes::{name}")
-    task_class = getattr(compiled, name)
+    task_class = getattr(_compiled, f"DotsAndBoxes{rows}x{columns}")
 
     def make_spec(made_id: str, kwargs: dict[str, Any]) -> envs.EnvSpec:
         """The spec of the board (it takes no keyword arguments: the task says so)."""

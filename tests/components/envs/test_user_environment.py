@@ -91,6 +91,14 @@ def test_bad_arguments_to_build_extension_are_named(monkeypatch):
     with pytest.raises(ValueError, match="name must be a Python identifier"):
         envs.build_extension(CATCH / "catch.h", "catch_env::Catch", "not-a-name")
 
+    with pytest.raises(ValueError, match="task must be a C\\+\\+ type name"):
+        envs.build_extension(CATCH / "catch.h", ["catch_env::Catch", "evil()"])
+    with pytest.raises(ValueError, match="2 tasks, 1 names"):
+        envs.build_extension(CATCH / "catch.h", ["a::Catch", "b::Catch"], ["Catch"])
+    with pytest.raises(ValueError, match="needs its own name, got \\['Catch', 'Catch'\\]"):
+        envs.build_extension(CATCH / "catch.h", ["a::Catch", "b::Catch"])
+    with pytest.raises(ValueError, match="a non-empty list"):
+        envs.build_extension(CATCH / "catch.h", [])
 
 def test_a_header_path_that_cannot_be_quoted_is_refused_before_any_build(tmp_path):
     planted = tmp_path / 'x")\nexecute_process(COMMAND touch planted)\n#'

@@ -88,7 +88,10 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
     with mock.patch("dataclasses.replace", recording):
         AlphaZero().game_player(played)
         assert searches[-1]["rollout_weight"] == 0.25
-        AlphaZero().game_player(load(run))  # None: self-play's weight
+        AlphaZero().game_player(load(run))  # Connect Four's own: 0, no playouts
+        assert searches[-1]["rollout_weight"] == 0.0
+        AlphaZero().game_player(load(run, overrides={"eval_rollout_weight": None}))
+        # None: self-play's weight
         assert searches[-1]["rollout_weight"] == load(run).config.rollout_weight
     with pytest.raises(ValueError, match="AlphaZeroConfig.eval_rollout_weight"):
         load(run, overrides={"eval_rollout_weight": 1.5})
@@ -163,7 +166,9 @@ def test_each_game_ships_its_playouts():
 
     c4 = AlphaZero().config("ConnectFour-v0", {"eval_rollouts": 2})
     assert (c4.rollouts, c4.eval_rollouts, c4.rollout_weight) == (4, 2, 0.75)
-    assert c4.eval_rollout_weight is None  # playing mixes as self-play does
+    # played by the network's search alone, 800 simulations: 96.0% against 88.0%
+    assert (c4.eval_simulations, c4.eval_rollout_weight) == (800, 0.0)
+    assert AlphaZero().config("ConnectFour-v0", {}).eval_rollouts == 0
     assert c4.num_simulations == 16  # twice the moves of 32 in the same time: 93% against 82%
     assert c4.search_value == 0.5  # the search's value in the target: 91% against 82.3%
     othello = AlphaZero().config("Othello-v0", {})
