@@ -36,6 +36,7 @@ _BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")  # CMake's
 _CPP_TYPE = re.compile(r"^(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(<[\w:, <>]*>)?$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 _loaded: dict[str, ModuleType] = {}
+_bound: dict[tuple[Path, str], str] = {}  # (header, C++ task) -> the module that binds it
 
 
 class ExtensionBuildError(RuntimeError):
@@ -123,7 +124,8 @@ def build_extension(header: str | os.PathLike, task: str | Sequence[str],
     Raises:
         FileNotFoundError: no such header.
         ValueError: `task` or `name` is not a C++ / Python name (or the lists differ in
-            length, or repeat a name).
+            length, or repeat a name); a task is bound already in this process by another
+            build of the header.
         ExtensionBuildError: CMake or the compiler failed (their output is in the message),
             or CMake is missing (`pip install -e ".[native]"`).
         ExtensionImportError: the module kills the process that imports it.
@@ -158,6 +160,14 @@ def build_extension(header: str | os.PathLike, task: str | Sequence[str],
             f"build_extension({header.name}): the build cache {cache} cannot hold the build "
             f"({error.strerror}: {error.filename}); give a directory you can write as "
             f"build_dir= or $METAGRAPH_EXTENSION_CACHE") from None
+    for cpp, _ in classes:
+        earlier = _bound.get((header, cpp))
+        if earlier is not None:  # nanobind binds a C++ type once a process: the import fails
+            raise ValueError(
+                f"build_extension({header.name}): {cpp} is bound already in this process, "
+                f"by another build of the header ({earlier}: another name, list of tasks or "
+                f"version of the header); build a header's tasks once a process, all of them "
+                f"in one call")
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():
@@ -175,6 +185,7 @@ def build_extension(header: str | os.PathLike, task: str | Sequence[str],
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _loaded[module_name] = module
+    _bound.update({(header, cpp): module_name for cpp, _ in classes})
     return module
 
 

@@ -100,6 +100,18 @@ def test_bad_arguments_to_build_extension_are_named(monkeypatch):
     with pytest.raises(ValueError, match="a non-empty list"):
         envs.build_extension(CATCH / "catch.h", [])
 
+
+def test_a_task_built_again_under_another_name_is_refused_before_building():
+    """A C++ type is bound once a process (nanobind): a second build of it, which would fail
+    to import with nanobind's own words, is refused naming the first; the same build again is
+    the module loaded."""
+    first = envs.build_extension(CATCH / "catch.h", "catch_env::Catch")
+    with pytest.raises(ValueError, match="build_extension\\(catch.h\\): catch_env::Catch is "
+                                         "bound already in this process, by another build"):
+        envs.build_extension(CATCH / "catch.h", "catch_env::Catch", "Again")
+    assert envs.build_extension(CATCH / "catch.h", "catch_env::Catch") is first
+
+
 def test_a_header_path_that_cannot_be_quoted_is_refused_before_any_build(tmp_path):
     planted = tmp_path / 'x")\nexecute_process(COMMAND touch planted)\n#'
     planted.mkdir()
