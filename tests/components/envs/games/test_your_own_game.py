@@ -93,9 +93,10 @@ def test_a_users_game_takes_the_games_shipped_defaults(game):
         if config is ReweightConfig:  # Connect Four's own: its search-improved paths
             theirs = dataclasses.replace(theirs, search_simulations=0)
         if config is AlphaZeroConfig:  # Connect Four's own: the search's value in the target,
-            # played by the network's search alone
+            # played by the network's search alone, its rate annealed
             theirs = dataclasses.replace(theirs, search_value=0.0, eval_simulations=200,
-                                         eval_rollouts=16, eval_rollout_weight=None)
+                                         eval_rollouts=16, eval_rollout_weight=None,
+                                         anneal_lr=False)
         assert ours == dataclasses.replace(theirs, env_kwargs={}), config.__name__
         assert ours != config.for_env("CartPole-v1")
     assert ReweightConfig.for_env(game).num_envs == 256
