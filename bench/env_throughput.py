@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -35,6 +34,7 @@ import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
+from timing import contender_arguments, in_fresh_process
 
 import components.envs as envs
 
@@ -205,14 +205,9 @@ TABLE = [name for name in CONTENDERS if not name.startswith(("host-all", "pendul
 CONTINUOUS = [name for name in CONTENDERS if name.startswith("pendulum")]
 
 
-def in_fresh_process(name: str, n: int, steps: int) -> float | str:
+def fresh(name: str, n: int, steps: int) -> float | str:
     """One contender timed in a new Python process (no other library's threads beside it)."""
-    run = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, "--n",
-                          str(n), "--steps", str(steps)], capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stderr[-2000:], file=sys.stderr)
-        return "failed"
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    return in_fresh_process(__file__, "--one", name, "--n", str(n), "--steps", str(steps))
 
 
 def median(values: list) -> float | str:
@@ -228,8 +223,7 @@ def main() -> None:
                         help="fresh processes per contender, alternated; the median is shown")
     parser.add_argument("--contenders", nargs="+", choices=TABLE, default=TABLE,
                         help="the CartPole table's columns to run (default: all)")
-    parser.add_argument("--one", help=argparse.SUPPRESS)  # time one contender in this process
-    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    contender_arguments(parser)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(CONTENDERS[args.one](args.n, args.steps)))
@@ -248,7 +242,7 @@ def main() -> None:
         runs: dict[str, list] = {name: [] for name in args.contenders}
         for _ in range(args.rounds):
             for name in args.contenders:
-                runs[name].append(in_fresh_process(name, n, steps))
+                runs[name].append(fresh(name, n, steps))
         row = {name: median(values) for name, values in runs.items()}
         cells = [f"{n:>9}"] + [fmt(row[name]) for name in args.contenders]
         for first, second, under in ratios.values():
@@ -271,7 +265,7 @@ def main() -> None:
     print(" ".join(f"{h:>19}" for h in ["N", *CONTINUOUS]))
     for n in args.sizes:
         steps = max(50, min(args.steps, 2_000_000 // n))
-        cells = [f"{n:>19}"] + [f"{fmt(in_fresh_process(name, n, steps)):>19}"
+        cells = [f"{n:>19}"] + [f"{fmt(fresh(name, n, steps)):>19}"
                                 for name in CONTINUOUS]
         print(" ".join(cells), flush=True)
     print("engine against the same loop by hand, one thread:", engine_vs_hand())

@@ -31,12 +31,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+from timing import contender_arguments, in_fresh_process
 
 REPEATS = 3  # timed runs of every contender; the best is kept (load only ever slows one down)
 PGX_NAMES = {"ConnectFour-v0": "connect_four", "Othello-v0": "othello", "Hex-v0": "hex"}
@@ -229,14 +227,10 @@ CONTENDERS = {"host": host, "graph": graph, "playout": playout, "pgx": pgx_rate,
 OURS = ("host", "graph", "playout")
 
 
-def in_fresh_process(name: str, env_id: str, n: int, seconds: float) -> float | str:
-    """One contender's rate, measured in a new Python process; a message if it failed."""
-    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, "--env",
-                           env_id, "--n", str(n), "--seconds", str(seconds)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        return f"failed: {done.stderr.strip().splitlines()[-1][:60]}"
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def fresh(name: str, env_id: str, n: int, seconds: float) -> float | str:
+    """One contender's rate, measured in a new Python process; "failed" if it failed."""
+    return in_fresh_process(__file__, "--one", name, "--env", env_id, "--n", str(n),
+                            "--seconds", str(seconds))
 
 
 def fmt(value: float | str) -> str:
@@ -248,9 +242,8 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=list(PGX_NAMES))
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 256, 4096])
     parser.add_argument("--seconds", type=float, default=2.0)
-    parser.add_argument("--one", help=argparse.SUPPRESS)  # time one contender in this process
     parser.add_argument("--env", help=argparse.SUPPRESS)
-    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    contender_arguments(parser)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(CONTENDERS[args.one](args.env, args.n, args.seconds)))
@@ -263,7 +256,7 @@ def main() -> None:
     for env_id in args.games:
         length = mean_game_length(env_id)
         for n in args.sizes:
-            row = {name: in_fresh_process(name, env_id, n, args.seconds)
+            row = {name: fresh(name, env_id, n, args.seconds)
                    for name in CONTENDERS}
             row = {k: v / length if isinstance(v, float) else v for k, v in row.items()}
             ours = max((row[k] for k in OURS if isinstance(row[k], float)), default=None)

@@ -30,11 +30,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
-from timing import timed
+from timing import contender_arguments, in_fresh_process, timed
 
 REPEATS = 3  # timed runs of every contender; the best is kept (load only ever slows one down)
 PACKAGE_NAMES = {"Breakout": "breakout", "Asterix": "asterix", "Freeway": "freeway",
@@ -156,14 +154,10 @@ STEPS_OF = {"host": lambda steps, n: steps, "graph": lambda steps, n: steps,
             "minatar": lambda steps, n: 200, "minatar-act": lambda steps, n: 200}
 
 
-def in_fresh_process(name: str, game: str, n: int, steps: int) -> float | str:
-    run = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", name, "--games",
-                          game, "--n", str(n), "--steps", str(steps)],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stderr[-2000:], file=sys.stderr)
-        return "failed"
-    return json.loads(run.stdout.strip().splitlines()[-1])
+def fresh(name: str, game: str, n: int, steps: int) -> float | str:
+    """One contender timed in a new Python process."""
+    return in_fresh_process(__file__, "--one", name, "--games", game, "--n", str(n),
+                            "--steps", str(steps))
 
 
 def fmt(value) -> str:
@@ -179,8 +173,7 @@ def main() -> None:
     parser.add_argument("--games", nargs="+", default=list(PACKAGE_NAMES))
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 256, 4096])
     parser.add_argument("--steps", type=int, default=500)
-    parser.add_argument("--one", help=argparse.SUPPRESS)  # time one contender in this process
-    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    contender_arguments(parser)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(CONTENDERS[args.one](args.games[0], args.n, args.steps)))
@@ -192,7 +185,7 @@ def main() -> None:
     for game in args.games:
         for n in args.sizes:
             steps = max(20, min(args.steps, 1_000_000 // n))
-            row = {name: in_fresh_process(name, game, n, STEPS_OF[name](steps, n))
+            row = {name: fresh(name, game, n, STEPS_OF[name](steps, n))
                    for name in CONTENDERS}
             cells = [f"{game:>13}", f"{n:>13}"] + [f"{fmt(v):>13}" for v in row.values()]
             cells += [f"{ratio(row['graph'], row['gymnax']):>13}",

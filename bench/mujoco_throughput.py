@@ -20,9 +20,10 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
+
+from timing import contender_arguments, in_fresh_process
 
 SIZES = (1, 16, 64, 256)
 
@@ -342,8 +343,7 @@ def main() -> None:
                         help="round-robin runs of every contender; the best is kept")
     parser.add_argument("--only", nargs="+", default=[""],
                         help="run the contenders whose name has any of these")
-    parser.add_argument("--one", help=argparse.SUPPRESS)  # run one contender in this process
-    parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    contender_arguments(parser)
     args = parser.parse_args()
     if args.one:
         try:
@@ -377,13 +377,10 @@ def main() -> None:
 
 def one_run(args, name: str, n: int) -> float | str:
     """One contender in a fresh process: steps per second, or why it did not run."""
-    run = subprocess.run([sys.executable, __file__, "--env", args.env, "--seconds",
-                          str(args.seconds), "--one", name, "--n", str(n)],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        print(run.stderr[-2000:], file=sys.stderr)
-        return "failed"
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+    result = in_fresh_process(__file__, "--env", args.env, "--seconds", str(args.seconds),
+                              "--one", name, "--n", str(n))
+    if result == "failed":
+        return result
     return f"unavailable: {result}" if isinstance(result, str) else float(result)
 
 

@@ -100,8 +100,8 @@ class LeastSquares(mg.Component):
         return self.optimizer.step(x, y)["loss"]
 
 
-class Stepper(mg.Component):
-    """Steps its environment with the actions it is given (no policy to keep them valid)."""
+class EnvironmentRoot(mg.Component):
+    """A root over an environment: `start(key)` resets it; subclasses add how it acts."""
 
     def __init__(self, env):
         self.env = env
@@ -109,6 +109,10 @@ class Stepper(mg.Component):
     @mg.api
     def start(self, key):
         return self.env.reset(key)
+
+
+class Stepper(EnvironmentRoot):
+    """Steps its environment with the actions it is given (no policy to keep them valid)."""
 
     @mg.api
     def act(self, action):

@@ -35,6 +35,9 @@ class AlphaZeroConfig(AgentSettings):
     eval_simulations: int = 64    # search simulations per move when playing a trained agent
     #                               (0: the network alone, its greedy legal move, no search)
     max_considered_actions: int = 16  # actions sequential halving considers at the root
+    eval_max_considered_actions: int | None = None  # the same when playing (None: as above)
+    eval_prior_temperature: float = 1.0  # when playing, the network's logits divided by it
+    #                               before the search reads them (> 1: a flatter prior)
     rollouts: int = 0             # native random playouts mixed into each expanded node's
     eval_rollouts: int = 0        #   value in self-play's search / when playing (0: none)
     rollout_weight: float = 0.5   # the playouts' share of those values (AlphaGo's lambda)
@@ -73,6 +76,9 @@ class AlphaZeroConfig(AgentSettings):
             "eval_simulations": (lambda v: v == 0 or SIMULATIONS[0](v),
                                  f"0 (the network alone) or {SIMULATIONS[1]}"),
             "max_considered_actions": (lambda v: v >= 2, "an int >= 2"),
+            "eval_max_considered_actions": (lambda v: v is None or v >= 2,
+                                            "None (as max_considered_actions) or an int >= 2"),
+            "eval_prior_temperature": checks.POSITIVE,
             "rollouts": checks.PLAYOUTS,
             "eval_rollouts": checks.PLAYOUTS,
             "rollout_weight": checks.UNIT,

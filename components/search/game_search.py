@@ -129,6 +129,9 @@ class GameSearch:
             the network's). 0: none.
         rollout_weight: the playouts' share of a position's value, in [0, 1] (AlphaGo's
             lambda), with `rollouts` > 0.
+        prior_temperature: the network's logits are divided by it before the search reads
+            them as its prior (> 0; 1: as they are; larger: a flatter prior, which leaves more
+            of the choice to the search's values).
     """
 
     game: GameModel
@@ -136,6 +139,7 @@ class GameSearch:
     max_num_considered_actions: int = 16
     rollouts: int = 0
     rollout_weight: float = 0.5
+    prior_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         if self.game.num_players != 2:
@@ -150,6 +154,16 @@ class GameSearch:
         if not 0.0 <= self.rollout_weight <= 1.0:
             raise ValueError(f"GameSearch: rollout_weight must be in [0, 1], got "
                              f"{self.rollout_weight!r}")
+        if not self.prior_temperature > 0.0:
+            raise ValueError(f"GameSearch: prior_temperature must be > 0, got "
+                             f"{self.prior_temperature!r}")
+
+    def prior(self, params: Any, planes: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """The network's (logits / `prior_temperature`, value) of `planes`."""
+        logits, value = self.evaluate(params, planes)
+        if self.prior_temperature != 1.0:
+            logits = logits / self.prior_temperature
+        return logits, value
 
     def value(self, net_value: jax.Array, embedding: jax.Array, player: jax.Array,
               key: jax.Array) -> jax.Array:
@@ -184,7 +198,7 @@ class GameSearch:
             embedding = SearchNode(embedding, jnp.full(action.shape, -1, jnp.int32))
         out = self.game.door.step(embedding.state, action[:, None].astype(jnp.int32),
                                   extras=True, legal_mask=True)
-        logits, value = self.evaluate(params, self.game.planes(out.obs[:, 0]))
+        logits, value = self.prior(params, self.game.planes(out.obs[:, 0]))
         over = (out.terminated | out.truncated)[:, 0]
         # the player to move after the move (-1 where the game ended; those nodes' value is 0
         # below, whatever their playouts give, and their discount 0)
@@ -222,7 +236,7 @@ class GameSearch:
                           "game where a player moves again is searched right. It becomes "
                           "required in the next release.", DeprecationWarning, stacklevel=2)
             to_move = jnp.zeros(legal.shape[:1], jnp.int32)
-        logits, value = self.evaluate(params, planes)  # (the root's value: the network's)
+        logits, value = self.prior(params, planes)  # (the root's value: the network's)
         root = mctx.RootFnOutput(
             prior_logits=logits, value=value,
             embedding=SearchNode(embedding_of(env_state),

@@ -232,6 +232,26 @@ def _try_import(header: Path, module_name: str, built: Path) -> None:
         f"{done.stderr.strip()[-2000:]}")
 
 
+def _known_folders() -> list[str]:
+    """CMake definitions of the folders this process can name itself (jaxlib's XLA FFI
+    headers, NumPy's, nanobind's CMake files), so that configuring does not start Python to
+    ask (importing jax there took 3-4 of configure's 5 seconds); one it cannot name is left
+    to CMake to find, and to name if it fails."""
+    import jax
+    import numpy
+
+    folders = {"METAGRAPH_FFI_HEADERS": (jax.ffi.include_dir(), "xla/ffi/api/ffi.h"),
+               "METAGRAPH_NUMPY_HEADERS": (numpy.get_include(), "numpy/arrayobject.h")}
+    try:
+        import nanobind
+    except ImportError:  # CMake says it is missing
+        pass
+    else:
+        folders["nanobind_ROOT"] = (nanobind.cmake_dir(), "nanobind-config.cmake")
+    return [f"-D{name}={folder}" for name, (folder, inside) in folders.items()
+            if (Path(folder) / inside).is_file()]
+
+
 def _build(header: Path, classes: list[tuple[str, str]], module_name: str, tree: Path,
            build_type: str, verbose: bool) -> None:
     cmake = _tool("cmake")
@@ -256,8 +276,10 @@ def _build(header: Path, classes: list[tuple[str, str]], module_name: str, tree:
         "cmake_minimum_required(VERSION 3.21...3.30)\n"
         "project(metagraph_extensions LANGUAGES CXX)\n"
         "find_package(Python 3.11 COMPONENTS Interpreter Development.Module REQUIRED)\n"
-        'execute_process(COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir\n'
-        "  OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE nanobind_ROOT)\n"
+        "if(NOT nanobind_ROOT)\n"
+        '  execute_process(COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir\n'
+        "    OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE nanobind_ROOT)\n"
+        "endif()\n"
         "find_package(nanobind CONFIG REQUIRED)\n"
         'set(METAGRAPH_ARCH "native" CACHE STRING "")\n'
         f'include("{cmake_file()}")\n'
@@ -268,7 +290,7 @@ def _build(header: Path, classes: list[tuple[str, str]], module_name: str, tree:
         "foreach(module ${modules})\n  add_subdirectory(${module})\nendforeach()\n")
     build = tree / "build"
     configure = [cmake, "-S", str(tree), "-B", str(build), f"-DCMAKE_BUILD_TYPE={build_type}",
-                 f"-DPython_EXECUTABLE={sys.executable}"]
+                 f"-DPython_EXECUTABLE={sys.executable}", *_known_folders()]
     ninja = _tool("ninja")
     if ninja is not None and not (build / "CMakeCache.txt").exists():
         configure += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]

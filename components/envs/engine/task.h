@@ -92,6 +92,25 @@ struct Step {
   int error = -1;  // >= 0: the step failed (the task's error_message says why)
 };
 
+// An optional base of a two-player zero-sum game (`class MyGame : public
+// engine::TwoPlayerGame`): num_players() 2 and the extras every game reports, by name
+// ("player_to_move", "reward_player_0", "reward_player_1"); the game's own
+// extras(state, out) fills them with `report(out, to_move, reward_player_0)`.
+struct TwoPlayerGame {
+  int num_players() const { return 2; }
+  int extras_dim() const { return 3; }
+  std::vector<std::string> extras_names() const {
+    return {"player_to_move", "reward_player_0", "reward_player_1"};
+  }
+  // The player to move after the step (-1 where the game ended), player 0's reward and
+  // player 1's, its negation (0, never -0, in a draw).
+  static void report(float* out, int to_move, float reward_player_0) {
+    out[0] = static_cast<float>(to_move);
+    out[1] = reward_player_0;
+    out[2] = 0.0f - reward_player_0;
+  }
+};
+
 struct NoWorkspace {};
 
 template <class Task, class = void>

@@ -25,14 +25,17 @@ class AlphaZero(IterativeAlgorithm):
 
     config_class = AlphaZeroConfig
     agent_class = AlphaZeroAgent
-    acting_settings = ("eval_simulations", "eval_rollouts", "eval_rollout_weight")
+    acting_settings = ("eval_simulations", "eval_rollouts", "eval_rollout_weight",
+                       "eval_max_considered_actions", "eval_prior_temperature")
     acting_apis = ("greedy",)  # the network's argmax; playing searches (game_player)
 
     def game_player(self, agent: Any, deterministic: bool = True) -> GamePlayer:
         """A player searching every move with `config.eval_simulations` simulations of the
         run's network (`GameSearch`) and `config.eval_rollouts` random playouts mixed into
         each expanded node's value with weight `config.eval_rollout_weight` (None: self-play's
-        `rollout_weight`), without Gumbel noise when `deterministic`; with
+        `rollout_weight`), `config.eval_max_considered_actions` at the root (None: self-play's)
+        and the network's logits divided by `config.eval_prior_temperature`, without Gumbel
+        noise when `deterministic`; with
         `config.eval_simulations` 0 the network alone, one forward pass a move, its most
         likely legal move (the `greedy` API, whatever `deterministic`). `agent` is a
         `TrainedAgent` (`load(RUN)`)."""
@@ -43,8 +46,13 @@ class AlphaZero(IterativeAlgorithm):
         config = agent.config
         weight = config.rollout_weight if config.eval_rollout_weight is None \
             else config.eval_rollout_weight
+        considered = config.max_considered_actions \
+            if config.eval_max_considered_actions is None \
+            else config.eval_max_considered_actions
         searcher = dataclasses.replace(root.search, rollouts=config.eval_rollouts,
-                                       rollout_weight=weight)
+                                       rollout_weight=weight,
+                                       max_num_considered_actions=considered,
+                                       prior_temperature=config.eval_prior_temperature)
         search = jax.jit(functools.partial(
             searcher, num_simulations=config.eval_simulations,
             gumbel_scale=0.0 if deterministic else 1.0))

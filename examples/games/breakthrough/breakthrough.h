@@ -1,8 +1,9 @@
 // Breakthrough on a 6x6 board with OpenSpiel's rules ("breakthrough(rows=6,columns=6)"), a
 // two-player game written outside the library in one header: it declares what makes a task a
 // game (metagraph's engine/task.h: num_players(), legal actions, extras named for the player
-// to move and each player's reward), and self-play, AlphaZero, path reweighting, `evaluate
-// --opponent` and `play` follow from that. Built and registered by breakthrough_env.py.
+// to move and each player's reward, the last two from engine::TwoPlayerGame), and self-play,
+// AlphaZero, path reweighting, `evaluate --opponent` and `play` follow from that. Built and
+// registered by breakthrough_env.py.
 //
 // Rules. Player 0 (black) starts on the top two rows and moves down; player 1 (white) starts
 // on the bottom two rows and moves up; black moves first. A piece steps one row forward,
@@ -32,7 +33,7 @@ namespace breakthrough {
 
 namespace engine = metagraph::engine;
 
-class Breakthrough {
+class Breakthrough : public engine::TwoPlayerGame {
  public:
   using Action = int32_t;
   using Observation = bool;
@@ -51,12 +52,6 @@ class Breakthrough {
   int num_actions() const { return kNumActions; }
   int64_t max_steps() const { return 110; }  // beyond every game (OpenSpiel: at most 109)
   int physical_dim() const { return kCells + 1; }
-
-  int num_players() const { return 2; }
-  int extras_dim() const { return 3; }
-  std::vector<std::string> extras_names() const {
-    return {"player_to_move", "reward_player_0", "reward_player_1"};
-  }
 
   void reset(double* s, uint64_t& /*one first position*/) const {
     for (int cell = 0; cell < kCells; ++cell) {
@@ -116,10 +111,8 @@ class Breakthrough {
   }
   void extras(const double* s, float* out) const {
     const double outcome = s[kOutcome];
-    const float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
-    out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
-    out[1] = first;
-    out[2] = 0.0f - first;  // (not -first: no -0)
+    report(out, outcome == 0 ? static_cast<int>(s[kToMove]) : -1,
+           outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f));
   }
 
   // A position of a game going on: pieces of 0 and 1 only, each side with 1 to 12 pieces,

@@ -34,7 +34,7 @@ namespace dots_and_boxes {
 namespace engine = metagraph::engine;
 
 template <int R, int C>
-class DotsAndBoxes {
+class DotsAndBoxes : public engine::TwoPlayerGame {
  public:
   static_assert(R >= 1 && C >= 1 && R * C <= 25, "1 to 25 boxes");
   using Action = int32_t;
@@ -54,12 +54,6 @@ class DotsAndBoxes {
   int num_actions() const { return kLines; }
   int64_t max_steps() const { return kLines + 1; }  // beyond every game: kLines moves
   int physical_dim() const { return kOutcome; }  // lines, boxes, player to move
-
-  int num_players() const { return 2; }
-  int extras_dim() const { return 3; }
-  std::vector<std::string> extras_names() const {
-    return {"player_to_move", "reward_player_0", "reward_player_1"};
-  }
 
   void reset(double* s, uint64_t& /*one first position*/) const {
     for (int k = 0; k < kLines; ++k) s[k] = 0;
@@ -114,10 +108,8 @@ class DotsAndBoxes {
   }
   void extras(const double* s, float* out) const {
     const double outcome = s[kOutcome];
-    const float first = outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f);
-    out[0] = outcome == 0 ? static_cast<float>(s[kToMove]) : -1.0f;
-    out[1] = first;
-    out[2] = 0.0f - first;  // (not -first: no -0)
+    report(out, outcome == 0 ? static_cast<int>(s[kToMove]) : -1,
+           outcome == 1 ? 1.0f : (outcome == 2 ? -1.0f : 0.0f));
   }
 
   // A position of a game going on: lines of 0 or 1, not all drawn; a box owned (by 0 or 1)

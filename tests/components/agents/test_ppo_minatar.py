@@ -16,13 +16,12 @@ SMALL = {"num_envs": 8, "num_steps": 16, "minibatches": 2, "epochs": 1, "hidden"
 
 def test_shipped_defaults_are_gymnax_blines_settings_with_a_cnn():
     config = PPOConfig.for_env("MinAtar-Breakout-v0")
-    assert (config.num_envs, config.num_steps, config.epochs, config.minibatches) == \
-        (64, 128, 4, 8)
-    assert (config.learning_rate, config.anneal_lr, config.gamma, config.entropy_coef) == \
-        (5e-4, False, 0.999, 0.02)
-    assert (config.cnn_channels, config.cnn_kernel, config.cnn_stride, config.hidden) == \
-        ((16,), 3, 1, (128,))
-    assert config.env_kwargs == {"minimal_action_set": True}  # gymnax's action set
+    gymnax_blines = {"num_envs": 64, "num_steps": 128, "epochs": 4, "minibatches": 8,
+                     "learning_rate": 5e-4, "anneal_lr": False, "gamma": 0.999,
+                     "entropy_coef": 0.02, "cnn_channels": (16,), "cnn_kernel": 3,
+                     "cnn_stride": 1, "hidden": (128,),
+                     "env_kwargs": {"minimal_action_set": True}}  # gymnax's action set
+    assert {name: getattr(config, name) for name in gymnax_blines} == gymnax_blines
     assert PPOConfig.for_env("Breakout-MinAtar") == config  # gymnax's name
     users = PPOConfig.for_env("MinAtar-Breakout-v0", {"env_kwargs": {"sticky_action_prob": 0}})
     assert users.env_kwargs == {"minimal_action_set": True, "sticky_action_prob": 0}

@@ -127,16 +127,23 @@ def test_the_environment_is_a_node_under_the_rollout():
     assert ("stepper.start", "stepper/rollout.reset") in graph.nx.edges
 
 
-class SchedulePlayer(mg.Component):
-    """`SelfPlayRollout` over 4 Connect Four games, the learner player
-    0 in the even games and 1 in the odd ones, every move the first legal column."""
+class ConnectFourSelfPlay(mg.Component):
+    """A root over a `SelfPlayRollout` of `num_games` Connect Four games."""
 
-    def __init__(self):
+    def __init__(self, num_games):
         super().__init__()
         from components.agents.self_play_rollout import SelfPlayRollout
         from components.envs import Environment
 
-        self.rollout = SelfPlayRollout(Environment("ConnectFour-v0", 4))
+        self.rollout = SelfPlayRollout(Environment("ConnectFour-v0", num_games))
+
+
+class SchedulePlayer(ConnectFourSelfPlay):
+    """`SelfPlayRollout` over 4 Connect Four games, the learner player
+    0 in the even games and 1 in the odd ones, every move the first legal column."""
+
+    def __init__(self):
+        super().__init__(4)
 
     @mg.api
     def play(self, key):
@@ -174,16 +181,12 @@ def test_self_play_rollout_follows_the_player_schedule():
         raise AssertionError("a task that is no game was taken")
 
 
-class RandomPlayer(mg.Component):
+class RandomPlayer(ConnectFourSelfPlay):
     """`SelfPlayRollout` over 8 Connect Four games, random legal moves by every player, the
     learner player 0 in the even games and 1 in the odd ones; `play` continues the games."""
 
     def __init__(self):
-        super().__init__()
-        from components.agents.self_play_rollout import SelfPlayRollout
-        from components.envs import Environment
-
-        self.rollout = SelfPlayRollout(Environment("ConnectFour-v0", 8))
+        super().__init__(8)
 
     @mg.api
     def reset(self, key):

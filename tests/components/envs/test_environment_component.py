@@ -5,6 +5,7 @@ component; an environment composes with a policy into one graph."""
 import jax
 import numpy as np
 import pytest
+from toy_components import EnvironmentRoot
 
 import components.envs as envs
 import metagraph as mg
@@ -73,15 +74,8 @@ def test_wrong_actions_are_space_errors_naming_the_component():
         Environment("Pendulum-v1", 0)
 
 
-class RandomAgent(mg.Component):
+class RandomAgent(EnvironmentRoot):
     """A uniformly random policy acting in its environment: two components, one graph."""
-
-    def __init__(self, env: Environment):
-        self.env = env
-
-    @mg.api
-    def start(self, key):
-        return self.env.reset(key)
 
     @mg.api
     def act_and_step(self, key):

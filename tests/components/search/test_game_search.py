@@ -216,3 +216,23 @@ def test_rollout_settings_are_checked():
         GameSearch(games, lambda p, x: None, rollouts=-1)
     with pytest.raises(ValueError, match=r"rollout_weight must be in \[0, 1\]"):
         GameSearch(games, lambda p, x: None, rollouts=4, rollout_weight=1.5)
+    with pytest.raises(ValueError, match="prior_temperature must be > 0"):
+        GameSearch(games, lambda p, x: None, prior_temperature=0.0)
+
+
+def test_the_prior_temperature_divides_the_networks_logits():
+    """The search reads the network's logits / prior_temperature as its prior (softmax of
+    logits / T, NumPy's), its value as it is; with T = 1 the logits are the network's."""
+    games = SelfPlay("ConnectFour-v0", num_threads=1)
+    logits = np.log(np.array([[0.7, 0.2, 0.05, 0.03, 0.01, 0.005, 0.005]], np.float32))
+
+    def evaluate(params, planes):
+        return jnp.asarray(logits), jnp.asarray([0.25])
+
+    planes = jnp.zeros((1, 6, 7, 2))
+    for temperature in (1.0, 3.0):
+        prior, value = GameSearch(games, evaluate, prior_temperature=temperature).prior(None,
+                                                                                         planes)
+        expected = np.exp(logits / temperature) / np.exp(logits / temperature).sum()
+        np.testing.assert_allclose(np.asarray(jax.nn.softmax(prior)), expected, rtol=1e-5)
+        assert float(value[0]) == 0.25

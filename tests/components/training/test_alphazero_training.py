@@ -91,10 +91,21 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
         AlphaZero().game_player(load(run))  # Connect Four's own: 0, no playouts
         assert searches[-1]["rollout_weight"] == 0.0
         AlphaZero().game_player(load(run, overrides={"eval_rollout_weight": None}))
-        # None: self-play's weight
-        assert searches[-1]["rollout_weight"] == load(run).config.rollout_weight
+        search, config = searches[-1], load(run).config
+        assert search["rollout_weight"] == config.rollout_weight  # None: self-play's weight
+        # the root's considered moves (None: self-play's) and the prior's temperature too
+        assert search["max_num_considered_actions"] == config.max_considered_actions
+        assert search["prior_temperature"] == 1.0
+        AlphaZero().game_player(load(run, overrides={"eval_max_considered_actions": 7,
+                                                     "eval_prior_temperature": 4.0}))
+        assert (searches[-1]["max_num_considered_actions"],
+                searches[-1]["prior_temperature"]) == (7, 4.0)
     with pytest.raises(ValueError, match="AlphaZeroConfig.eval_rollout_weight"):
         load(run, overrides={"eval_rollout_weight": 1.5})
+    with pytest.raises(ValueError, match="AlphaZeroConfig.eval_prior_temperature"):
+        load(run, overrides={"eval_prior_temperature": 0.0})
+    with pytest.raises(ValueError, match="AlphaZeroConfig.eval_max_considered_actions"):
+        load(run, overrides={"eval_max_considered_actions": 1})
     capsys.readouterr()
     cli.main(["evaluate", str(run), "--opponent", "random", "--games", "2", "--json",
               "--set", "eval_simulations=3"])
@@ -104,7 +115,8 @@ def test_evaluate_and_load_take_acting_overrides(run, capsys):
         message = refusal(capsys, ["evaluate", str(run), "--set", setting])
         assert str(run) in message and f"--set {setting.split('=')[0]}: not a setting of " \
             f"how alphazero acts (those: eval_simulations, eval_rollouts, " \
-            f"eval_rollout_weight)" in message, message
+            f"eval_rollout_weight, eval_max_considered_actions, eval_prior_temperature)" \
+            in message, message
     for command in (["--opponent", "mcts:2147483647"], ["--opponent", "mcts: 5"],
                     ["--seed", "4294967296"], ["--seed", "-1"], ["--games", "1000000000"],
                     ["--set", "eval_simulations=100000000"], ["--set", "eval_rollouts=1e9"],
