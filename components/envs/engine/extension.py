@@ -9,7 +9,8 @@ files it includes with `#include "..."` and of the engine, in
 importing the same files again loads it; every task built there shares one CMake tree, so a
 second task does not rebuild nanobind. `$METAGRAPH_EXTENSION_BUILD_TYPE` picks CMake's build
 type (default `Release`; `Debug` compiles in half the time, unoptimised and with symbols for
-a debugger: the tests use it).
+a debugger; `Quick`, neither optimised nor with symbols, a sixth less again: the tests use
+it).
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from types import ModuleType
 from components.envs.engine import ENGINE_DIR, cmake_file, include_dir
 from metagraph.install_hints import install_hint
 
-_BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel")  # CMake's
+# CMake's, and Quick: no flags of a build type (the compiler's -O0, no -g)
+_BUILD_TYPES = ("Release", "Debug", "RelWithDebInfo", "MinSizeRel", "Quick")
 _CPP_TYPE = re.compile(r"^(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*(<[\w:, <>]*>)?$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 _loaded: dict[str, ModuleType] = {}
-_bound: dict[tuple[Path, str], str] = {}  # (header, C++ task) -> the module that binds it
+_bound: dict[str, str] = {}  # C++ task -> the module that binds it (nanobind: once a process)
 
 
 class ExtensionBuildError(RuntimeError):
@@ -161,13 +163,13 @@ def build_extension(header: str | os.PathLike, task: str | Sequence[str],
             f"({error.strerror}: {error.filename}); give a directory you can write as "
             f"build_dir= or $METAGRAPH_EXTENSION_CACHE") from None
     for cpp, _ in classes:
-        earlier = _bound.get((header, cpp))
+        earlier = _bound.get(cpp)
         if earlier is not None:  # nanobind binds a C++ type once a process: the import fails
             raise ValueError(
                 f"build_extension({header.name}): {cpp} is bound already in this process, "
-                f"by another build of the header ({earlier}: another name, list of tasks or "
-                f"version of the header); build a header's tasks once a process, all of them "
-                f"in one call")
+                f"by another build of the header ({earlier}: another name, list of tasks, "
+                f"version or copy of the header); build a header's tasks once a process, all "
+                f"of them in one call")
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     built = tree / "build" / f"{module_name}{suffix}"
     if not built.exists():
@@ -185,7 +187,7 @@ def build_extension(header: str | os.PathLike, task: str | Sequence[str],
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _loaded[module_name] = module
-    _bound.update({(header, cpp): module_name for cpp, _ in classes})
+    _bound.update({cpp: module_name for cpp, _ in classes})
     return module
 
 

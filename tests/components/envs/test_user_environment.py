@@ -101,11 +101,14 @@ def test_bad_arguments_to_build_extension_are_named(monkeypatch):
         envs.build_extension(CATCH / "catch.h", [])
 
 
-def test_a_task_built_again_under_another_name_is_refused_before_building():
+def test_a_task_built_again_under_another_name_is_refused_before_building(tmp_path):
     """A C++ type is bound once a process (nanobind): a second build of it, which would fail
-    to import with nanobind's own words, is refused naming the first; the same build again is
-    the module loaded."""
-    first = envs.build_extension(CATCH / "catch.h", "catch_env::Catch")
+    to import with nanobind's own words, is refused naming the first, whichever copy of the
+    header bound it; the same build again, from any copy, is the module loaded."""
+    copy = tmp_path / "catch.h"  # the same header elsewhere (a user's folder, a test's copy)
+    copy.write_text((CATCH / "catch.h").read_text())
+    first = envs.build_extension(copy, "catch_env::Catch")
+    assert envs.build_extension(CATCH / "catch.h", "catch_env::Catch") is first
     with pytest.raises(ValueError, match="build_extension\\(catch.h\\): catch_env::Catch is "
                                          "bound already in this process, by another build"):
         envs.build_extension(CATCH / "catch.h", "catch_env::Catch", "Again")

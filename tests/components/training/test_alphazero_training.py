@@ -172,8 +172,9 @@ def test_one_iteration_of_every_game(env_id):
 
 def test_each_game_ships_its_playouts():
     """`metagraph train GAME --algo alphazero` starts from configs/alphazero.toml: each
-    game's playouts, under the user's --set; Hex's search takes its values from the playouts
-    alone and considers every move."""
+    game's playouts, under the user's --set; Hex's self-play searches without them, and its
+    playing search takes its values from the playouts alone, considers every move and reads
+    the network's prior at temperature 16."""
     from components.training.algorithms import AlphaZero
 
     c4 = AlphaZero().config("ConnectFour-v0", {"eval_rollouts": 2})
@@ -191,9 +192,14 @@ def test_each_game_ships_its_playouts():
     assert othello.hidden == (256, 256) and othello.augment  # the network alone 62.0%
     assert not c4.augment  # untried at Connect Four
     hex_ = AlphaZero().config("Hex-v0", {"num_envs": 8})
-    assert (hex_.num_envs, hex_.rollouts, hex_.rollout_weight) == (8, 8, 1.0)
-    assert (hex_.max_considered_actions, hex_.eval_simulations) == (121, 400)
-    assert hex_.num_simulations == 128  # self-play's targets rest on every move's playouts
+    # the network alone 19/100 against MCTS-100 where 128 simulations of 8 playouts gave 5
+    assert (hex_.num_envs, hex_.num_simulations, hex_.rollouts, hex_.rollout_weight) == \
+        (8, 32, 0, 0.0)
+    assert (hex_.max_considered_actions, hex_.anneal_lr) == (16, True)
+    # played with playouts over a flattened prior: 20/20 against MCTS-1000 (at 1: 7/20)
+    assert (hex_.eval_simulations, hex_.eval_rollouts, hex_.eval_rollout_weight) == \
+        (400, 16, 1.0)
+    assert (hex_.eval_max_considered_actions, hex_.eval_prior_temperature) == (121, 16.0)
 
 
 def test_alphazero_plays_only_games():
