@@ -7,6 +7,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from importlib.metadata import version
 
 import pytest
 from toy_components import Model
@@ -14,13 +15,21 @@ from toy_components import Model
 import metagraph as mg
 from metagraph.spaces import Box, PRNGKey
 
-# XLA's CPU backend without LLVM's optimisation passes: the suite's time is mostly XLA compiles
-# (small shapes, run for a few steps), and these take a quarter to a third less CPU time
-# (measured: test_ppo_training.py 84 -> 64 s, the MJX refusals 71 -> 45 s). Fresh processes
-# started by the tests inherit it; benchmarks and users' runs keep XLA's default (level 2).
-if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               " --xla_backend_optimization_level=0").strip()
+# XLA's CPU backend without LLVM's optimisation passes and with its element-wise emitters in
+# place of the MLIR fusion emitters: the suite's time is mostly XLA compiles (small shapes, run
+# for a few steps). Without the optimisation passes compiles take a quarter to a third less CPU
+# time (measured: test_ppo_training.py 84 -> 64 s, the MJX refusals 71 -> 45 s); without the
+# fusion emitters a quarter less again (2026-11-30: test_ppo_training.py 46 -> 33 s of CPU,
+# test_self_play_training.py 61 -> 46 s). Fresh processes started by the tests inherit them;
+# benchmarks and users' runs keep XLA's defaults. (jaxlib 0.11 has no fusion emitters' flag,
+# and XLA stops at a flag it does not know.)
+SUITE_XLA_FLAGS = {"xla_backend_optimization_level": "0"}
+if tuple(int(part) for part in version("jaxlib").split(".")[:2]) < (0, 11):
+    SUITE_XLA_FLAGS["xla_cpu_use_fusion_emitters"] = "false"
+for flag, value in SUITE_XLA_FLAGS.items():
+    if flag not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   f" --{flag}={value}").strip()
 
 
 

@@ -17,6 +17,9 @@ an `Environment` (`components.agents.parts.make_env`), and a user's wrapper subc
 - `NormalizeReward`: rewards divided by the running standard deviation of the discounted
   return, clipped (PPO's `normalise_rewards`); the task's own rewards stay in the step's
   `extras["task_reward"]`, and the episode returns an agent reports are those.
+- `EpisodeStatistics`: each step's `extras` tell the return and the length of every episode
+  it ended ("episode_return", "episode_length"; Gymnasium's `RecordEpisodeStatistics`,
+  PureJaxRL's `LogWrapper`), for a loop of one's own around `step`.
 
 Any agent takes its environment wrapped (`env=`): `DQNAgent("CartPole-v1", config,
 env=NormalizeObservation(Environment("CartPole-v1", config.num_envs)))`.
@@ -32,6 +35,13 @@ The wrapped environment is the wrapper's attribute `env`, so its state sits one 
 """
 
 from components.envs.wrappers.clip_action import ClipAction
+from components.envs.wrappers.episode_statistics import (
+    EPISODE_LENGTH,
+    EPISODE_RETURN,
+    EpisodeStatistics,
+    Running,
+    finished_episodes,
+)
 from components.envs.wrappers.flatten_observation import FlattenObservation, flat_space
 from components.envs.wrappers.normalize_observation import NormalizeObservation
 from components.envs.wrappers.normalize_reward import TASK_REWARD, NormalizeReward
@@ -43,6 +53,8 @@ from components.envs.wrappers.wrapper import (
     wrapper_of,
 )
 
-__all__ = ["TASK_REWARD", "ClipAction", "EnvironmentWrapper", "FlattenObservation",
-           "NormalizeObservation", "NormalizeReward", "flat_space", "task_actions",
+__all__ = ["EPISODE_LENGTH", "EPISODE_RETURN", "TASK_REWARD", "ClipAction",
+           "EnvironmentWrapper", "EpisodeStatistics", "FlattenObservation",
+           "NormalizeObservation", "NormalizeReward", "Running", "finished_episodes",
+           "flat_space", "task_actions",
            "task_observation_space", "task_observations", "wrapper_of"]

@@ -7,14 +7,12 @@ the task's returns); the running moments equal NumPy's mean and variance; bad ar
 clear errors."""
 
 import gymnasium
-import jax
 import numpy as np
 import pytest
 from gymnasium.wrappers.vector import NormalizeObservation as NormalizeObservation_
 from gymnasium.wrappers.vector import NormalizeReward as NormalizeReward_
+from random_rollouts import ScriptedVectorEnv, rolled_out
 
-import metagraph as mg
-from components.agents import Rollout
 from components.envs import Environment
 from components.envs.wrappers import NormalizeObservation, NormalizeReward
 from components.preprocessing import (
@@ -23,37 +21,10 @@ from components.preprocessing import (
     init_moments,
     update_moments,
 )
-from metagraph.spaces import Bool, Box, Discrete, PRNGKey
+from metagraph.spaces import Bool, Box
 from metagraph.testing import ComponentTest
 
 N, DIM, T = 4, 3, 25
-
-
-class ScriptedVectorEnv(gymnasium.vector.VectorEnv):
-    """A vector env that returns the next of its scripted observations, rewards and
-    terminations at each step (what the wrappers under test see)."""
-
-    def __init__(self, obs, rewards=None, terminated=None,
-                 autoreset=gymnasium.vector.AutoresetMode.NEXT_STEP):
-        self.metadata = {"autoreset_mode": autoreset}
-        self.num_envs = obs.shape[1]
-        self.single_observation_space = gymnasium.spaces.Box(-np.inf, np.inf, obs.shape[2:])
-        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, obs.shape[1:])
-        self.single_action_space = gymnasium.spaces.Discrete(2)
-        self.action_space = gymnasium.spaces.MultiDiscrete([2] * self.num_envs)
-        self.obs, self.rewards, self.terminated, self.t = obs, rewards, terminated, 0
-
-    def reset(self, *, seed=None, options=None):
-        self.t = 0
-        return self.obs[0], {}
-
-    def step(self, actions):
-        self.t += 1
-        n = self.num_envs
-        reward = self.rewards[self.t - 1] if self.rewards is not None else np.zeros(n)
-        terminated = (self.terminated[self.t - 1] if self.terminated is not None
-                      else np.zeros(n, bool))
-        return self.obs[self.t], reward, terminated, np.zeros(n, bool), {}
 
 
 def test_running_moments_equal_numpy():
@@ -122,39 +93,6 @@ def test_bad_arguments_are_clear_errors():
 
 
 # ---- the same as wrappers of an environment (components.envs.wrappers) -----------------------
-
-class RandomRollout(mg.Component):
-    """`collect(key)`: `env` reset, then a `Rollout` of it for `steps` steps, each action drawn
-    from the step's key (the same actions whatever wraps `env`): its observations, rewards,
-    ends and episode returns."""
-
-    def __init__(self, env, steps):
-        super().__init__()
-        self.rollout = Rollout(env)
-        self.steps = steps
-
-    @mg.api
-    def collect(self, key):
-        reset_key, key = jax.random.split(key)
-        self.rollout.reset(reset_key)
-        space = self.rollout.env.action_space
-        n = self.rollout.num_envs
-
-        def act(obs, step_key):
-            if isinstance(space, Discrete):
-                return jax.random.randint(step_key, (n,), 0, space.n), ()
-            return jax.random.uniform(step_key, (n, *space.shape), minval=-2.0, maxval=2.0), ()
-
-        trajectory = self.rollout.run(act, key, self.steps)
-        return {"obs": trajectory.observations, "last_obs": trajectory.last_observations,
-                "reward": trajectory.rewards, "done": trajectory.done,
-                "returns": trajectory.episode_returns}
-
-
-def rolled_out(env, steps):
-    test = ComponentTest(RandomRollout(env, steps), {"key": PRNGKey()})
-    return test, test.collect(np.asarray(jax.random.PRNGKey(2)))
-
 
 @pytest.mark.parametrize("clip", [None, 1.5])
 def test_the_observation_wrapper_equals_gymnasium(clip):
