@@ -9,7 +9,7 @@ gymnax 1.0 reports them apart, and the final greedy policy evaluated over 100 ep
 Runs in its own environment (the packages below are not metagraph's):
 
     python -m venv /tmp/reference && /tmp/reference/bin/pip install jax flax optax chex \
-        gymnax flashbax
+        gymnax flashbax six
     /tmp/reference/bin/python bench/references/purejaxrl_dqn.py CartPole-v1 --steps 500000 \
         --seeds 0 1 2
 
