@@ -37,6 +37,9 @@ def test_train_evaluate_and_resume_a_users_algorithm(user_dir):
     first = rows(run)
     assert [row["env_steps"] for row in first] == [32, 64, 96, 128]
     assert all(set(row) >= {"loss", "ends", "reward_sum"} for row in first)
+    # the episodes' returns from the EpisodeStatistics wrapper around its environment
+    assert any(row["episode_return_mean"] for row in first)
+    assert all((row["episode_return_mean"] is None) == (row["ends"] == 0) for row in first)
     assert (run / "graph.svg").stat().st_size > 0
     result = json.loads(metagraph(user_dir, "evaluate", "run", "--episodes", "3", "--algo",
                                   "user_reinforce:Reinforce", "--json").stdout.splitlines()[-1])

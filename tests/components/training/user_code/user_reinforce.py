@@ -1,7 +1,8 @@
 """A user's own algorithm, written as a user would from the docs: REINFORCE with reward-to-go
-(Williams 1992), composed from the library's components (Environment, Policy, Optimizer) and
-a loss component of its own, with a distributed form (samplers run `rollout`, the learner
-`learn`). The tests copy this file outside the package and name it on the command line."""
+(Williams 1992), composed from the library's components (an Environment in the
+EpisodeStatistics wrapper, Policy, Optimizer) and a loss component of its own, with a
+distributed form (samplers run `rollout`, the learner `learn`). The tests copy this file
+outside the package and name it on the command line."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import optax
 import metagraph as mg
 from components.agents import AgentConfig
 from components.envs import Environment
+from components.envs.wrappers import EPISODE_RETURN, EpisodeStatistics
 from components.losses import discounted_returns, policy_gradient
 from components.optimizer import Optimizer
 from components.policy import Policy
@@ -55,7 +57,9 @@ class ReinforceAgent(mg.Component):
     def __init__(self, env_id: str, config: ReinforceConfig):
         super().__init__()
         self.config = config
-        self.env = Environment(env_id, config.num_envs, **env_kwargs_of(config))
+        # the returns of the episodes each step ends, in its extras (EPISODE_RETURN)
+        self.env = EpisodeStatistics(Environment(env_id, config.num_envs,
+                                                 **env_kwargs_of(config)))
         self.policy = Policy(self.env.action_space, hidden=config.hidden)
         self.loss = ReinforceLoss(self.policy)
         self.optimizer = Optimizer(self.loss, "loss", optax.adam(config.learning_rate),
@@ -90,7 +94,7 @@ class ReinforceAgent(mg.Component):
             out = self.env.step(action)
             done = (out.terminated | out.truncated).astype(jnp.float32)
             return out.obs, {"obs": obs, "action": action, "reward": out.reward,
-                                "done": done}
+                             "done": done, "episode_return": out.extras[EPISODE_RETURN]}
 
         last, trajectory = mg.scan(step, obs, jax.random.split(key, self.config.num_steps))
         self.set_state("obs", last)
@@ -116,8 +120,10 @@ class ReinforceAgent(mg.Component):
 
 def row(batch: dict[str, Any], loss: Any) -> dict[str, Any]:
     done = np.asarray(batch["done"]) > 0
-    return {"steps": int(done.size), "episode_return_mean": None,
-            "ends": int(done.sum()), "loss": float(loss),
+    ends = int(done.sum())
+    mean = float(np.sum(batch["episode_return"])) / ends if ends else None
+    return {"steps": int(done.size), "episode_return_mean": mean,
+            "ends": ends, "loss": float(loss),
             "reward_sum": float(np.sum(batch["reward"]))}
 
 
