@@ -9,7 +9,8 @@ own script in its own environment (bench/references/), scored the same way.
 
 The reference environment (not metagraph's packages):
 `python -m venv /tmp/reference && /tmp/reference/bin/pip install jax flax optax chex gymnax
-flashbax six` (gymnax 1.0.1 imports six without requiring it). Without `--reference-python` only our column is run. Rows (`--rows`; default: the
+flashbax six` (gymnax 1.0.1 imports six without requiring it). Without `--reference-python`
+only our column is run. Rows (`--rows`; default: the
 CartPole and MinAtar rows):
 
 - dqn-cartpole: DQN, CartPole-v1, 5e5 steps, against PureJaxRL's dqn.py.

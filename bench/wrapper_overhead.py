@@ -5,6 +5,7 @@ to the bare environment, in one compiled program each (the in-graph door).
 
     python bench/wrapper_overhead.py                  # Hopper-v5, N = 1 and 16
     python bench/wrapper_overhead.py --env Pendulum-v1 --sizes 1 64 --steps 16384
+    python bench/wrapper_overhead.py --sizes 1 --stacks bare obs reward obs+reward
 
 Compile time is left out (a warm-up call first); the rounds alternate the contenders and the
 median of each is printed. Start-up does not count here: what is measured is the step.
@@ -31,6 +32,10 @@ STACKS = {
     "clip": ClipAction,
     "clip+obs": lambda env: NormalizeObservation(ClipAction(env)),
     "clip+obs+reward": lambda env: NormalizeReward(NormalizeObservation(ClipAction(env))),
+    # each normaliser alone, and the two without ClipAction
+    "obs": NormalizeObservation,
+    "reward": NormalizeReward,
+    "obs+reward": lambda env: NormalizeReward(NormalizeObservation(env)),
 }
 
 
@@ -62,10 +67,14 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 16])
     parser.add_argument("--steps", type=int, default=8192)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--stacks", nargs="+", default=list(STACKS)[:4], choices=list(STACKS),
+                        help="the contenders, the first the baseline (default: the bare "
+                             "environment, then PPO's stack one wrapper at a time)")
     args = parser.parse_args()
     for n in args.sizes:
         programs = {}
-        for name, wrap in STACKS.items():
+        for name in args.stacks:
+            wrap = STACKS[name]
             exe = xla.lower(mg.build(RandomSteps(wrap(Environment(args.env, n)), args.steps),
                                      {"key": PRNGKey()}))
             np.asarray(exe.run(np.asarray(jax.random.PRNGKey(1))))  # compiled, warm
@@ -77,12 +86,12 @@ def main() -> None:
                 start = time.perf_counter()
                 np.asarray(exe.run(key))
                 times[name].append(time.perf_counter() - start)
-        bare = statistics.median(times["bare"])
+        bare = statistics.median(times[args.stacks[0]])
         print(f"{args.env}, N={n}, {args.steps} steps a call, median of {args.rounds}:")
         for name, spent in times.items():
             median = statistics.median(spent)
             print(f"  {name:16s} {median / args.steps * 1e6:9.2f} us a step   "
-                  f"{median / bare:5.2f}x the bare environment")
+                  f"{median / bare:5.2f}x {args.stacks[0]}")
 
 
 if __name__ == "__main__":
