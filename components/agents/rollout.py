@@ -2,7 +2,8 @@
 and `Trajectory`, the typed record it returns (PureJaxRL's `Transition`, stacked over time).
 
 A rollout owns the environments (an `Environment` component, `rollout.env`) and what runs
-between two calls: the current observations and the return of every running episode, as
+between two calls: the current observations and the return and length of every running
+episode (counted as the `EpisodeStatistics` wrapper counts them: `finished_episodes`), as
 component state. `run(act, key, steps)` steps every environment `steps` times inside one
 `mg.scan`, each step an `env.step` call (so the environment is a node of every agent's graph,
 whatever its door), with actions from `act(observations, key) -> (actions, extras)`; `extras`
@@ -30,7 +31,12 @@ import jax.numpy as jnp
 import numpy as np
 
 import metagraph as mg
-from components.envs.wrappers import TASK_REWARD, task_observation_space
+from components.envs.wrappers import (
+    TASK_REWARD,
+    Running,
+    finished_episodes,
+    task_observation_space,
+)
 from metagraph.spaces import Bool, Box, Dict, Space
 
 Act = Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
@@ -62,6 +68,8 @@ class Trajectory(NamedTuple):
         movers: [steps, N] int32, in a game the player who made each step's move, as the
             task reported it (the player to move before the step); None for a task of one
             player.
+        episode_lengths: [steps, N] int32, the steps of the episode that ended at this step, 0
+            where none did (`Rollout.run` gives it; None from a trajectory made otherwise).
     """
 
     observations: jax.Array
@@ -76,6 +84,7 @@ class Trajectory(NamedTuple):
     learner: jax.Array | None = None
     task_extras: dict[str, jax.Array] = {}  # noqa: RUF012 (a NamedTuple's default, never mutated)
     movers: jax.Array | None = None
+    episode_lengths: jax.Array | None = None
 
     @property
     def done(self) -> jax.Array:
@@ -100,9 +109,13 @@ class Trajectory(NamedTuple):
 
     def episode_statistics(self) -> dict[str, jax.Array]:
         """The finished episodes' statistics, as every agent reports them:
-        `episode_return_sum` and `episodes` (how many ended, whatever their returns)."""
-        return {"episode_return_sum": self.episode_returns.sum(),
-                "episodes": self.done.sum().astype(jnp.int32)}
+        `episode_return_sum`, `episodes` (how many ended, whatever their returns) and, where
+        the trajectory has their lengths, `episode_length_sum`."""
+        statistics = {"episode_return_sum": self.episode_returns.sum(),
+                      "episodes": self.done.sum().astype(jnp.int32)}
+        if self.episode_lengths is not None:
+            statistics["episode_length_sum"] = self.episode_lengths.sum()
+        return statistics
 
 
 def with_lead(space: Space, lead: tuple[int, ...]) -> Space:
@@ -148,15 +161,22 @@ class Rollout(mg.Component):
         the environment's wrappers): what an agent's acting APIs take."""
         return with_lead(task_observation_space(self.env), lead)
 
-    def _running(self) -> tuple[Any, jax.Array, jax.Array]:
-        """The current observations, the returns of the running episodes and, in a game, the
-        player to move in each (state; zeros where the rollout steps no game)."""
+    def _running(self) -> tuple[Any, Running, jax.Array]:
+        """The current observations, the running episodes (their returns and lengths so far)
+        and, in a game, the player to move in each (state; zeros where the rollout steps no
+        game)."""
         space = self.observation_space_of(self.num_envs)
         zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), space.to_abstract())
         first = jnp.zeros((self.num_envs,), jnp.int32)
-        return (self.get_state("obs", zeros),
-                self.get_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32)),
+        start = Running.zeros(self.num_envs)
+        episodes = Running(self.get_state("episode_return", start.returns),
+                           self.get_state("episode_length", start.lengths))
+        return (self.get_state("obs", zeros), episodes,
                 self.get_state("to_move", first) if self.num_players > 1 else first)
+
+    def _keep(self, episodes: Running) -> None:
+        self.set_state("episode_return", episodes.returns)
+        self.set_state("episode_length", episodes.lengths)
 
     @mg.api
     def reset(self, key):
@@ -165,7 +185,7 @@ class Rollout(mg.Component):
         self._running()
         obs = self.env.reset(key)
         self.set_state("obs", obs)
-        self.set_state("episode_return", jnp.zeros((self.num_envs,), jnp.float32))
+        self._keep(Running.zeros(self.num_envs))
         if self.num_players > 1:  # every game at its start: player 0 moves
             self.set_state("to_move", jnp.zeros((self.num_envs,), jnp.int32))
         return obs
@@ -182,29 +202,31 @@ class Rollout(mg.Component):
         """`run` with `act(observations, key, to_move)` also given, in a game, the player to
         move in each environment ([N] int32, as the task reported it; see the module
         docstring); zeros where the rollout steps no game."""
-        obs, episode_return, to_move = self._running()
+        obs, episodes, to_move = self._running()
 
         def step(carry, step_key):
-            obs, episode_return, to_move = carry
+            obs, episodes, to_move = carry
             action, extras = act(obs, step_key, to_move)
             out = self.env.step(action)
             done = out.terminated | out.truncated
             # the task's rewards (a wrapper that scales them keeps these in the extras)
-            episode_return = episode_return + (out.extras or {}).get(TASK_REWARD, out.reward)
+            episodes, finished = finished_episodes(
+                episodes, (out.extras or {}).get(TASK_REWARD, out.reward), done)
             next_to_move = to_move
             if self.num_players > 1:  # a new game (auto-reset) starts with player 0
                 next_to_move = jnp.where(done, 0,
                                          out.extras["player_to_move"].astype(jnp.int32))
             record = (obs, action, out.reward, out.terminated, out.truncated,
-                      out.final_obs, extras, jnp.where(done, episode_return, 0.0))
-            return ((out.obs, jnp.where(done, 0.0, episode_return), next_to_move),
-                    (record, out.extras or {}, to_move))
+                      out.final_obs, extras, finished.returns)
+            return ((out.obs, episodes, next_to_move),
+                    (record, out.extras or {}, to_move, finished.lengths))
 
-        (last, episode_return, to_move), (record, task_extras, movers) = mg.scan(
-            step, (obs, episode_return, to_move), jax.random.split(key, steps))
+        (last, episodes, to_move), (record, task_extras, movers, lengths) = mg.scan(
+            step, (obs, episodes, to_move), jax.random.split(key, steps))
         self.set_state("obs", last)
-        self.set_state("episode_return", episode_return)
+        self._keep(episodes)
         if self.num_players > 1:
             self.set_state("to_move", to_move)
         return Trajectory(*record, last_observations=last, task_extras=task_extras,
-                          movers=movers if self.num_players > 1 else None)
+                          movers=movers if self.num_players > 1 else None,
+                          episode_lengths=lengths)

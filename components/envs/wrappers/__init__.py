@@ -19,7 +19,8 @@ an `Environment` (`components.agents.parts.make_env`), and a user's wrapper subc
   `extras["task_reward"]`, and the episode returns an agent reports are those.
 - `EpisodeStatistics`: each step's `extras` tell the return and the length of every episode
   it ended ("episode_return", "episode_length"; Gymnasium's `RecordEpisodeStatistics`,
-  PureJaxRL's `LogWrapper`), for a loop of one's own around `step`.
+  PureJaxRL's `LogWrapper`), for a loop of one's own around `step` (a `Rollout` counts the
+  same way).
 
 Any agent takes its environment wrapped (`env=`): `DQNAgent("CartPole-v1", config,
 env=NormalizeObservation(Environment("CartPole-v1", config.num_envs)))`.

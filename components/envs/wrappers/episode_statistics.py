@@ -1,5 +1,5 @@
-"""`EpisodeStatistics`: each step tells the return and the length of every episode it ended
-(`finished_episodes`: the arithmetic, for a loop of one's own)."""
+"""`EpisodeStatistics`: each step tells the return and the length of every episode it ended;
+`finished_episodes`, the arithmetic it and `components.agents.Rollout` count them with."""
 
 from __future__ import annotations
 
@@ -55,10 +55,11 @@ class EpisodeStatistics(EnvironmentWrapper):
     Returns are the task's: where a wrapper inside this one scales the rewards
     (`NormalizeReward`), the sum of the task's own it keeps in `extras["task_reward"]`.
 
-    For a loop of one's own around `Environment.step`; an agent's `Rollout` reports the same
-    returns in its `Trajectory` (`episode_returns`) without it. `reset` starts every episode
-    again. Its state: the returns `episode_return` [N] and the lengths `episode_length` [N]
-    of the episodes under way.
+    For a loop of one's own around `Environment.step`; an agent's `Rollout` counts the same
+    way (`finished_episodes`) and reports them in its `Trajectory` (`episode_returns`,
+    `episode_lengths`) without it. `reset` starts every episode again. Its state: the
+    returns `episode_return` [N] and the lengths `episode_length` [N] of the episodes under
+    way.
 
     Args:
         env: the environment (see `EnvironmentWrapper`).

@@ -21,7 +21,7 @@ from components.training.metrics import Row
 from metagraph.spaces import Discrete, PRNGKey
 
 # what every iteration of these agents returns; further statistics (SAC's alpha) become columns
-ITERATION_KEYS = ("steps", "episode_return_sum", "episodes", "loss")
+ITERATION_KEYS = ("steps", "episode_return_sum", "episode_length_sum", "episodes", "loss")
 
 
 class IterativeAlgorithm(Algorithm):
@@ -64,10 +64,11 @@ class IterativeAlgorithm(Algorithm):
         counts = count if exe.seeds is None else np.full(exe.seeds, count)
         out = per_seed(exe, exe.train(np.asarray(key), np.asarray(counts, np.int32)))
         episodes = out["episodes"][:, :count]  # outputs are [seeds, iterations_per_call]
-        means = np.where(episodes > 0, out["episode_return_sum"][:, :count]
-                         / np.maximum(episodes, 1), np.nan)
-        rows = summarise_iterations({"steps": out["steps"][:, :count],
-                                     "episode_return_mean": means, "episodes": episodes,
+        means = {f"episode_{what}_mean": np.where(
+            episodes > 0, out[f"episode_{what}_sum"][:, :count] / np.maximum(episodes, 1),
+            np.nan) for what in ("return", "length") if f"episode_{what}_sum" in out}
+        rows = summarise_iterations({"steps": out["steps"][:, :count], **means,
+                                     "episodes": episodes,
                                      "loss": out["loss"][:, :count],
                                      **{name: value[:, :count] for name, value in out.items()
                                         if name not in ITERATION_KEYS}})

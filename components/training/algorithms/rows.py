@@ -62,12 +62,17 @@ def summarise_iterations(values: dict[str, np.ndarray]) -> list[Row]:
 def learned_rows(exe: Any, batches: list[dict[str, Any]], **extra: Any) -> list[Row]:
     """One `learn` call per sampled batch (its inputs picked out of the batch by name, with
     `extra` inputs such as a key added) and a metrics row each: the batch's steps, the mean
-    return of the episodes that ended in it, their count and the loss."""
+    return of the episodes that ended in it, their count, their mean length (where the
+    batch has it) and the loss."""
     rows = []
     for batch in batches:
         stats = exe.learn(*inputs_for(exe.graph, "learn", {**batch, **extra}))
         episodes = int(batch["episodes"])
+        extra = {"episodes": episodes, "loss": float(stats["loss"])}
+        if "episode_length_sum" in batch:
+            extra["episode_length_mean"] = (float(batch["episode_length_sum"]) / episodes
+                                            if episodes else None)
         rows.append(Row(int(batch["reward"].size),
                         float(batch["episode_return_sum"]) / episodes if episodes else None,
-                        {"episodes": episodes, "loss": float(stats["loss"])}))
+                        extra))
     return rows

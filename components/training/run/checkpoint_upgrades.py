@@ -14,6 +14,10 @@ checkpoint is brought to it without changing a value.
 - Observations now keep the task's shape and dtype (MinAtar's bool planes [10, 10, C], where
   they were float32 vectors [400] of 0.0 and 1.0): a rollout's or a replay's stored
   observations are reshaped, and made bool where every value is 0 or 1.
+- A rollout now also counts the length of every running episode (`episode_length`, beside
+  `episode_return`): an older checkpoint has none, and its running episodes' lengths are
+  counted from 0 (only the first episode a resumed run finishes in each environment reports
+  fewer steps than it took).
 
 Anything else that differs is left as it is, for `load` to refuse by name.
 """
@@ -26,6 +30,8 @@ from typing import Any
 import numpy as np
 
 WRAPPED = "/env"  # the attribute under which a wrapper keeps the environment it wraps
+# a rollout's running episodes: their returns, and (counted since) their lengths
+RUNNING_RETURN, RUNNING_LENGTH = "['episode_return']", "['episode_length']"
 _PATH = re.compile(r"^\['(?P<scope>[^']*)'\](?P<rest>.*)$")
 # a normaliser inside the rollout's wrappers, and the scope it had before, beside the policy
 _NORMALISER = re.compile(r"^(?P<agent>.*)/rollout(/env)+/"
@@ -44,6 +50,8 @@ def older_checkpoint(expected: list[dict[str, Any]], found: list[dict[str, Any]]
         old = _unwrapped_path(path, have, want) or _normaliser_path(path, have, want)
         if old is not None:
             have[path] = have.pop(old)
+        elif _counted_later(path, have):
+            have[path] = np.zeros(want[path]["shape"], want[path]["dtype"])
     upgraded = {path: _reshaped(leaf, want[path]) if path in want else leaf
                 for path, leaf in have.items()}
     order = [p for p in want if p in upgraded] + [p for p in upgraded if p not in want]
@@ -75,6 +83,14 @@ def _normaliser_path(path: str, have: dict[str, Any], want: dict[str, Any]) -> s
         return None
     old = f"['{moved['agent']}/{_NORMALISER_THEN[moved['part']]}']{match['rest']}"
     return old if old in have and old not in want else None
+
+
+def _counted_later(path: str, have: dict[str, Any]) -> bool:
+    """`path` is a rollout's running episodes' lengths, which a checkpoint from before they
+    were counted lacks (it has their returns beside them)."""
+    match = _PATH.match(path)
+    return (match is not None and match["rest"] == RUNNING_LENGTH
+            and f"['{match['scope']}']{RUNNING_RETURN}" in have)
 
 
 def _reshaped(leaf: np.ndarray, want: dict[str, Any]) -> np.ndarray:

@@ -74,18 +74,19 @@ class Stepper(mg.Component):
 
 
 def reference(steps, calls):
-    """A plain loop: per call, the finished episodes' count and return sum."""
+    """A plain loop: per call, the finished episodes' count, return sum and length sum."""
     t, running, stats = np.zeros(N, int), np.zeros(N), []
     for _ in range(calls):
-        count, total = 0, 0.0
+        count, total, length = 0, 0.0, 0
         for _ in range(steps):
             running += REWARDS[np.arange(N), t]
             t += 1
             done = t >= LENGTHS
             count += int(done.sum())
             total += float(running[done].sum())
+            length += int(t[done].sum())
             running[done], t[done] = 0.0, 0
-        stats.append((count, total))
+        stats.append((count, total, length))
     return stats
 
 
@@ -94,13 +95,15 @@ def test_every_finished_episode_counts_whatever_its_return():
     key = np.asarray(jax.random.PRNGKey(0))
     test.start(key)
     expected = reference(5, 3)
-    for count, total in expected:  # episodes continue across calls
+    for count, total, length in expected:  # episodes continue across calls
         out = test.collect(key)
         assert int(out["episodes"]) == count
         np.testing.assert_allclose(out["episode_return_sum"], total, atol=1e-6)
+        assert int(out["episode_length_sum"]) == length
     # in 15 steps environments 0, 1, 2, 3 end 7, 5, 7, 15 episodes; the 14 of environments 0
     # and 2 have return 0, and were the ones `finished != 0` lost
-    assert sum(count for count, _ in expected) == 7 + 5 + 7 + 15
+    assert sum(count for count, _, _ in expected) == 7 + 5 + 7 + 15
+    assert sum(length for _, _, length in expected) == 7 * 2 + 5 * 3 + 7 * 2 + 15 * 1
 
 
 def test_the_trajectory_is_typed_and_time_major():
@@ -119,6 +122,7 @@ def test_the_trajectory_is_typed_and_time_major():
     np.testing.assert_array_equal(out["final_observations"][1, :, 0], [2, 2, 2, 1])
     np.testing.assert_allclose(out["episode_returns"][:, 1], [0.0, 0.0, -3.0, 0.0])
     np.testing.assert_allclose(out["episode_returns"][:, 3], [-0.5] * 4)
+    np.testing.assert_array_equal(out["episode_lengths"][:, 1], [0, 0, 3, 0])
 
 
 def test_the_environment_is_a_node_under_the_rollout():

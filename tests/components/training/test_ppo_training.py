@@ -38,6 +38,9 @@ def test_ppo_run_directory_and_resume_after_an_interruption(tmp_path, monkeypatc
                  progress=False)
     assert len(full) == 8 and full[-1]["env_steps"] == 256
     assert all(m["episode_return_mean"] is None or m["episode_return_mean"] > 0 for m in full)
+    # CartPole's reward is 1 a step: an episode's length is its return
+    assert all(m["episode_length_mean"] == pytest.approx(m["episode_return_mean"])
+               for m in full if m["episode_return_mean"] is not None)
     optimizer_steps = 8 * SMALL.epochs * SMALL.minibatches
     assert json.loads((tmp_path / "full" / "config.json").read_text())["algo"] == "ppo"
     run = interrupt_the_second_call(monkeypatch)
