@@ -68,11 +68,11 @@ def learned_rows(exe: Any, batches: list[dict[str, Any]], **extra: Any) -> list[
     for batch in batches:
         stats = exe.learn(*inputs_for(exe.graph, "learn", {**batch, **extra}))
         episodes = int(batch["episodes"])
-        extra = {"episodes": episodes, "loss": float(stats["loss"])}
+        columns = {"episodes": episodes, "loss": float(stats["loss"])}
         if "episode_length_sum" in batch:
-            extra["episode_length_mean"] = (float(batch["episode_length_sum"]) / episodes
-                                            if episodes else None)
+            columns["episode_length_mean"] = (float(batch["episode_length_sum"]) / episodes
+                                              if episodes else None)
         rows.append(Row(int(batch["reward"].size),
                         float(batch["episode_return_sum"]) / episodes if episodes else None,
-                        extra))
+                        columns))
     return rows
