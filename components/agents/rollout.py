@@ -35,6 +35,8 @@ from components.envs.wrappers import (
     TASK_REWARD,
     Running,
     finished_episodes,
+    keep_running,
+    running_episodes,
     task_observation_space,
 )
 from metagraph.spaces import Bool, Box, Dict, Space
@@ -168,15 +170,8 @@ class Rollout(mg.Component):
         space = self.observation_space_of(self.num_envs)
         zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), space.to_abstract())
         first = jnp.zeros((self.num_envs,), jnp.int32)
-        start = Running.zeros(self.num_envs)
-        episodes = Running(self.get_state("episode_return", start.returns),
-                           self.get_state("episode_length", start.lengths))
-        return (self.get_state("obs", zeros), episodes,
+        return (self.get_state("obs", zeros), running_episodes(self, self.num_envs),
                 self.get_state("to_move", first) if self.num_players > 1 else first)
-
-    def _keep(self, episodes: Running) -> None:
-        self.set_state("episode_return", episodes.returns)
-        self.set_state("episode_length", episodes.lengths)
 
     @mg.api
     def reset(self, key):
@@ -185,7 +180,7 @@ class Rollout(mg.Component):
         self._running()
         obs = self.env.reset(key)
         self.set_state("obs", obs)
-        self._keep(Running.zeros(self.num_envs))
+        keep_running(self, Running.zeros(self.num_envs))
         if self.num_players > 1:  # every game at its start: player 0 moves
             self.set_state("to_move", jnp.zeros((self.num_envs,), jnp.int32))
         return obs
@@ -224,7 +219,7 @@ class Rollout(mg.Component):
         (last, episodes, to_move), (record, task_extras, movers, lengths) = mg.scan(
             step, (obs, episodes, to_move), jax.random.split(key, steps))
         self.set_state("obs", last)
-        self._keep(episodes)
+        keep_running(self, episodes)
         if self.num_players > 1:
             self.set_state("to_move", to_move)
         return Trajectory(*record, last_observations=last, task_extras=task_extras,

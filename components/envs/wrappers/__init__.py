@@ -42,6 +42,8 @@ from components.envs.wrappers.episode_statistics import (
     EpisodeStatistics,
     Running,
     finished_episodes,
+    keep_running,
+    running_episodes,
 )
 from components.envs.wrappers.flatten_observation import FlattenObservation, flat_space
 from components.envs.wrappers.normalize_observation import NormalizeObservation
@@ -57,5 +59,5 @@ from components.envs.wrappers.wrapper import (
 __all__ = ["EPISODE_LENGTH", "EPISODE_RETURN", "TASK_REWARD", "ClipAction",
            "EnvironmentWrapper", "EpisodeStatistics", "FlattenObservation",
            "NormalizeObservation", "NormalizeReward", "Running", "finished_episodes",
-           "flat_space", "task_actions",
+           "flat_space", "keep_running", "running_episodes", "task_actions",
            "task_observation_space", "task_observations", "wrapper_of"]

@@ -9,9 +9,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+import metagraph as mg
 from components.envs.wrappers.normalize_reward import TASK_REWARD
 from components.envs.wrappers.wrapper import EnvironmentWrapper
-from metagraph.spaces import Box, Dict, Record
+from metagraph.spaces import Box, Space
 
 EPISODE_RETURN = "episode_return"
 EPISODE_LENGTH = "episode_length"
@@ -46,6 +47,20 @@ def finished_episodes(running: Running, reward: jax.Array, done: jax.Array
     return Running(jnp.where(done, 0.0, returns), jnp.where(done, 0, lengths)), finished
 
 
+def running_episodes(component: mg.Component, n: int) -> Running:
+    """`component`'s state of `n` running episodes: its `episode_return` and `episode_length`
+    (created at their start)."""
+    start = Running.zeros(n)
+    return Running(component.get_state(EPISODE_RETURN, start.returns),
+                   component.get_state(EPISODE_LENGTH, start.lengths))
+
+
+def keep_running(component: mg.Component, running: Running) -> None:
+    """`running` kept as `component`'s state (`running_episodes` reads it)."""
+    component.set_state(EPISODE_RETURN, running.returns)
+    component.set_state(EPISODE_LENGTH, running.lengths)
+
+
 class EpisodeStatistics(EnvironmentWrapper):
     """`env` whose steps tell the episodes they ended, as Gymnasium's vector
     `RecordEpisodeStatistics` (its `info["episode"]["r"]` and `["l"]`) and PureJaxRL's
@@ -68,34 +83,22 @@ class EpisodeStatistics(EnvironmentWrapper):
 
     def reset_observation(self, obs: Any) -> Any:
         """The first observations, every episode at its start."""
-        self._running()
-        self._keep(Running.zeros(self.num_envs))
+        running_episodes(self, self.num_envs)
+        keep_running(self, Running.zeros(self.num_envs))
         return super().reset_observation(obs)
 
     def step_result(self, out: Any) -> Any:
         """The step, its `extras` with the finished episodes' returns and lengths."""
         out = super().step_result(out)
         extras = dict(out.extras or {})
-        running, finished = finished_episodes(self._running(),
+        running, finished = finished_episodes(running_episodes(self, self.num_envs),
                                               extras.get(TASK_REWARD, out.reward),
                                               out.terminated | out.truncated)
-        self._keep(running)
+        keep_running(self, running)
         extras.update({EPISODE_RETURN: finished.returns, EPISODE_LENGTH: finished.lengths})
         return out._replace(extras=extras)
 
-    def _running(self) -> Running:
-        start = Running.zeros(self.num_envs)
-        return Running(self.get_state(EPISODE_RETURN, start.returns),
-                       self.get_state(EPISODE_LENGTH, start.lengths))
-
-    def _keep(self, running: Running) -> None:
-        self.set_state(EPISODE_RETURN, running.returns)
-        self.set_state(EPISODE_LENGTH, running.lengths)
-
-    def _step_space(self) -> Record:
-        inner = super()._step_space()
-        extras = inner.spaces.get("extras")
-        named = dict(extras.spaces) if isinstance(extras, Dict) else {}
-        named[EPISODE_RETURN] = Box((self.num_envs,))
-        named[EPISODE_LENGTH] = Box((self.num_envs,), np.int32)
-        return Record(inner.record_type, {**inner.spaces, "extras": Dict(named)})
+    def extras_spaces(self) -> dict[str, Space]:
+        """The finished episodes' returns [num_envs] float32 and lengths [num_envs] int32."""
+        return {EPISODE_RETURN: Box((self.num_envs,)),
+                EPISODE_LENGTH: Box((self.num_envs,), np.int32)}

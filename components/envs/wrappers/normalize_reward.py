@@ -7,7 +7,7 @@ from typing import Any
 
 from components.envs.wrappers.wrapper import EnvironmentWrapper
 from components.preprocessing import RewardNormaliser
-from metagraph.spaces import Box, Dict, Record
+from metagraph.spaces import Box, Space
 
 TASK_REWARD = "task_reward"
 """The name under which a wrapper that changes rewards keeps the task's own in a step's
@@ -54,9 +54,6 @@ class NormalizeReward(EnvironmentWrapper):
         extras.setdefault(TASK_REWARD, out.reward)
         return out._replace(reward=scaled, extras=extras)
 
-    def _step_space(self) -> Record:
-        inner = super()._step_space()
-        extras = inner.spaces.get("extras")
-        named = dict(extras.spaces) if isinstance(extras, Dict) else {}
-        named.setdefault(TASK_REWARD, Box((self.num_envs,)))
-        return Record(inner.record_type, {**inner.spaces, "extras": Dict(named)})
+    def extras_spaces(self) -> dict[str, Space]:
+        """The task's rewards, [num_envs] float32."""
+        return {TASK_REWARD: Box((self.num_envs,))}

@@ -1,7 +1,8 @@
 """`EnvironmentWrapper`: a component around an environment with the same API, changing
 nothing; a transformation overrides `observation` and `observation_space` (what `reset` and
 `step` give), `action` (what the wrapped environment is stepped with), or, for one that learns
-from what it sees or changes rewards, `reset_observation` and `step_result`."""
+from what it sees or changes rewards, `reset_observation` and `step_result` (with
+`extras_spaces` where it adds entries to a step's `extras`)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,11 @@ class EnvironmentWrapper(mg.Component):
         return out._replace(obs=self.observation(out.obs),
                             final_obs=self.observation(out.final_obs))
 
+    def extras_spaces(self) -> dict[str, Space]:
+        """The named entries this wrapper adds to a step's `extras` (its `step_result` puts
+        them there), each with its space [num_envs, ...]; none here."""
+        return {}
+
     # ---- APIs --------------------------------------------------------------------------------
     @mg.api(outputs=lambda self: batched(self.observation_space, self.num_envs))
     def reset(self, key):
@@ -107,8 +113,13 @@ class EnvironmentWrapper(mg.Component):
     def _step_space(self) -> Record:
         inner = self.env._step_space()
         observed = batched(self.observation_space, self.num_envs)
-        return Record(inner.record_type, {**inner.spaces, "obs": observed,
-                                          "final_obs": observed})
+        spaces = {**inner.spaces, "obs": observed, "final_obs": observed}
+        added = self.extras_spaces()
+        if added:
+            extras = inner.spaces.get("extras")
+            named = dict(extras.spaces) if isinstance(extras, Dict) else {}
+            spaces["extras"] = Dict({**named, **added})
+        return Record(inner.record_type, spaces)
 
 
 def task_observation_space(env: Any) -> Space:

@@ -29,9 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from components.envs.wrappers import EPISODE_LENGTH, EPISODE_RETURN
+
 WRAPPED = "/env"  # the attribute under which a wrapper keeps the environment it wraps
 # a rollout's running episodes: their returns, and (counted since) their lengths
-RUNNING_RETURN, RUNNING_LENGTH = "['episode_return']", "['episode_length']"
+RUNNING_RETURN, RUNNING_LENGTH = f"['{EPISODE_RETURN}']", f"['{EPISODE_LENGTH}']"
 _PATH = re.compile(r"^\['(?P<scope>[^']*)'\](?P<rest>.*)$")
 # a normaliser inside the rollout's wrappers, and the scope it had before, beside the policy
 _NORMALISER = re.compile(r"^(?P<agent>.*)/rollout(/env)+/"
