@@ -26,6 +26,10 @@ from components.training.run.interrupts import deferred_interrupts
 from components.training.run.run_dir import RunDir
 from metagraph.errors import RuntimeCheckError
 
+EPISODE_MEANS = ("episode_return_mean", "episode_length_mean")
+"""The columns of a metrics row about the episodes that ended in it: a row where none ended
+repeats the last row's (over a resume too), so a curve shows the last finished episodes."""
+
 
 class RunExitedError(ValueError):
     """The algorithm's code called `sys.exit()` inside a call: the run stops with this error
@@ -87,8 +91,9 @@ class TrainingLoop:
         """Call until finished, stopped by a callback, or interrupted; the callbacks end
         whatever happens (the checkpoint of a whole state is saved then)."""
         self.kept = self.run_dir.keep_metrics(self.counters.iteration)
-        # the last mean return carries over a resume to rows where no episode ended
-        self.last_return = self.kept[-1].get("episode_return_mean") if self.kept else None
+        # the last episode means carry over a resume to rows where no episode ended
+        self.last_means = {key: self.kept[-1].get(key) if self.kept else None
+                           for key in EPISODE_MEANS}
         self.start, self.saved_call = time.perf_counter(), self.counters.call
         self.bar = _progress_bar(self.goal_steps, self.counters.env_steps, self.progress)
         self.whole = True  # whether exe.state is the state after whole, good calls
@@ -151,13 +156,14 @@ class TrainingLoop:
         written = []
         for row in rows:
             self.counters.env_steps += row.steps
-            mean = row.episode_return_mean
-            mean = self.last_return if mean is None else mean  # no episode ended
-            self.last_return = mean
-            written.append({"iteration": self.counters.iteration,
-                             "env_steps": self.counters.env_steps,
-                             "wall_time": round(wall, 3), "episode_return_mean": mean,
-                             **row.extra})
+            line = {"iteration": self.counters.iteration,
+                    "env_steps": self.counters.env_steps, "wall_time": round(wall, 3),
+                    "episode_return_mean": row.episode_return_mean, **row.extra}
+            for key in EPISODE_MEANS:  # where no episode ended, the last ones' means
+                if key in line and line[key] is None:
+                    line[key] = self.last_means[key]
+                self.last_means[key] = line.get(key, self.last_means[key])
+            written.append(line)
             self.counters.iteration += 1
         self.stopped = self.callback.on_rows(self, written) is False
         self.run_dir.append_metrics(written)

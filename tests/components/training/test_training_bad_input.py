@@ -16,7 +16,7 @@ import pytest
 
 import metagraph as mg
 from components.agents import AgentConfig, PPOConfig, SACConfig
-from components.training import MetricsError, Row, RunSpec, train
+from components.training import MetricsError, Row, RunSpec, resume, train
 from components.training.algorithm import Algorithm
 from components.training.cli import main
 from components.training.run.loop import NonFiniteError, RunExitedError
@@ -107,6 +107,18 @@ def test_typed_rows_and_the_previous_protocols_dicts_both_train(tmp_path):
     assert [r["env_steps"] for r in rows] == [16, 32, 48, 64]
     row = Row(16, None, {"loss": 0.5})
     assert row["steps"] == 16 and set(row) == {"steps", "episode_return_mean", "loss"}
+
+
+def test_a_row_where_no_episode_ended_repeats_the_last_episode_means_over_a_resume(tmp_path):
+    ended = Row(16, 2.0, {"episode_length_mean": 5.0})
+    none = Row(16, None, {"episode_length_mean": None})
+    rows = train_returning(tmp_path, [none, ended, none], steps=48)
+    assert [(r["episode_return_mean"], r["episode_length_mean"]) for r in rows] == [
+        (None, None), (2.0, 5.0), (2.0, 5.0)]
+    Returning.value = [none, none, Row(16, 3.0, {"episode_length_mean": 6.0})]
+    rows = resume(tmp_path, steps=96, algo=Returning(), progress=False)
+    assert [(r["episode_return_mean"], r["episode_length_mean"]) for r in rows[3:]] == [
+        (2.0, 5.0), (2.0, 5.0), (3.0, 6.0)]
 
 
 def test_sys_exit_inside_run_is_an_error_not_a_finished_run(tmp_path, capsys):
