@@ -22,6 +22,9 @@ CartPole and MinAtar rows):
   Connect Four (about 30 minutes, at most 31) and path reweighting's policy after 30
   minutes, 100 games against OpenSpiel's MCTS-100 (the reference is the opponent; one seed a
   run: 30 minutes each).
+- ppo-pong: PPO, Atari Pong (the `atari` extra), 2.5 M steps = 10 M frames, CleanRL's
+  `ppo_atari_envpool.py` recipe, scored on the raw game (hours on 2 cores; CleanRL's
+  published score beside it, no reference run).
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ class Row:
 
     @property
     def label(self) -> str:
-        budget = f"{self.minutes:g} min" if self.minutes else f"{self.steps:.0e} steps"
+        budget = f"{self.minutes:g} min" if self.minutes else f"{self.steps:.3g} steps"
         return f"{self.algo}, {self.env_id}, {budget}"
 
 
@@ -81,6 +84,9 @@ ROWS = {
     "reweight-connect-four": Row("reweight", "ConnectFour-v0", 10**10, minutes=30,
                                  opponent="mcts:100",
                                  reference_name="OpenSpiel MCTS-100 (the opponent)"),
+    # 10M frames: hours on 2 cores; no reference runs here (CleanRL's is PyTorch on a GPU)
+    "ppo-pong": Row("ppo", "ALE/Pong-v5", 2_500_000,
+                    reference_name="CleanRL ppo_atari_envpool.py, published: 20.45 ± 0.09"),
 }
 DEFAULT_ROWS = ("dqn-cartpole", "ppo-cartpole", "dqn-breakout", "dqn-asterix")
 
