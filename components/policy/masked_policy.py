@@ -52,3 +52,9 @@ class MaskedPolicy(Policy):
     def value(self, obs):
         """V of the board (the mask is not an input of the value network)."""
         return self._value(self.split(obs)[0])
+
+    def _shared_pass(self, obs):
+        """The masked logits and V from one pass of the shared torso."""
+        features, legal = self.split(obs)
+        params, value = super()._shared_pass(features)
+        return jnp.where(legal, params, ILLEGAL_LOGIT), value

@@ -144,7 +144,11 @@ class Policy(mg.Component):
         return self._distribution_params(obs)
 
     def _distribution_params(self, obs):
-        out = self.action_head.forward(self.torso.forward(obs))
+        return self._params_of(self.torso.forward(obs))
+
+    def _params_of(self, features):
+        """The distribution's parameters from the torso's `features`."""
+        out = self.action_head.forward(features)
         if self.log_std_mode == "network":
             return out
         log_std = self.get_param("log_std", jnp.full((out.shape[-1],), self.log_std_init,
@@ -190,12 +194,23 @@ class Policy(mg.Component):
             return self.value_head.forward(self.torso.forward(obs))[..., 0]
         return self.value_network.forward(obs)[..., 0]
 
+    def _shared_pass(self, obs):
+        """(the distribution's parameters, the value) of `obs` from one pass of the torso
+        they share (value="shared"): its gradient is taken once, where a pass for each would
+        take it twice (a CNN torso's update costs 1.6x)."""
+        features = self.torso.forward(obs)
+        return self._params_of(features), self.value_head.forward(features)[..., 0]
+
     @mg.api(polymorphic=True)
     def evaluate(self, obs, action):
         """{"log_prob", "entropy"} of `action` at `obs`, and "value" unless value=None."""
-        params = self.distribution_params(obs)
+        if self.value_mode == "shared":
+            params, value = self._shared_pass(obs)
+        else:
+            params = self.distribution_params(obs)
+            value = None if self.value_mode is None else self.value(obs)
         out = {"log_prob": self.distribution.log_prob(params, action),
                "entropy": self.distribution.entropy(params)}
-        if self.value_mode is not None:
-            out["value"] = self.value(obs)
+        if value is not None:
+            out["value"] = value
         return out

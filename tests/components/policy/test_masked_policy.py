@@ -26,9 +26,9 @@ def observations(seed=0):
 
 
 class Probe(mg.Component):
-    def __init__(self):
+    def __init__(self, value="separate"):
         super().__init__()
-        self.policy = MaskedPolicy(Discrete(ACTIONS), hidden=(8,))
+        self.policy = MaskedPolicy(Discrete(ACTIONS), hidden=(8,), value=value)
 
     @mg.api
     def probe(self, obs, key):
@@ -36,14 +36,21 @@ class Probe(mg.Component):
         return {"params": self.policy.distribution_params(obs), "action": action,
                 "log_prob": log_prob, "greedy": self.policy.greedy_action(obs),
                 "entropy": self.policy.entropy(obs), "value": self.policy.value(obs),
-                "unmasked": self.policy._distribution_params(obs["obs"])}
+                "unmasked": self.policy._distribution_params(obs["obs"]),
+                "evaluated": self.policy.evaluate(obs, action)}
 
 
-def test_masked_policy_is_the_policy_over_the_legal_actions():
+@pytest.mark.parametrize("value", ["separate", "shared"])
+def test_masked_policy_is_the_policy_over_the_legal_actions(value):
     named = Dict(obs=Box((N, FEATURES)), legal=Bool((N, ACTIONS)))
-    exe = xla.lower(mg.build(Probe(), {"obs": named, "key": PRNGKey()}))
+    exe = xla.lower(mg.build(Probe(value), {"obs": named, "key": PRNGKey()}))
     obs, mask = observations()
-    out = {k: np.asarray(v) for k, v in exe.probe(obs, np.asarray(jax.random.PRNGKey(1))).items()}
+    out = exe.probe(obs, np.asarray(jax.random.PRNGKey(1)))
+    evaluated = {k: np.asarray(v) for k, v in out.pop("evaluated").items()}
+    out = {k: np.asarray(v) for k, v in out.items()}
+    # evaluate (PPO's loss: one pass of a shared torso) agrees with the APIs one by one
+    for key in ("log_prob", "entropy", "value"):
+        np.testing.assert_allclose(evaluated[key], out[key], rtol=1e-5, atol=1e-6)
     logits = np.where(mask, out["unmasked"], -np.inf)
     p = np.exp(logits - logits.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)

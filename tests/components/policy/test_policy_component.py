@@ -35,6 +35,19 @@ def test_apis_agree_with_the_distribution(policy_test):
     assert policy_test.test(("value", OBS)).shape == (6,)
     evaluated = policy_test.test(("evaluate", [OBS, action]))
     np.testing.assert_allclose(evaluated["log_prob"], log_prob, rtol=1e-5)
+    np.testing.assert_allclose(evaluated["entropy"], dist.entropy(params), rtol=1e-5)
+    np.testing.assert_allclose(evaluated["value"], policy_test.test(("value", OBS)), rtol=1e-5)
+
+
+def test_evaluate_passes_a_shared_torso_once():
+    """PPO's loss evaluates log-probabilities and values together: with value="shared" the
+    torso runs once, so its gradient is taken once (two passes took a CNN's twice)."""
+    graph = mg.build(Policy(Discrete(2), hidden=(16,), value="shared"), SPACES,
+                     apis=["evaluate"])
+    state = graph.init_state(0)
+    jaxpr = jax.make_jaxpr(graph.pure("evaluate"))(state, OBS, np.zeros(6, np.int32))
+    products = str(jaxpr).count("dot_general")
+    assert products == 3  # the torso's layer, the action head, the value head
 
 
 def test_continuous_policy_stays_in_bounds():
