@@ -94,9 +94,13 @@ class Recorder:
             self._record_flows(node, arguments, flowed)
         self._received.append(set() if caller == INPUT else {
             id(leaf) for leaf in jax.tree.leaves(arguments) if isinstance(leaf, jax.Array)})
-        first_of_edge = not self.nx.has_edge(caller, node)
+        edge = self.nx.edges[caller, node] if self.nx.has_edge(caller, node) else None
+        # a first call, also where values flowed on the edge before it (a root API that
+        # another root traced first called with the graph's input)
+        first_of_edge = edge is None or edge.get("kind") == DataEdge.kind
         if first_of_edge:
-            CallEdge.add(self.nx, caller, node, args=flowed)
+            flows = [] if edge is None else list(DataEdge(edge).flows)
+            CallEdge.add(self.nx, caller, node, args=flowed, flows=flows)
         else:
             self._call(caller, node).calls += 1
         self._open_calls.append((caller, node, flowed, first_of_edge, first_of_node))

@@ -204,13 +204,24 @@ class Policy(mg.Component):
     @mg.api(polymorphic=True)
     def evaluate(self, obs, action):
         """{"log_prob", "entropy"} of `action` at `obs`, and "value" unless value=None."""
-        if self.value_mode == "shared":
+        if self.value_mode == "shared" and _passes_once(type(self)):
             params, value = self._shared_pass(obs)
-        else:
-            params = self.distribution_params(obs)
-            value = None if self.value_mode is None else self.value(obs)
+            return {"log_prob": self.distribution.log_prob(params, action),
+                    "entropy": self.distribution.entropy(params), "value": value}
+        params = self.distribution_params(obs)
         out = {"log_prob": self.distribution.log_prob(params, action),
                "entropy": self.distribution.entropy(params)}
-        if value is not None:
-            out["value"] = value
+        if self.value_mode is not None:
+            out["value"] = self.value(obs)
         return out
+
+
+def _passes_once(cls: type) -> bool:
+    """Whether `evaluate` may feed both heads from one torso pass for a policy of class
+    `cls`: Policy's own `distribution_params` and `value`, or a `_shared_pass` of the class's
+    beside its own (a subclass that changes either API alone keeps both of its calls)."""
+    def owner(name: str) -> type:  # the class whose definition of `name` `cls` uses
+        return next(k for k in cls.__mro__ if name in vars(k))
+
+    changed = any(owner(name) is not Policy for name in ("distribution_params", "value"))
+    return not changed or owner("_shared_pass") is not Policy

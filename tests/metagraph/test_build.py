@@ -185,3 +185,26 @@ def test_an_api_on_request_is_built_only_when_named():
     assert list(default.apis) == ["forward"]
     both = mg.build(TwoUses(), {"x": Box((3,)), "y": Box((2,))}, apis=["forward", "special"])
     assert list(both.apis) == ["forward", "special"]
+
+
+class Twice(mg.Component):
+    """`both` calls `double`, and both are root APIs."""
+
+    @mg.api
+    def both(self, x):
+        return self.double(x) + 1.0
+
+    @mg.api
+    def double(self, x):
+        return 2.0 * x
+
+
+@pytest.mark.parametrize("apis", [["both", "double"], ["double", "both"]])
+def test_a_root_api_that_another_root_calls_first_is_built_in_any_order(apis):
+    graph = mg.build(Twice(), {"x": Box((3,), batch=True)}, apis=apis)
+    edge = graph.nx.edges["input", "twice.double"]
+    assert edge["kind"] == "call" and str(edge["args"]["x"]) == "float32[B,3]"
+    assert graph.nx.edges["twice.both", "twice.double"]["kind"] == "call"
+    pure = graph.pure("both")
+    _, out = pure(graph.init_state(0), np.ones((2, 3), np.float32))
+    np.testing.assert_allclose(out, 3.0)

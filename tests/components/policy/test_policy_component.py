@@ -50,6 +50,24 @@ def test_evaluate_passes_a_shared_torso_once():
     assert products == 3  # the torso's layer, the action head, the value head
 
 
+class Sharpened(Policy):
+    """A user's policy that changes `distribution_params` alone (its logits doubled)."""
+
+    @mg.api(polymorphic=True)
+    def distribution_params(self, obs):
+        return 2.0 * self._distribution_params(obs)
+
+
+def test_a_subclass_that_changes_an_api_alone_is_evaluated_through_it():
+    test = ComponentTest(Sharpened(Discrete(2), hidden=(16,), value="shared"), SPACES,
+                         apis=["evaluate", "log_prob", "value"])
+    action = np.array([0, 1, 1, 0, 1, 0], np.int32)
+    evaluated = test.test(("evaluate", [OBS, action]))
+    np.testing.assert_allclose(evaluated["log_prob"], test.test(("log_prob", [OBS, action])),
+                               rtol=1e-5)
+    np.testing.assert_allclose(evaluated["value"], test.test(("value", OBS)), rtol=1e-5)
+
+
 def test_continuous_policy_stays_in_bounds():
     test = ComponentTest(Policy(Box((1,), low=-2.0, high=2.0), hidden=(8,)),
                          {"obs": Box((3,), batch=True), "key": PRNGKey()},
