@@ -67,7 +67,8 @@ class RandomRollout(mg.Component):
         trajectory = self.rollout.run(act, key, self.steps)
         return {"obs": trajectory.observations, "last_obs": trajectory.last_observations,
                 "reward": trajectory.rewards, "done": trajectory.done,
-                "returns": trajectory.episode_returns, "extras": trajectory.task_extras}
+                "returns": trajectory.episode_returns, "extras": trajectory.task_extras,
+                "final_obs": trajectory.final_observations}
 
 
 def rolled_out(env, steps):

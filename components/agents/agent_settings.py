@@ -54,6 +54,7 @@ class AgentSettings(AgentConfig):
     door: str = "native"          # environment door: native (FFI), jax, host, gymnasium
     # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    frame_stack: int = 1          # the last k observations stacked (`FrameStack`); 1: none
 
     def rules(self) -> dict[str, Rule]:
         """The shared fields' rules (`AgentConfig.rules`), and `NAMED_RULES`' for the fields
@@ -61,6 +62,7 @@ class AgentSettings(AgentConfig):
         fields = {field.name for field in dataclasses.fields(self)}
         return {"num_envs": NUM_ENVS, "learning_rate": POSITIVE,
                 "max_grad_norm": NON_NEGATIVE, "hidden": HIDDEN, "door": ENV_DOOR,
+                "frame_stack": POSITIVE_INT,
                 **{name: rule for name, rule in NAMED_RULES.items() if name in fields}}
 
 

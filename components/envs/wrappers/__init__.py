@@ -17,6 +17,10 @@ an `Environment` (`components.agents.parts.make_env`), and a user's wrapper subc
 - `NormalizeReward`: rewards divided by the running standard deviation of the discounted
   return, clipped (PPO's `normalise_rewards`); the task's own rewards stay in the step's
   `extras["task_reward"]`, and the episode returns an agent reports are those.
+- `FrameStack`: each observation the episode's last k, stacked on a new leading axis
+  (Gymnasium's `FrameStackObservation`); its observations depend on earlier ones
+  (`history`), so an agent acts on stacks, and an evaluation keeps them on the host
+  (`host_environment`, `HostFrameStack`). The agents' `frame_stack` setting.
 - `EpisodeStatistics`: each step's `extras` tell the return and the length of every episode
   it ended ("episode_return", "episode_length"; Gymnasium's `RecordEpisodeStatistics`,
   PureJaxRL's `LogWrapper`), for a loop of one's own around `step` (a `Rollout` counts the
@@ -28,7 +32,10 @@ env=NormalizeObservation(Environment("CartPole-v1", config.num_envs)))`.
 An agent acts on the bare task as it acted in training: its `greedy` and `act` take the
 task's observations (`task_observation_space`), which `task_observations(env, obs)` turns
 into what the wrapped environment gives, and give the actions the task is stepped with
-(`task_actions(env, action)`).
+(`task_actions(env, action)`). Under a wrapper whose observations depend on earlier ones
+(`FrameStack`) the acting APIs take what it gives (stacks), and whoever acts from elsewhere
+keeps that history: `host_environment(env, vector_env)` wraps a host vector env so
+(`evaluate` and a run's periodic evaluation do).
 
 The wrapped environment is the wrapper's attribute `env`, so its state sits one scope deeper
 (`agent/rollout/env/env`); run directories written before the wrapper load all the same
@@ -46,18 +53,24 @@ from components.envs.wrappers.episode_statistics import (
     running_episodes,
 )
 from components.envs.wrappers.flatten_observation import FlattenObservation, flat_space
+from components.envs.wrappers.frame_stack import FrameStack, HostFrameStack
 from components.envs.wrappers.normalize_observation import NormalizeObservation
 from components.envs.wrappers.normalize_reward import TASK_REWARD, NormalizeReward
 from components.envs.wrappers.wrapper import (
     EnvironmentWrapper,
+    host_environment,
+    host_wrappers,
+    outermost_wrapper,
     task_actions,
     task_observation_space,
     task_observations,
     wrapper_of,
+    wrappers_of,
 )
 
 __all__ = ["EPISODE_LENGTH", "EPISODE_RETURN", "TASK_REWARD", "ClipAction",
-           "EnvironmentWrapper", "EpisodeStatistics", "FlattenObservation",
-           "NormalizeObservation", "NormalizeReward", "Running", "finished_episodes",
-           "flat_space", "keep_running", "running_episodes", "task_actions",
-           "task_observation_space", "task_observations", "wrapper_of"]
+           "EnvironmentWrapper", "EpisodeStatistics", "FlattenObservation", "FrameStack",
+           "HostFrameStack", "NormalizeObservation", "NormalizeReward", "Running",
+           "finished_episodes", "flat_space", "host_environment", "host_wrappers", "keep_running",
+           "outermost_wrapper", "running_episodes", "task_actions",
+           "task_observation_space", "task_observations", "wrapper_of", "wrappers_of"]

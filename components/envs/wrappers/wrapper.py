@@ -6,6 +6,7 @@ from what it sees or changes rewards, `reset_observation` and `step_result` (wit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import metagraph as mg
@@ -21,6 +22,8 @@ class EnvironmentWrapper(mg.Component):
             and `action_space`.
         name: the scope name (default: the class name in snake case).
     """
+
+    history = False  # whether its observations depend on earlier ones (`FrameStack`)
 
     def __init__(self, env: mg.Component, name: str | None = None):
         super().__init__(name)
@@ -92,6 +95,13 @@ class EnvironmentWrapper(mg.Component):
         return out._replace(obs=self.observation(out.obs),
                             final_obs=self.observation(out.final_obs))
 
+    def host_wrapper(self) -> Callable[[Any], Any] | None:
+        """What acting from elsewhere needs under this wrapper on the host: a picklable
+        function wrapping a host vector env (the task's, an evaluation's) so that it gives
+        what this wrapper would, or None where the acting APIs apply `observation` (here). A
+        wrapper with `history` keeps its state there (`FrameStack`: `HostFrameStack`)."""
+        return None
+
     def extras_spaces(self) -> dict[str, Space]:
         """The named entries this wrapper adds to a step's `extras` (its `step_result` puts
         them there), each with its space [num_envs, ...]; none here."""
@@ -122,34 +132,104 @@ class EnvironmentWrapper(mg.Component):
         return Record(inner.record_type, spaces)
 
 
-def task_observation_space(env: Any) -> Space:
-    """One observation of the task under `env`'s wrappers (its `unwrapped` environment's
-    space; `env`'s own where it is no wrapper): what an agent's acting APIs take."""
-    return getattr(env, "unwrapped", env).observation_space
-
-
-def task_observations(env: Any, obs: Any) -> Any:
-    """The task's observations (`task_observation_space`) as `env` gives them: each
-    wrapper's `observation` applied, the innermost first. What an agent's acting APIs apply
-    to observations from elsewhere (an evaluation's, `predict`'s), so that a policy acts on
-    the bare task as it acted in training."""
+def wrappers_of(env: Any) -> list[EnvironmentWrapper]:
+    """The wrappers around `env`'s environment, the outermost first (`env` itself included;
+    none where it is no wrapper)."""
     chain = []
     while isinstance(env, EnvironmentWrapper):
         chain.append(env)
         env = env.env
-    for wrapper in reversed(chain):
+    return chain
+
+
+def _acting_wrappers(env: Any) -> tuple[list[EnvironmentWrapper], EnvironmentWrapper | None]:
+    """The wrappers whose `observation` an acting API applies (those above the outermost one
+    with `history`), the outermost first, and that one (None where none has history)."""
+    chain = wrappers_of(env)
+    keeping = next((i for i, wrapper in enumerate(chain) if wrapper.history), None)
+    if keeping is None:
+        return chain, None
+    return chain[:keeping], chain[keeping]
+
+
+def task_observation_space(env: Any) -> Space:
+    """One observation as an agent's acting APIs take it: the task's (`env`'s `unwrapped`
+    environment's; `env`'s own where it is no wrapper), or, under a wrapper whose
+    observations depend on earlier ones (`FrameStack`), what the outermost such wrapper gives:
+    whoever acts from elsewhere keeps that history (`host_environment`)."""
+    _, keeping = _acting_wrappers(env)
+    if keeping is not None:
+        return keeping.observation_space
+    return getattr(env, "unwrapped", env).observation_space
+
+
+def task_observations(env: Any, obs: Any) -> Any:
+    """Observations of `task_observation_space` as `env` gives them: the `observation` of
+    each wrapper above the task (or above the outermost wrapper with `history`) applied, the
+    innermost first. What an agent's acting APIs apply to observations from elsewhere (an
+    evaluation's, `predict`'s), so that a policy acts on the bare task as it acted in
+    training."""
+    above, _ = _acting_wrappers(env)
+    for wrapper in reversed(above):
         obs = wrapper.observation(obs)
     return obs
+
+
+def host_wrappers(env: Any) -> list[Callable[[Any], Any]]:
+    """What a host vector env of the task (an evaluation's) is wrapped in, the innermost
+    first, to give what an agent stepping `env` acts on (`task_observation_space`): nothing,
+    or, under a wrapper with `history`, each such wrapper's `host_wrapper` up to the outermost
+    one. Picklable (a video rendered in a process of its own applies them).
+
+    Raises:
+        ValueError: a wrapper that changes observations lies under one with history (the
+            host would need its state: stack after it, or give it no history).
+    """
+    _, keeping = _acting_wrappers(env)
+    if keeping is None:
+        return []
+    found = []
+    for wrapper in reversed(wrappers_of(keeping)):
+        if not wrapper.history and _changes_observations(wrapper):
+            raise ValueError(f"{type(wrapper).__name__} changes the observations under "
+                             f"{type(keeping).__name__}, whose history acting from elsewhere "
+                             f"keeps on the host: wrap {type(wrapper).__name__} around "
+                             f"{type(keeping).__name__} instead")
+        if (host := wrapper.host_wrapper()) is not None:
+            found.append(host)
+    return found
+
+
+def host_environment(env: Any, vector_env: Any) -> Any:
+    """`vector_env`, the task's on the host, in `host_wrappers(env)`: what an agent stepping
+    `env` acts on (itself where no wrapper has `history`)."""
+    for wrap in host_wrappers(env):
+        vector_env = wrap(vector_env)
+    return vector_env
+
+
+def outermost_wrapper(root: mg.Component) -> EnvironmentWrapper | None:
+    """The first `EnvironmentWrapper` among `root` and its sub-components, breadth first (an
+    agent's wrapped environments: a wrapper's own environment lies deeper), or None."""
+    level = [root]
+    while level:
+        found = next((c for c in level if isinstance(c, EnvironmentWrapper)), None)
+        if found is not None:
+            return found
+        level = [child for component in level for _, child in component.sub_components()]
+    return None
+
+
+def _changes_observations(wrapper: EnvironmentWrapper) -> bool:
+    cls = type(wrapper)
+    return any(getattr(cls, name) is not getattr(EnvironmentWrapper, name)
+               for name in ("observation", "observation_space", "reset_observation"))
 
 
 def wrapper_of(env: Any, kind: type) -> Any:
     """The outermost wrapper of class `kind` around `env`'s environment (`env` itself
     included), or None."""
-    while isinstance(env, EnvironmentWrapper):
-        if isinstance(env, kind):
-            return env
-        env = env.env
-    return None
+    return next((wrapper for wrapper in wrappers_of(env) if isinstance(wrapper, kind)), None)
 
 
 def task_actions(env: Any, action: Any) -> Any:

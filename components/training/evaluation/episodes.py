@@ -16,6 +16,7 @@ from gymnasium.vector import AutoresetMode
 
 from components.envs import make
 from components.envs.engine.catalogue import scored_kwargs
+from components.envs.wrappers import host_environment, outermost_wrapper
 from components.training.algorithm import AlgorithmBase, env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent, load
 from components.training.run.executors import lower
@@ -35,8 +36,9 @@ def evaluate(out: str | Path | TrainedAgent, episodes: int = 100, seed: int = 12
     agent = out if isinstance(out, TrainedAgent) else load(
         out, algo, trust_code, eval_envs=episodes if executor != "xla" else 1,
         executor=executor)
-    env = vector_env(agent.env_id, agent.algorithm.door(agent.config), episodes, seed,
-                     env_kwargs_of(agent.config))
+    env = host_environment(outermost_wrapper(agent.graph.root), vector_env(
+        agent.env_id, agent.algorithm.door(agent.config), episodes, seed,
+        env_kwargs_of(agent.config)))
     per_seed = [episode_returns(acting(policy, deterministic, executor), env, episodes, seed)
                 for policy in agent.per_seed]
     returns = np.concatenate(per_seed)

@@ -24,6 +24,7 @@ import jax
 import numpy as np
 
 from backends.xla.export import needed_state
+from components.envs.wrappers import host_environment, outermost_wrapper
 from components.training.evaluation.episodes import episode_returns, vector_env
 from components.training.run.evaluation_settings import EvaluationSettings
 from metagraph.graph import MetaGraph
@@ -43,8 +44,8 @@ class Evaluator:
         self.path, self.settings, self.seed = Path(run_path), settings, seed
         program, self.select, _ = needed_state(graph, api)
         self.act = jax.jit(lambda needed, obs: program(needed, obs)[1])
-        self.env = vector_env(env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET,
-                              dict(env_kwargs or {}))
+        self.env = host_environment(outermost_wrapper(graph.root), vector_env(
+            env_id, door, settings.episodes, seed + EVAL_SEED_OFFSET, dict(env_kwargs or {})))
         done = kept[-1]["env_steps"] if kept else 0
         self.next_at = next_multiple(done, settings.every)
         scores = [r["eval_return_mean"] for r in kept if r.get("eval_return_mean") is not None]

@@ -7,6 +7,7 @@ changes it."""
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import jax
 import numpy as np
 
 from backends.xla.export import export_api
+from components.envs.wrappers import host_wrappers, outermost_wrapper
 from metagraph.graph import MetaGraph
 from metagraph.spaces import BATCH
 
@@ -33,6 +35,7 @@ class VideoRecorder:
         done = kept[-1]["env_steps"] if kept else 0
         self.next_at = (done // every + 1) * every
         self.rendering: list[subprocess.Popen] = []
+        self.host = host_wrappers(outermost_wrapper(graph.root))
 
     def after_call(self, exe: Any, rows: list[dict[str, Any]]) -> None:
         """Start rendering when `rows` pass the next multiple of `every` steps."""
@@ -49,11 +52,14 @@ class VideoRecorder:
         from components.training.evaluation.video import can_write_mp4
 
         suffix = ".mp4" if can_write_mp4() else ".gif"
-        self.rendering.append(subprocess.Popen(
-            [sys.executable, "-m", "components.training.evaluation.video", str(policy),
-             self.env_id, self.door, str(self.videos / f"steps_{steps}{suffix}"),
-             json.dumps(self.env_kwargs)],
-            stdin=subprocess.DEVNULL))
+        command = [sys.executable, "-m", "components.training.evaluation.video", str(policy),
+                   self.env_id, self.door, str(self.videos / f"steps_{steps}{suffix}"),
+                   json.dumps(self.env_kwargs)]
+        if self.host:  # a frame stack's history, kept by the renderer
+            host = self.videos / f".steps_{steps}.host.pkl"
+            host.write_bytes(pickle.dumps(self.host))
+            command.append(str(host))
+        self.rendering.append(subprocess.Popen(command, stdin=subprocess.DEVNULL))
 
     def close(self) -> None:
         """Wait for the videos being rendered."""

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ import numpy as np
 from backends.xla import load as load_exported
 from components.envs import make
 from components.envs.engine.catalogue import scored_kwargs, spec
+from components.envs.wrappers import host_wrappers, outermost_wrapper
 from components.training.algorithm import env_kwargs_of
 from components.training.evaluation.loading import TrainedAgent
 from metagraph.install_hints import install_hint
@@ -113,14 +115,21 @@ def set_physics(env: Any, physics: np.ndarray, action: Any) -> None:
 
 def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
            episodes: int = 1, seed: int = 0, width: int = 480, height: int = 360,
-           env_kwargs: dict[str, Any] | None = None) -> list[np.ndarray]:
+           env_kwargs: dict[str, Any] | None = None,
+           host: Sequence[Callable[[Any], Any]] = ()) -> list[np.ndarray]:
     """The frames of `episodes` whole episodes of `act` (observations [1, ...] -> actions
     [1, ...]) on task `env_id` made with `env_kwargs` behind `door` (see the module
     docstring). A task whose state cannot be set in a renderer (Atari: ale-py's engine
-    keeps it) shows the frames its agent sees (`seen_frames`)."""
+    keeps it) shows the frames its agent sees (`seen_frames`). `host`: what the task's
+    environment is wrapped in for `act` (`components.envs.wrappers.host_wrappers`: a frame
+    stack's history); the "gymnasium" door's renders take none (a VideoError)."""
     kwargs = scored_kwargs(env_id, env_kwargs or {})
     if door != "gymnasium" and spec(env_id, **kwargs).task is None:
-        return seen_frames(act, env_id, episodes, seed, height, kwargs)
+        return seen_frames(act, env_id, episodes, seed, height, kwargs, host)
+    if door == "gymnasium" and host:
+        raise VideoError(f"{env_id}: a video of the gymnasium door renders Gymnasium's own "
+                         f"environment, which keeps no frame stack for the agent; render a "
+                         f"run of the native or host door")
     shown = renderable(env_id, width, height, env_kwargs)
     shown.reset(seed=seed)
     found = []
@@ -137,7 +146,7 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
                     done = terminated or truncated
                 obs, _ = shown.reset()
             return found
-        env = make(env_id, 1, seed=seed, **kwargs)
+        env = wrapped_in(make(env_id, 1, seed=seed, **kwargs), host)
         obs, _ = env.reset(seed=seed)
         action = None
         for _ in range(episodes):
@@ -156,11 +165,12 @@ def frames(act: Callable[[np.ndarray], Any], env_id: str, door: str = "native",
 
 
 def seen_frames(act: Callable[[np.ndarray], Any], env_id: str, episodes: int, seed: int,
-                height: int, env_kwargs: dict[str, Any]) -> list[np.ndarray]:
+                height: int, env_kwargs: dict[str, Any],
+                host: Sequence[Callable[[Any], Any]] = ()) -> list[np.ndarray]:
     """The frames of `episodes` episodes as the agent sees them: each observation's newest
     frame (an Atari stack's last, 84 x 84 grayscale), enlarged to about `height` rows by
-    repeating pixels, as RGB."""
-    env = make(env_id, 1, seed=seed, **env_kwargs)
+    repeating pixels, as RGB (`host`: as `frames`)."""
+    env = wrapped_in(make(env_id, 1, seed=seed, **env_kwargs), host)
     found = []
     try:
         obs, _ = env.reset(seed=seed)
@@ -177,6 +187,13 @@ def seen_frames(act: Callable[[np.ndarray], Any], env_id: str, episodes: int, se
     finally:
         env.close()
     return found
+
+
+def wrapped_in(env: Any, host: Sequence[Callable[[Any], Any]]) -> Any:
+    """`env` in each of `host`'s wrappers, the innermost first."""
+    for wrap in host:
+        env = wrap(env)
+    return env
 
 
 def ffmpeg_program() -> str:
@@ -240,17 +257,23 @@ def record_video(agent: TrainedAgent, path: str | Path, episodes: int = 1, seed:
     door = agent.algorithm.door(agent.config)
     return write_video(frames(lambda obs: agent.predict(obs, deterministic), agent.env_id,
                               door, episodes, seed, width, height,
-                              env_kwargs_of(agent.config)), path)
+                              env_kwargs_of(agent.config),
+                              host_wrappers(outermost_wrapper(agent.graph.root))), path)
 
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m components.training.evaluation.video POLICY.mgx ENV_ID DOOR OUT
-    [ENV_KWARGS_JSON]`: a video of an exported policy (what `--video-every` runs beside
-    training, in a process of its own)."""
+    [ENV_KWARGS_JSON [HOST.pkl]]`: a video of an exported policy (what `--video-every` runs
+    beside training, in a process of its own); HOST.pkl, written by that run beside the
+    policy, the pickled `host` of `frames` (a frame stack's)."""
     policy, env_id, door, out, *rest = sys.argv[1:] if argv is None else argv
     loaded = load_exported(policy)
+    host = []
+    if len(rest) > 1:
+        host = pickle.loads(Path(rest[1]).read_bytes())
+        Path(rest[1]).unlink()
     write_video(frames(lambda obs: loaded(obs), env_id, door,
-                       env_kwargs=json.loads(rest[0]) if rest else None), out)
+                       env_kwargs=json.loads(rest[0]) if rest else None, host=host), out)
     Path(policy).unlink()
 
 
