@@ -68,7 +68,7 @@ class RandomRollout(mg.Component):
         return {"obs": trajectory.observations, "last_obs": trajectory.last_observations,
                 "reward": trajectory.rewards, "done": trajectory.done,
                 "returns": trajectory.episode_returns, "extras": trajectory.task_extras,
-                "final_obs": trajectory.final_observations}
+                "final_obs": trajectory.final_observations, "actions": trajectory.actions}
 
 
 def rolled_out(env, steps):

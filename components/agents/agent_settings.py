@@ -55,6 +55,7 @@ class AgentSettings(AgentConfig):
     # the environment's keyword arguments (`--env-kwargs KEY=VALUE`), on every door
     env_kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
     frame_stack: int = 1          # the last k observations stacked (`FrameStack`); 1: none
+    action_repeat: int = 1        # each action taken k times (`ActionRepeat`); 1: once
 
     def rules(self) -> dict[str, Rule]:
         """The shared fields' rules (`AgentConfig.rules`), and `NAMED_RULES`' for the fields
@@ -62,7 +63,7 @@ class AgentSettings(AgentConfig):
         fields = {field.name for field in dataclasses.fields(self)}
         return {"num_envs": NUM_ENVS, "learning_rate": POSITIVE,
                 "max_grad_norm": NON_NEGATIVE, "hidden": HIDDEN, "door": ENV_DOOR,
-                "frame_stack": POSITIVE_INT,
+                "frame_stack": POSITIVE_INT, "action_repeat": POSITIVE_INT,
                 **{name: rule for name, rule in NAMED_RULES.items() if name in fields}}
 
 

@@ -36,6 +36,7 @@ from components.envs.engine.catalogue import resolved_id
 from components.envs.engine.symmetry import Symmetry
 from components.envs.environment import Environment
 from components.envs.wrappers import (
+    ActionRepeat,
     ClipAction,
     FlattenObservation,
     FrameStack,
@@ -54,8 +55,9 @@ def make_env(agent: str, env: mg.Component | None, env_id: str, config: AgentSet
              count: str = "num_envs", vectors: bool = True) -> mg.Component:
     """The agent's environments: `Environment(env_id, n, door=config.door,
     **config.env_kwargs)` by default, n the config's field `count`; a user's component is
-    checked to have what the agents call and to step `env_id` n times over. Either stacks
-    the last `config.frame_stack` observations (`FrameStack`) where that is above 1. With `vectors`
+    checked to have what the agents call and to step `env_id` n times over. Either takes
+    each action `config.action_repeat` times (`ActionRepeat`) and stacks the last
+    `config.frame_stack` observations (`FrameStack`) where those are above 1. With `vectors`
     (an agent whose network reads vectors) observations of more than one axis come through
     `FlattenObservation` (`vector_observations`).
 
@@ -72,6 +74,8 @@ def make_env(agent: str, env: mg.Component | None, env_id: str, config: AgentSet
         return made
     made = _environments(agent, env, env_id, count, getattr(config, count), config.door,
                          config.env_kwargs)
+    if getattr(config, "action_repeat", 1) > 1:
+        made = ActionRepeat(made, config.action_repeat)
     if getattr(config, "frame_stack", 1) > 1:
         made = FrameStack(made, config.frame_stack)
     return vector_observations(made) if vectors else made

@@ -219,6 +219,28 @@ class Environment(mg.Component):
         (a game) `legal_mask`, the next states' legal actions. Actions outside the action
         space, and a game's illegal moves, are refused after the call
         (`mg.RuntimeCheckError`, the engine's message) and move no environment."""
+        return self._stepped(action, None)
+
+    @property
+    def steps_some(self) -> bool:
+        """Whether `step_where` can step some of the environments (an in-graph door's state
+        is the program's; a pool's doors step all at once)."""
+        return self.door not in POOL_DOORS
+
+    def step_where(self, action: Any, active: jax.Array) -> StepResult:
+        """Inside an API (a method, not an API: what `ActionRepeat` steps with): `step` of the
+        environments where `active` (bool [num_envs]), the others' state as it was (their
+        outputs are the step's and mean nothing). Only an in-graph door (native, jax) can step
+        some of its environments; the host and gymnasium doors' pools step all at once (a
+        TypeError)."""
+        if not self.steps_some:
+            raise TypeError(f"{self.name}.step_where: the {self.door} door's pool steps all "
+                            f"its environments at once; stepping some needs door 'native' or "
+                            f"'jax'")
+        return self._stepped(action, jnp.asarray(active, bool))
+
+    def _stepped(self, action: Any, active: jax.Array | None) -> StepResult:
+        """`step` (see it) of every environment, or of those where `active`."""
         state = self._env_state()
         action = traced_actions(self.env_spec, action, (self.num_envs,),
                                 f"{self.name}.step")
@@ -239,11 +261,15 @@ class Environment(mg.Component):
         else:  # in-graph (also under vmap): good actions in, the old state kept
             good = jnp.where(ok, action, self._first_legal(action))
             out = step(state, good)
-            out = out._replace(state=jax.tree.map(lambda new, old: jnp.where(ok, new, old),
-                                                  out.state, state))
+            if active is None:
+                kept = jax.tree.map(lambda new, old: jnp.where(ok, new, old), out.state, state)
+            else:
+                kept = self.functional.kept(ok & active, out.state, state)
+            out = out._replace(state=kept)
         self.set_state("env_state", out.state)
         if self.legal_actions:
-            self.set_state("legal", jnp.where(ok, out.legal_mask, legal))
+            moved = ok if active is None else (ok & active)[:, None]
+            self.set_state("legal", jnp.where(moved, out.legal_mask, legal))
         final_legal = None  # an ended episode's last state has no move
         if out.legal_mask is not None:
             done = out.terminated | out.truncated

@@ -101,6 +101,17 @@ class FunctionalEnv:
                             extras=(out.extras or {}) if extras else None,
                             legal_mask=mask)
 
+    def kept(self, active: jax.Array, new: Any, old: Any) -> Any:
+        """Each environment's state from `new` where `active` (bool, the batch's shape), from
+        `old` elsewhere: a step of some of the environments. Here for a state whose every
+        leaf leads with the batch's axes (the pure-JAX twins'); a door that keeps its
+        environments on another axis (the native one) says so, one that keeps them in a
+        pool has none (a TypeError)."""
+        def one(new_leaf: jax.Array, old_leaf: jax.Array) -> jax.Array:
+            mask = jnp.reshape(active, active.shape + (1,) * (new_leaf.ndim - active.ndim))
+            return jnp.where(mask, new_leaf, old_leaf)
+        return jax.tree.map(one, new, old)
+
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
         raise NotImplementedError
 

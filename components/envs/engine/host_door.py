@@ -81,6 +81,12 @@ class HostDoor(FunctionalEnv):
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
         return tuple(jnp.shape(state)[:1])
 
+    def kept(self, active: jax.Array, new: Any, old: Any) -> Any:
+        """None: the pool steps all its environments at once (a TypeError)."""
+        raise TypeError(f"{self.env_spec.env_id}: the {self.door} door's pool steps all its "
+                        f"environments at once; stepping some of them needs an in-graph "
+                        f"door (native or jax)")
+
     def _reset(self, key: jax.Array, num_envs: int) -> tuple[jax.Array, jax.Array]:
         if num_envs != self.pool.num_envs:
             raise ValueError(f"{self.env_spec.env_id}: the host pool has {self.pool.num_envs} "

@@ -89,6 +89,12 @@ class InGraphEnv(FunctionalEnv):
                             f"{state.dtype}{list(state.shape)}")
         return state.shape[:-3] + state.shape[-2:-1]
 
+    def kept(self, active: jax.Array, new: jax.Array, old: jax.Array) -> jax.Array:
+        """Each environment's words from `new` where `active` (bool [..., n]), from `old`
+        elsewhere (the environments are the state's second axis from the end)."""
+        mask = jnp.reshape(active, active.shape[:-1] + (1, active.shape[-1], 1))
+        return jnp.where(mask, new, old)
+
     def _reset(self, key: jax.Array, num_envs: int) -> tuple[jax.Array, jax.Array]:
         lead = key.shape[:-1]
         rows = self.env_spec.record_words

@@ -18,9 +18,11 @@ an `Environment` (`components.agents.parts.make_env`), and a user's wrapper subc
   return, clipped (PPO's `normalise_rewards`); the task's own rewards stay in the step's
   `extras["task_reward"]`, and the episode returns an agent reports are those.
 - `FrameStack`: each observation the episode's last k, stacked on a new leading axis
-  (Gymnasium's `FrameStackObservation`); its observations depend on earlier ones
-  (`history`), so an agent acts on stacks, and an evaluation keeps them on the host
-  (`host_environment`, `HostFrameStack`). The agents' `frame_stack` setting.
+  (Gymnasium's `FrameStackObservation`); an agent acts on stacks, and an evaluation keeps
+  them on the host (`host_environment`, `HostFrameStack`). The agents' `frame_stack`.
+- `ActionRepeat`: each action taken k times, the rewards summed, an episode's end ending the
+  step (around an in-graph door's `Environment`); an evaluation repeats on the host
+  (`HostActionRepeat`). The agents' `action_repeat`.
 - `EpisodeStatistics`: each step's `extras` tell the return and the length of every episode
   it ended ("episode_return", "episode_length"; Gymnasium's `RecordEpisodeStatistics`,
   PureJaxRL's `LogWrapper`), for a loop of one's own around `step` (a `Rollout` counts the
@@ -32,16 +34,18 @@ env=NormalizeObservation(Environment("CartPole-v1", config.num_envs)))`.
 An agent acts on the bare task as it acted in training: its `greedy` and `act` take the
 task's observations (`task_observation_space`), which `task_observations(env, obs)` turns
 into what the wrapped environment gives, and give the actions the task is stepped with
-(`task_actions(env, action)`). Under a wrapper whose observations depend on earlier ones
-(`FrameStack`) the acting APIs take what it gives (stacks), and whoever acts from elsewhere
-keeps that history: `host_environment(env, vector_env)` wraps a host vector env so
-(`evaluate` and a run's periodic evaluation do).
+(`task_actions(env, action)`). A wrapper that one observation or one action at a time
+cannot say (`FrameStack`'s history, `ActionRepeat`'s repeats) has a `host_wrapper`: the
+acting APIs take what the outermost such wrapper gives (stacks), and whoever acts from
+elsewhere does the same on the host: `host_environment(env, vector_env)` wraps a host vector
+env so (`evaluate`, a run's periodic evaluation and its videos do).
 
 The wrapped environment is the wrapper's attribute `env`, so its state sits one scope deeper
 (`agent/rollout/env/env`); run directories written before the wrapper load all the same
 (`components.training.run.checkpoint_upgrades`).
 """
 
+from components.envs.wrappers.action_repeat import ActionRepeat, HostActionRepeat
 from components.envs.wrappers.clip_action import ClipAction
 from components.envs.wrappers.episode_statistics import (
     EPISODE_LENGTH,
@@ -68,9 +72,9 @@ from components.envs.wrappers.wrapper import (
     wrappers_of,
 )
 
-__all__ = ["EPISODE_LENGTH", "EPISODE_RETURN", "TASK_REWARD", "ClipAction",
+__all__ = ["EPISODE_LENGTH", "EPISODE_RETURN", "TASK_REWARD", "ActionRepeat", "ClipAction",
            "EnvironmentWrapper", "EpisodeStatistics", "FlattenObservation", "FrameStack",
-           "HostFrameStack", "NormalizeObservation", "NormalizeReward", "Running",
-           "finished_episodes", "flat_space", "host_environment", "host_wrappers", "keep_running",
-           "outermost_wrapper", "running_episodes", "task_actions",
+           "HostActionRepeat", "HostFrameStack", "NormalizeObservation", "NormalizeReward",
+           "Running", "finished_episodes", "flat_space", "host_environment", "host_wrappers",
+           "keep_running", "outermost_wrapper", "running_episodes", "task_actions",
            "task_observation_space", "task_observations", "wrapper_of", "wrappers_of"]

@@ -55,9 +55,9 @@ class FrameStack(EnvironmentWrapper):
     auto-reset) its stack starts again from the new first observation.
 
     Its state: `frames` [num_envs, num_stack, *shape], the stacks it last gave. Its
-    observations depend on earlier ones (`history`), so an agent's acting APIs take them as
-    it gives them, stacks (`task_observation_space`), and whoever acts on the task from
-    elsewhere keeps the same stacks: `evaluate` and a run's periodic evaluation wrap their
+    observations depend on earlier ones, so an agent's acting APIs take them as it gives
+    them, stacks (`task_observation_space`), and whoever acts on the task from elsewhere
+    keeps the same stacks: `evaluate`, a run's periodic evaluation and its videos wrap their
     host environments in `HostFrameStack` (`host_wrapper`, `host_environment`).
 
     Ale-py's and EnvPool's Atari stack inside the task (`stack_num`); this wrapper stacks any
@@ -73,8 +73,6 @@ class FrameStack(EnvironmentWrapper):
     Raises:
         ValueError: `num_stack` is not a positive int, or the observations are a game's.
     """
-
-    history = True
 
     def __init__(self, env: Any, num_stack: int, name: str | None = None):
         super().__init__(env, name)

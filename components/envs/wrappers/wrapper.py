@@ -23,8 +23,6 @@ class EnvironmentWrapper(mg.Component):
         name: the scope name (default: the class name in snake case).
     """
 
-    history = False  # whether its observations depend on earlier ones (`FrameStack`)
-
     def __init__(self, env: mg.Component, name: str | None = None):
         super().__init__(name)
         self.env = env
@@ -96,11 +94,17 @@ class EnvironmentWrapper(mg.Component):
                             final_obs=self.observation(out.final_obs))
 
     def host_wrapper(self) -> Callable[[Any], Any] | None:
-        """What acting from elsewhere needs under this wrapper on the host: a picklable
-        function wrapping a host vector env (the task's, an evaluation's) so that it gives
-        what this wrapper would, or None where the acting APIs apply `observation` (here). A
-        wrapper with `history` keeps its state there (`FrameStack`: `HostFrameStack`)."""
+        """What acting from elsewhere needs of this wrapper on the host, where one observation
+        or one action at a time cannot say it: a picklable function wrapping a host vector
+        env (the task's, an evaluation's) so that it does what this wrapper does (`FrameStack`:
+        `HostFrameStack`, its stacks; `ActionRepeat`: `HostActionRepeat`, its repeats), or
+        None where the acting APIs apply `observation` and `action` (here)."""
         return None
+
+    def stepped(self, action: Any) -> Any:
+        """The wrapped environment's `StepResult` for `action` (already through `action`): its
+        `step`; an action repeat steps it several times."""
+        return self.env.step(action)
 
     def extras_spaces(self) -> dict[str, Space]:
         """The named entries this wrapper adds to a step's `extras` (its `step_result` puts
@@ -118,7 +122,7 @@ class EnvironmentWrapper(mg.Component):
     def step(self, action):
         """Step every environment with `action` (the wrapped environment's `StepResult`, its
         observations and final observations as this wrapper gives them)."""
-        return self.step_result(self.env.step(self.action(action)))
+        return self.step_result(self.stepped(self.action(action)))
 
     def _step_space(self) -> Record:
         inner = self.env._step_space()
@@ -144,31 +148,32 @@ def wrappers_of(env: Any) -> list[EnvironmentWrapper]:
 
 def _acting_wrappers(env: Any) -> tuple[list[EnvironmentWrapper], EnvironmentWrapper | None]:
     """The wrappers whose `observation` an acting API applies (those above the outermost one
-    with `history`), the outermost first, and that one (None where none has history)."""
+    with a `host_wrapper`), the outermost first, and that one (None where none has one)."""
     chain = wrappers_of(env)
-    keeping = next((i for i, wrapper in enumerate(chain) if wrapper.history), None)
-    if keeping is None:
+    kept = next((i for i, wrapper in enumerate(chain) if wrapper.host_wrapper() is not None),
+                None)
+    if kept is None:
         return chain, None
-    return chain[:keeping], chain[keeping]
+    return chain[:kept], chain[kept]
 
 
 def task_observation_space(env: Any) -> Space:
     """One observation as an agent's acting APIs take it: the task's (`env`'s `unwrapped`
-    environment's; `env`'s own where it is no wrapper), or, under a wrapper whose
-    observations depend on earlier ones (`FrameStack`), what the outermost such wrapper gives:
-    whoever acts from elsewhere keeps that history (`host_environment`)."""
-    _, keeping = _acting_wrappers(env)
-    if keeping is not None:
-        return keeping.observation_space
+    environment's; `env`'s own where it is no wrapper), or, under a wrapper that acting from
+    elsewhere repeats on the host (a `host_wrapper`: `FrameStack`, `ActionRepeat`), what the
+    outermost such wrapper gives (`host_environment`)."""
+    _, kept = _acting_wrappers(env)
+    if kept is not None:
+        return kept.observation_space
     return getattr(env, "unwrapped", env).observation_space
 
 
 def task_observations(env: Any, obs: Any) -> Any:
     """Observations of `task_observation_space` as `env` gives them: the `observation` of
-    each wrapper above the task (or above the outermost wrapper with `history`) applied, the
-    innermost first. What an agent's acting APIs apply to observations from elsewhere (an
-    evaluation's, `predict`'s), so that a policy acts on the bare task as it acted in
-    training."""
+    each wrapper above the task (or above the outermost wrapper with a `host_wrapper`)
+    applied, the innermost first. What an agent's acting APIs apply to observations from
+    elsewhere (an evaluation's, `predict`'s), so that a policy acts on the bare task as it
+    acted in training."""
     above, _ = _acting_wrappers(env)
     for wrapper in reversed(above):
         obs = wrapper.observation(obs)
@@ -177,32 +182,33 @@ def task_observations(env: Any, obs: Any) -> Any:
 
 def host_wrappers(env: Any) -> list[Callable[[Any], Any]]:
     """What a host vector env of the task (an evaluation's) is wrapped in, the innermost
-    first, to give what an agent stepping `env` acts on (`task_observation_space`): nothing,
-    or, under a wrapper with `history`, each such wrapper's `host_wrapper` up to the outermost
-    one. Picklable (a video rendered in a process of its own applies them).
+    first, to act as an agent stepping `env` acts (`task_observation_space`): nothing, or
+    each wrapper's `host_wrapper` up to the outermost one that has one. Picklable (a video
+    rendered in a process of its own applies them).
 
     Raises:
-        ValueError: a wrapper that changes observations lies under one with history (the
-            host would need its state: stack after it, or give it no history).
+        ValueError: a wrapper that changes observations or actions lies under one with a
+            `host_wrapper` (the host would need it too: wrap it outside).
     """
-    _, keeping = _acting_wrappers(env)
-    if keeping is None:
+    _, kept = _acting_wrappers(env)
+    if kept is None:
         return []
     found = []
-    for wrapper in reversed(wrappers_of(keeping)):
-        if not wrapper.history and _changes_observations(wrapper):
-            raise ValueError(f"{type(wrapper).__name__} changes the observations under "
-                             f"{type(keeping).__name__}, whose history acting from elsewhere "
-                             f"keeps on the host: wrap {type(wrapper).__name__} around "
-                             f"{type(keeping).__name__} instead")
-        if (host := wrapper.host_wrapper()) is not None:
+    for wrapper in reversed(wrappers_of(kept)):
+        host = wrapper.host_wrapper()
+        if host is None and _changes_what_acting_sees(wrapper):
+            raise ValueError(f"{type(wrapper).__name__} changes the observations or actions "
+                             f"under {type(kept).__name__}, which acting from elsewhere "
+                             f"repeats on the host: wrap {type(wrapper).__name__} around "
+                             f"{type(kept).__name__} instead")
+        if host is not None:
             found.append(host)
     return found
 
 
 def host_environment(env: Any, vector_env: Any) -> Any:
     """`vector_env`, the task's on the host, in `host_wrappers(env)`: what an agent stepping
-    `env` acts on (itself where no wrapper has `history`)."""
+    `env` acts on (itself where no wrapper has a `host_wrapper`)."""
     for wrap in host_wrappers(env):
         vector_env = wrap(vector_env)
     return vector_env
@@ -220,10 +226,10 @@ def outermost_wrapper(root: mg.Component) -> EnvironmentWrapper | None:
     return None
 
 
-def _changes_observations(wrapper: EnvironmentWrapper) -> bool:
+def _changes_what_acting_sees(wrapper: EnvironmentWrapper) -> bool:
     cls = type(wrapper)
     return any(getattr(cls, name) is not getattr(EnvironmentWrapper, name)
-               for name in ("observation", "observation_space", "reset_observation"))
+               for name in ("observation", "observation_space", "reset_observation", "action"))
 
 
 def wrapper_of(env: Any, kind: type) -> Any:

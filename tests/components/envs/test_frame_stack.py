@@ -130,8 +130,8 @@ def test_an_agent_acts_on_stacks_and_the_acting_path_keeps_them():
     obs, _ = stacked.reset(seed=0)
     assert obs.shape == (2, K, 4)
     under = FrameStack(NormalizeObservation(Environment("CartPole-v1", 2)), K)
-    with pytest.raises(ValueError, match="NormalizeObservation changes the observations "
-                                         "under FrameStack"):
+    with pytest.raises(ValueError, match="NormalizeObservation changes the observations or "
+                                         "actions under FrameStack"):
         host_environment(under, pool)
     pool.close()
 
