@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -77,3 +78,14 @@ def _in_this_process(cwd: Path, args: list[str]) -> subprocess.CompletedProcess:
                 del sys.modules[name]
     return subprocess.CompletedProcess(["metagraph", *args], code, out.getvalue(),
                                        err.getvalue())
+
+
+SHORT_PPO = ["--algo", "ppo", "--steps", "64", "--set", "num_envs=2", "--set", "num_steps=16",
+             "--set", "epochs=1", "--set", "minibatches=1", "--set", "hidden=[8]"]
+"""The settings of a PPO run of a second or two."""
+
+
+def evaluated_mean(cwd: Path, run: Path, episodes: int) -> tuple[float, str]:
+    """`metagraph evaluate RUN --episodes N --json`'s mean return, and its whole output."""
+    out = metagraph(cwd, "evaluate", str(run), "--episodes", str(episodes), "--json").stdout
+    return float(json.loads(out)["return_mean"]), out

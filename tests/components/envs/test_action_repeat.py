@@ -1,16 +1,17 @@
 """`ActionRepeat` against Gymnasium's own environments stepped k times with each action in a
 loop written here (the rewards summed, stopping at the episode's end, as Atari's frame skip
-loops do), from the same states (each step's, so that float32 rounding cannot drift): an episode ending (CartPole) or cut (Pendulum's time limit)
-inside a repeat ends the step there and its environment is not stepped further; on the host
-(`HostActionRepeat`, what an evaluation steps) the same up to each episode's end; a run with
-`action_repeat` evaluates with repeats; what it cannot do is refused by name."""
+loops do), from the same states (each step's, so that float32 rounding cannot drift): an
+episode ending (CartPole) or cut (Pendulum's time limit) inside a repeat ends the step there
+and its environment is not stepped further; on the host (`HostActionRepeat`, what an
+evaluation steps) the same up to each episode's end; a run with `action_repeat` evaluates
+with repeats; what it cannot do is refused by name."""
 
 from __future__ import annotations
 
 import gymnasium
 import numpy as np
 import pytest
-from command_line import metagraph
+from command_line import SHORT_PPO, evaluated_mean, metagraph
 from random_rollouts import rolled_out
 
 from components.envs import Environment, make
@@ -113,15 +114,11 @@ def test_a_run_with_repeats_evaluates_with_repeats(tmp_path):
     action 3 times: the mean of the loop above over Gymnasium's CartPole from the native
     pool's first states."""
     out = tmp_path / "run"
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--steps", "64", "--set",
-              "num_envs=2", "--set", "num_steps=16", "--set", "epochs=1", "--set",
-              "minibatches=1", "--set", "hidden=[8]", "--set", f"action_repeat={K}",
-              "--out", str(out))
+    metagraph(tmp_path, "train", "CartPole-v1", *SHORT_PPO, "--set", f"action_repeat={K}", "--out",
+              str(out))
     agent = load(out)
     episodes = 4
-    evaluated = metagraph(tmp_path, "evaluate", str(out), "--episodes", str(episodes),
-                          "--json").stdout
-    mean = float(evaluated.split('"return_mean": ')[1].split(",")[0])
+    mean, _ = evaluated_mean(tmp_path, out, episodes)
     pool = make("CartPole-v1", episodes, seed=12345)
     starts = pool.reset(seed=12345)[0]
     pool.close()

@@ -10,7 +10,7 @@ import gymnasium
 import jax
 import numpy as np
 import pytest
-from command_line import metagraph
+from command_line import SHORT_PPO, evaluated_mean, metagraph
 from gymnasium.wrappers import FrameStackObservation
 from random_rollouts import ScriptedVectorEnv, rolled_out
 
@@ -149,18 +149,14 @@ def test_a_run_trained_on_stacks_evaluates_on_stacks(tmp_path):
     same mean as a loop over Gymnasium's `FrameStackObservation` around Gymnasium's CartPole
     started in the native pool's states."""
     out = tmp_path / "run"
-    metagraph(tmp_path, "train", "CartPole-v1", "--algo", "ppo", "--steps", "64", "--set",
-              "num_envs=2", "--set", "num_steps=16", "--set", "epochs=1", "--set",
-              "minibatches=1", "--set", "hidden=[8]", "--set", f"frame_stack={K}",
-              "--out", str(out))
+    metagraph(tmp_path, "train", "CartPole-v1", *SHORT_PPO, "--set", f"frame_stack={K}", "--out",
+              str(out))
     agent = load(out)
     assert agent.observation_shape == (K, 4)
     with pytest.raises(ValueError, match=r"predict takes an observation of shape \(3, 4\)"):
         agent.predict(np.zeros(4, np.float32))
     episodes = 4
-    evaluated = metagraph(tmp_path, "evaluate", str(out), "--episodes", str(episodes),
-                          "--json").stdout
-    mean = float(evaluated.split('"return_mean": ')[1].split(",")[0])
+    mean, _ = evaluated_mean(tmp_path, out, episodes)
     pool = make("CartPole-v1", episodes, seed=12345)
     starts = pool.reset(seed=12345)[0]
     returns = []
