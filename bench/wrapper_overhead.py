@@ -1,11 +1,14 @@
 """What the environment wrappers add to a step: random actions stepped through the bare
 `Environment` and through PPO's continuous-control stack, one wrapper at a time
-(`ClipAction`, `NormalizeObservation`, `NormalizeReward`), microseconds a step and the ratio
-to the bare environment, in one compiled program each (the in-graph door).
+(`ClipAction`, `NormalizeObservation`, `NormalizeReward`), or through `FrameStack` and
+`ActionRepeat`, microseconds a step of the task and the ratio to the bare environment, in one
+compiled program each (the in-graph door). An action repeat of k steps the task k times a
+call of its `step`: it is called k times fewer, for the same steps of the task.
 
     python bench/wrapper_overhead.py                  # Hopper-v5, N = 1 and 16
     python bench/wrapper_overhead.py --env Pendulum-v1 --sizes 1 64 --steps 16384
     python bench/wrapper_overhead.py --sizes 1 --stacks bare obs reward obs+reward
+    python bench/wrapper_overhead.py --env Pendulum-v1 --sizes 1 64 --stacks bare stack4 repeat4
 
 Compile time is left out (a warm-up call first); the rounds alternate the contenders and the
 median of each is printed. Start-up does not count here: what is measured is the step.
@@ -24,7 +27,13 @@ import numpy as np
 import metagraph as mg
 from backends import xla
 from components.envs import Environment
-from components.envs.wrappers import ClipAction, NormalizeObservation, NormalizeReward
+from components.envs.wrappers import (
+    ActionRepeat,
+    ClipAction,
+    FrameStack,
+    NormalizeObservation,
+    NormalizeReward,
+)
 from metagraph.spaces import PRNGKey
 
 STACKS = {
@@ -36,7 +45,11 @@ STACKS = {
     "obs": NormalizeObservation,
     "reward": NormalizeReward,
     "obs+reward": lambda env: NormalizeReward(NormalizeObservation(env)),
+    # the observation's history and the action's repeats
+    "stack4": lambda env: FrameStack(env, 4),
+    "repeat4": lambda env: ActionRepeat(env, 4),
 }
+REPEATS = {"repeat4": 4}  # the task's steps a step of the stack
 
 
 class RandomSteps(mg.Component):
@@ -75,7 +88,8 @@ def main() -> None:
         programs = {}
         for name in args.stacks:
             wrap = STACKS[name]
-            exe = xla.lower(mg.build(RandomSteps(wrap(Environment(args.env, n)), args.steps),
+            steps = args.steps // REPEATS.get(name, 1)  # the same steps of the task
+            exe = xla.lower(mg.build(RandomSteps(wrap(Environment(args.env, n)), steps),
                                      {"key": PRNGKey()}))
             np.asarray(exe.run(np.asarray(jax.random.PRNGKey(1))))  # compiled, warm
             programs[name] = exe
@@ -87,7 +101,8 @@ def main() -> None:
                 np.asarray(exe.run(key))
                 times[name].append(time.perf_counter() - start)
         bare = statistics.median(times[args.stacks[0]])
-        print(f"{args.env}, N={n}, {args.steps} steps a call, median of {args.rounds}:")
+        print(f"{args.env}, N={n}, {args.steps} steps of the task a call, median of "
+              f"{args.rounds}:")
         for name, spent in times.items():
             median = statistics.median(spent)
             print(f"  {name:16s} {median / args.steps * 1e6:9.2f} us a step   "
