@@ -133,11 +133,17 @@ def cnn_input_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, in
     vectors (`EnvSpec.planes`: rows, columns, planes) otherwise.
 
     Raises:
-        ValueError: the observations are neither images nor planes.
+        ValueError: the observations are neither images nor planes (a `FrameStack`'s stacks
+            of images among them).
     """
     shape = tuple(int(d) for d in env.observation_space.shape)
     if len(shape) == 3:
         return None
+    if len(shape) > 3:
+        raise ValueError(f"{agent}: cnn_channels reads images [H, W, C] (or Atari's [C, H, W]);"
+                         f" {env_id}'s observations have shape {shape} (a frame_stack of images"
+                         f" is not folded into their channels): frame_stack = 1 with a CNN, or "
+                         f"an MLP (cnn_channels = [])")
     planes = getattr(getattr(env, "env_spec", None), "planes", None)
     if planes is None:
         raise ValueError(f"{agent}: cnn_channels needs images [H, W, C] or planes; "

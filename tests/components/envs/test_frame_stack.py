@@ -14,6 +14,7 @@ from command_line import SHORT_PPO, evaluated_mean, metagraph
 from gymnasium.wrappers import FrameStackObservation
 from random_rollouts import ScriptedVectorEnv, rolled_out
 
+from components.agents.parts import cnn_input_shape
 from components.envs import Environment, make
 from components.envs.wrappers import (
     FlattenObservation,
@@ -141,6 +142,10 @@ def test_bad_settings_are_refused_by_name():
         FrameStack(Environment("CartPole-v1", 2), 0)
     with pytest.raises(ValueError, match="FrameStack: a game's observations"):
         FrameStack(Environment("ConnectFour-v0", 2), 2)
+    stacked_images = FrameStack(Environment("MinAtar-Breakout-v0", 2), 2)
+    with pytest.raises(ValueError, match=r"PPOAgent: cnn_channels reads images .* shape "
+                                         r"\(2, 10, 10, 4\) \(a frame_stack of images"):
+        cnn_input_shape("PPOAgent", "MinAtar-Breakout-v0", stacked_images)
 
 
 def test_a_run_trained_on_stacks_evaluates_on_stacks(tmp_path):
