@@ -187,8 +187,9 @@ def host_wrappers(env: Any) -> list[Callable[[Any], Any]]:
     rendered in a process of its own applies them).
 
     Raises:
-        ValueError: a wrapper that changes observations or actions lies under one with a
-            `host_wrapper` (the host would need it too: wrap it outside).
+        ValueError: a wrapper that changes observations lies under one with a `host_wrapper`
+            (the host would need it too: wrap it outside). Actions need nothing here: the
+            acting APIs apply every wrapper's `action` (`task_actions`).
     """
     _, kept = _acting_wrappers(env)
     if kept is None:
@@ -196,9 +197,9 @@ def host_wrappers(env: Any) -> list[Callable[[Any], Any]]:
     found = []
     for wrapper in reversed(wrappers_of(kept)):
         host = wrapper.host_wrapper()
-        if host is None and _changes_what_acting_sees(wrapper):
-            raise ValueError(f"{type(wrapper).__name__} changes the observations or actions "
-                             f"under {type(kept).__name__}, which acting from elsewhere "
+        if host is None and _changes_observations(wrapper):
+            raise ValueError(f"{type(wrapper).__name__} changes the observations under "
+                             f"{type(kept).__name__}, which acting from elsewhere "
                              f"repeats on the host: wrap {type(wrapper).__name__} around "
                              f"{type(kept).__name__} instead")
         if host is not None:
@@ -226,10 +227,10 @@ def outermost_wrapper(root: mg.Component) -> EnvironmentWrapper | None:
     return None
 
 
-def _changes_what_acting_sees(wrapper: EnvironmentWrapper) -> bool:
+def _changes_observations(wrapper: EnvironmentWrapper) -> bool:
     cls = type(wrapper)
     return any(getattr(cls, name) is not getattr(EnvironmentWrapper, name)
-               for name in ("observation", "observation_space", "reset_observation", "action"))
+               for name in ("observation", "observation_space", "reset_observation"))
 
 
 def wrapper_of(env: Any, kind: type) -> Any:

@@ -17,6 +17,7 @@ from random_rollouts import ScriptedVectorEnv, rolled_out
 from components.agents.parts import cnn_input_shape
 from components.envs import Environment, make
 from components.envs.wrappers import (
+    ClipAction,
     FlattenObservation,
     FrameStack,
     HostFrameStack,
@@ -131,9 +132,11 @@ def test_an_agent_acts_on_stacks_and_the_acting_path_keeps_them():
     obs, _ = stacked.reset(seed=0)
     assert obs.shape == (2, K, 4)
     under = FrameStack(NormalizeObservation(Environment("CartPole-v1", 2)), K)
-    with pytest.raises(ValueError, match="NormalizeObservation changes the observations or "
-                                         "actions under FrameStack"):
+    with pytest.raises(ValueError, match="NormalizeObservation changes the observations "
+                                         "under FrameStack"):
         host_environment(under, pool)
+    clipped = FrameStack(ClipAction(Environment("Pendulum-v1", 2)), K)  # actions: no matter
+    assert host_environment(clipped, pool) is not pool
     pool.close()
 
 
