@@ -27,6 +27,7 @@ from components.agents.parts import (
     make_env,
     make_loss,
     make_optimizer,
+    stacked_images,
 )
 from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout, Trajectory
@@ -87,7 +88,8 @@ class DQNAgent(IterativeAgent):
                             hidden=config.hidden, outputs=self.num_actions,
                             input_shape=cnn_input_shape("DQNAgent", env_id, env),
                             padding=config.cnn_padding,
-                            channels_first=self.rollout.env.env_spec.channels_first)
+                            channels_first=self.rollout.env.env_spec.channels_first,
+                            stacked=stacked_images(env))
         elif not q_given:
             q_network = MLP([*config.hidden, self.num_actions], activation=jax.nn.relu)
         self.q_network = q_network

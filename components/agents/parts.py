@@ -42,6 +42,7 @@ from components.envs.wrappers import (
     FrameStack,
     NormalizeObservation,
     NormalizeReward,
+    wrapper_of,
 )
 from components.optimizer import Optimizer
 from components.policy import Policy
@@ -129,27 +130,30 @@ def vector_observations(env: mg.Component) -> mg.Component:
 
 def cnn_input_shape(agent: str, env_id: str, env: mg.Component) -> tuple[int, int, int] | None:
     """What a CNN over the agent's observations needs to know of their layout: None where
-    they are images already ([H, W, C], or Atari's [C, H, W]); the planes a task declares for
-    vectors (`EnvSpec.planes`: rows, columns, planes) otherwise.
+    they are images already ([H, W, C], or Atari's [C, H, W]) or a `FrameStack`'s stacks of
+    them (`stacked_images`); the planes a task declares for vectors (`EnvSpec.planes`: rows,
+    columns, planes) otherwise.
 
     Raises:
-        ValueError: the observations are neither images nor planes (a `FrameStack`'s stacks
-            of images among them).
+        ValueError: the observations are neither images nor planes.
     """
     shape = tuple(int(d) for d in env.observation_space.shape)
     if len(shape) == 3:
         return None
-    if len(shape) > 3:
-        raise ValueError(f"{agent}: cnn_channels reads images [H, W, C] (or Atari's [C, H, W]);"
-                         f" {env_id}'s observations have shape {shape} (a frame_stack of images"
-                         f" is not folded into their channels): frame_stack = 1 with a CNN, or "
-                         f"an MLP (cnn_channels = [])")
+    if stacked_images(env):
+        return None  # the CNN folds the stacks into its channels (`stacked`)
     planes = getattr(getattr(env, "env_spec", None), "planes", None)
     if planes is None:
         raise ValueError(f"{agent}: cnn_channels needs images [H, W, C] or planes; "
                          f"{env_id}'s observations have shape {shape} and its task declares "
                          f"no planes (rows, columns, planes in its info)")
     return planes
+
+
+def stacked_images(env: mg.Component) -> bool:
+    """Whether the agent's observations are a `FrameStack`'s stacks of images [k, *image],
+    which a CNN folds into its channels (`CNN(stacked=True)`)."""
+    return len(env.observation_space.shape) == 4 and wrapper_of(env, FrameStack) is not None
 
 
 def learnt_symmetries(agent: str, env: mg.Component, augment: bool) -> tuple[Symmetry, ...]:

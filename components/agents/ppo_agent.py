@@ -14,9 +14,8 @@ a config switch, off by default and on in the MuJoCo tasks' shipped defaults: th
 wrapped as PureJaxRL wraps it (`parts.wrapped`): actions clipped (`ClipAction`: log-probabilities
 of the unclipped samples), observations normalised (`NormalizeObservation`), rewards scaled
 (`NormalizeReward`: the reported returns stay the task's); a state-independent log std and
-orthogonal initialisation (the default `Policy`). With
-`bootstrap_truncated`, an episode cut by the time limit is bootstrapped with the value of its
-final observation, as Stable-Baselines3 does (`bootstrap_truncated`).
+orthogonal initialisation (the default `Policy`). With `bootstrap_truncated`, an episode cut
+by the time limit is bootstrapped with the value of its final observation, as SB3 does.
 
 On a two-player game (`components.envs.games`) the agent plays itself: its environments are
 the game's `Environment` (a step is one move by the player to move, observed as that player's
@@ -46,6 +45,7 @@ from components.agents.parts import (
     make_loss,
     make_optimizer,
     make_policy,
+    stacked_images,
     wrapped,
 )
 from components.agents.ppo_config import PPOConfig
@@ -136,7 +136,7 @@ class PPOAgent(IterativeAgent):
                             observation_rank=len(env.observation_space.shape), torso=CNN(
                 config.cnn_channels, config.cnn_kernel, config.cnn_stride, hidden=config.hidden,
                 input_shape=cnn_input_shape("PPOAgent", env_id, env), padding=config.cnn_padding,
-                channels_first=env.env_spec.channels_first))
+                channels_first=env.env_spec.channels_first, stacked=stacked_images(env)))
         self.policy = make_policy(
             policy, self.rollout.env.action_space, config.value, hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,

@@ -83,6 +83,9 @@ class CNN(HaikuNetwork):
         padding: "SAME" (zero padding, XLA's) or "VALID" (none: the Nature CNN's).
         channels_first: the images are [..., C, H, W] (Atari's stacked frames, as EnvPool and
             ale-py give them), transposed to channels last inside; else [..., H, W, C].
+        stacked: the images come stacked, [..., k, H, W, C] (or [..., k, C, H, W]: a
+            `FrameStack`'s stacks of images), and the stack is folded into the channels, k
+            x C of them, the oldest image's first (as Atari's stacked frames are channels).
         name: The scope name.
 
     Raises:
@@ -96,7 +99,7 @@ class CNN(HaikuNetwork):
                  hidden: Sequence[int] = (64,),
                  input_shape: tuple[int, int, int] | None = None, outputs: int | None = None,
                  name: str | None = None, padding: str = "SAME",
-                 channels_first: bool = False):
+                 channels_first: bool = False, stacked: bool = False):
         super().__init__(name)
         for label, widths in (("channels", channels), ("hidden", hidden)):
             if not widths or any(not _positive_int(w) for w in widths):
@@ -116,6 +119,7 @@ class CNN(HaikuNetwork):
         self.hidden, self.outputs = tuple(hidden), outputs
         self.input_shape = None if input_shape is None else tuple(input_shape)
         self.padding, self.channels_first = padding, bool(channels_first)
+        self.stacked = bool(stacked)
 
     @classmethod
     def nature(cls, input_shape: tuple[int, int, int] | None = (4, 84, 84),
@@ -133,6 +137,8 @@ class CNN(HaikuNetwork):
         `input_shape`) to features [..., hidden[-1]] (or [..., outputs]); any leading axes
         are kept."""
         x = self._images(x)
+        if self.stacked:
+            x = self._folded(x)
         if jnp.issubdtype(x.dtype, jnp.integer):
             x = x.astype(jnp.float32) / 255.0
         elif x.dtype == jnp.bool_:  # planes of 0 and 1
@@ -155,6 +161,17 @@ class CNN(HaikuNetwork):
         for c, k, s in zip(self.channels, self.kernels, self.strides, strict=True):
             h = jax.nn.relu(PatchConv2D(c, k, stride=s, padding=self.padding)(h))
         return h
+
+    def _folded(self, x):
+        """Stacks of images [..., k, H, W, C] (or [..., k, C, H, W]) as images of k x C
+        channels, the oldest image's first."""
+        if x.ndim < 4:
+            raise ValueError(f"CNN: expected stacks of images [..., k, *image] (stacked=True), "
+                             f"got shape {x.shape}")
+        if self.channels_first:  # [..., k, C, H, W]: the stack is the channels' outer axis
+            return x.reshape(x.shape[:-4] + (-1,) + x.shape[-2:])
+        x = jnp.moveaxis(x, -4, -2)  # [..., H, W, k, C]
+        return x.reshape(x.shape[:-2] + (-1,))
 
     def _images(self, x):
         """`x` as images [..., H, W, C] (or [..., C, H, W])."""

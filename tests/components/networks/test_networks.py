@@ -173,6 +173,26 @@ def test_cnn_bad_settings_and_inputs_are_clear_errors():
         images.init(jax.random.PRNGKey(0), np.zeros((1, 5), np.float32))
 
 
+@pytest.mark.parametrize("channels_first", [False, True])
+def test_stacked_images_are_folded_into_the_channels_oldest_first(channels_first):
+    """`stacked=True`: stacks [B, k, *image] give what the same CNN gives of the images with
+    the stack's k images side by side in the channels (NumPy's concatenate on the channel
+    axis, the oldest first), with the same parameters."""
+    image = (3, 6, 5) if channels_first else (6, 5, 3)  # C = 3 either way
+    stacks = rng.normal(size=(2, 4, *image)).astype(np.float32)
+    axis = -3 if channels_first else -1
+    side_by_side = np.concatenate([stacks[:, i] for i in range(4)], axis=axis)
+    folded = hk.without_apply_rng(hk.transform(CNN(channels=(4,), hidden=(8,), stacked=True,
+                                                   channels_first=channels_first).network))
+    plain = hk.without_apply_rng(hk.transform(CNN(channels=(4,), hidden=(8,),
+                                                  channels_first=channels_first).network))
+    params = plain.init(jax.random.PRNGKey(0), side_by_side)
+    np.testing.assert_allclose(folded.apply(params, stacks), plain.apply(params, side_by_side),
+                               rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"expected stacks of images \[..., k, \*image\]"):
+        folded.apply(params, side_by_side[0])
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_lstm_carries_and_resets_its_state(backend):
     test = ComponentTest(LSTM(6, batch_size=3), {"x": Box((3, 2)), "mask": Bool((3,))},
