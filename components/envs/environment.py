@@ -237,7 +237,11 @@ class Environment(mg.Component):
             raise TypeError(f"{self.name}.step_where: the {self.door} door's pool steps all "
                             f"its environments at once; stepping some needs door 'native' or "
                             f"'jax'")
-        return self._stepped(action, jnp.asarray(active, bool))
+        if jnp.shape(active) != (self.num_envs,) or jnp.result_type(active) != jnp.bool_:
+            raise TypeError(f"{self.name}.step_where: active must be bool [{self.num_envs}] "
+                            f"(one per environment), got {jnp.result_type(active)}"
+                            f"{list(jnp.shape(active))}")
+        return self._stepped(action, active)
 
     def _stepped(self, action: Any, active: jax.Array | None) -> StepResult:
         """`step` (see it) of every environment, or of those where `active`."""

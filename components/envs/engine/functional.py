@@ -107,10 +107,7 @@ class FunctionalEnv:
         leaf leads with the batch's axes (the pure-JAX twins'); a door that keeps its
         environments on another axis (the native one) says so, one that keeps them in a
         pool has none (a TypeError)."""
-        def one(new_leaf: jax.Array, old_leaf: jax.Array) -> jax.Array:
-            mask = jnp.reshape(active, active.shape + (1,) * (new_leaf.ndim - active.ndim))
-            return jnp.where(mask, new_leaf, old_leaf)
-        return jax.tree.map(one, new, old)
+        return where_leading(active, new, old)
 
     def _batch_shape(self, state: Any) -> tuple[int, ...]:
         raise NotImplementedError
@@ -126,6 +123,15 @@ class FunctionalEnv:
         physics = np.asarray(physics, np.float64)
         num_envs = physics.shape[0] if physics.ndim == 2 else 1
         return physical_rows(self.env_spec, physics, num_envs, "physics")
+
+
+def where_leading(mask: jax.Array, new: Any, old: Any) -> Any:
+    """`new` where `mask`, `old` elsewhere, leaf by leaf of two pytrees alike, each leaf
+    leading with `mask`'s axes (the mask broadcast over the rest)."""
+    def one(new_leaf: jax.Array, old_leaf: jax.Array) -> jax.Array:
+        shaped = jnp.reshape(mask, mask.shape + (1,) * (jnp.ndim(new_leaf) - mask.ndim))
+        return jnp.where(shaped, new_leaf, old_leaf)
+    return jax.tree.map(one, new, old)
 
 
 def engine_refusal(error: Exception) -> Exception:

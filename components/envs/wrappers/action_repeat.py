@@ -7,20 +7,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from components.envs.engine.functional import where_leading
 from components.envs.wrappers.wrapper import EnvironmentWrapper
 from metagraph.checks import positive_int
-
-
-def _where(going: jax.Array, new: Any, old: Any) -> Any:
-    """`new` in the environments `going` ([N] bool), `old` in the others (every leaf [N, ...])."""
-    def one(new_leaf: jax.Array, old_leaf: jax.Array) -> jax.Array:
-        mask = jnp.reshape(going, going.shape + (1,) * (jnp.ndim(new_leaf) - 1))
-        return jnp.where(mask, new_leaf, old_leaf)
-    return jax.tree.map(one, new, old)
 
 
 class ActionRepeat(EnvironmentWrapper):
@@ -79,7 +71,7 @@ class ActionRepeat(EnvironmentWrapper):
             going = ~ended
             more = self.env.step_where(action, going)
             reward = reward + jnp.where(going, more.reward, 0.0)
-            out = _where(going, more, out)
+            out = where_leading(going, more, out)
             ended = ended | (going & (more.terminated | more.truncated))
         return out._replace(reward=reward)
 

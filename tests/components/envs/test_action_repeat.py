@@ -104,6 +104,8 @@ def test_what_it_cannot_do_is_refused_by_name():
         ActionRepeat(FlattenObservation(Environment("MinAtar-Breakout-v0", 2)), 2)
     with pytest.raises(ValueError, match="ActionRepeat: ConnectFour-v0 is a game"):
         ActionRepeat(Environment("ConnectFour-v0", 2), 2)
+    with pytest.raises(TypeError, match=r"step_where: active must be bool \[2\]"):
+        Environment("CartPole-v1", 2).step_where(np.zeros(2, int), np.ones(2, int))
     with pytest.raises(TypeError, match="step_where: the host door's pool"):
         Environment("CartPole-v1", 2, door="host").step_where(np.zeros(2, int),
                                                               np.ones(2, bool))

@@ -6,6 +6,8 @@ Gymnasium's wrapper); bad settings are refused by name."""
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium
 import jax
 import numpy as np
@@ -18,6 +20,7 @@ from components.agents.parts import cnn_input_shape
 from components.envs import Environment, make
 from components.envs.wrappers import (
     ClipAction,
+    EnvironmentWrapper,
     FlattenObservation,
     FrameStack,
     HostFrameStack,
@@ -187,3 +190,25 @@ def test_a_run_trained_on_stacks_evaluates_on_stacks(tmp_path):
     pool.close()
     assert mean == pytest.approx(np.mean(returns), abs=1e-9), (mean, returns)
     assert jax.tree.leaves(agent.state)  # (the run loaded whole)
+
+
+class Doubled(EnvironmentWrapper):
+    """A user's wrapper that acting repeats on the host (its own `host_wrapper`)."""
+
+    def observation(self, obs):
+        return obs * 2.0
+
+    def host_wrapper(self):
+        return functools.partial(gymnasium.wrappers.vector.TransformObservation,
+                                 func=lambda obs: obs * 2.0)
+
+
+def test_a_users_wrapper_with_a_host_wrapper_is_repeated_on_the_host():
+    env = Doubled(Environment("CartPole-v1", 2))
+    assert task_observation_space(env) == env.observation_space  # what acting takes
+    pool = gymnasium.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+    own = gymnasium.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+    hosted = host_environment(env, pool)
+    np.testing.assert_array_equal(hosted.reset(seed=3)[0], 2.0 * own.reset(seed=3)[0])
+    pool.close()
+    own.close()
