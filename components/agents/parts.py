@@ -45,7 +45,7 @@ from components.envs.wrappers import (
     wrapper_of,
 )
 from components.optimizer import Optimizer
-from components.policy import Policy
+from components.policy import MaskedPolicy, Policy
 from metagraph.api import api_specs
 from metagraph.spaces import Dict, Space
 
@@ -173,15 +173,26 @@ def learnt_symmetries(agent: str, env: mg.Component, augment: bool) -> tuple[Sym
 
 
 def make_policy(policy: mg.Component | None, action_space: Space, value: str | None,
-                **settings: Any) -> mg.Component:
-    """The agent's policy: `Policy(action_space, value=value, **settings)` by default; a
-    user's `Policy` takes `settings` for those its constructor was not given
+                observation_space: Space | None = None, **settings: Any) -> mg.Component:
+    """The agent's policy: by default the one its observations call for
+    (`policy_for(observation_space)`: a `MaskedPolicy` where they carry a legal-action mask,
+    a game's {"obs", "legal"}; else a `Policy`) of `action_space`, `value` and `settings`;
+    a user's `Policy` takes `settings` for those its constructor was not given
     (`Policy.set_defaults`); any other component is the agent's as it is."""
     if policy is None:
-        return Policy(action_space, value=value, **settings)
+        return policy_for(observation_space)(action_space, value=value, **settings)
     if isinstance(policy, Policy):
         policy.set_defaults(**settings)
     return policy
+
+
+def policy_for(observation_space: Space | None) -> type[Policy]:
+    """The policy class for observations of `observation_space`: `MaskedPolicy` for a `Dict`
+    with a "legal" mask (one policy plays every side of a game, the mask by name), `Policy`
+    otherwise."""
+    if isinstance(observation_space, Dict) and "legal" in observation_space.spaces:
+        return MaskedPolicy
+    return Policy
 
 
 def make_loss(agent: str, loss: LossPart, model: mg.Component, model_given: bool,

@@ -17,12 +17,14 @@ of the unclipped samples), observations normalised (`NormalizeObservation`), rew
 orthogonal initialisation (the default `Policy`). With `bootstrap_truncated`, an episode cut
 by the time limit is bootstrapped with the value of its final observation, as SB3 does.
 
-On a two-player game (`components.envs.games`) the agent plays itself: its environments are
-the game's `Environment` (a step is one move by the player to move, observed as that player's
-view with its legal moves, {"obs", "legal"}), its default policy a `MaskedPolicy`, and its
-advantages the negamax GAE (`negamax_gae`: the next position's value negated where the
-opponent moves there, kept where the mover moves again, as the task reports:
-`Trajectory.moves_again`).
+Games need no switch: on a two-player game (`components.envs.games`) the same code plays
+itself. Its environments are the game's `Environment` (a step is one move by the player to
+move, observed as that player's view with its legal moves, {"obs", "legal"}), so the default
+policy, chosen from that space, is a `MaskedPolicy` (`parts.policy_for`); the advantages are
+GAE with `turn_discounts`, the next position's value kept where the mover moves again and
+negated where the opponent moves there (the negamax GAE), as the trajectory reports it
+(`Trajectory.moves_again`: every step but an episode's last for a task of one player, where
+this is GAE's own discount).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from components.agents.parts import (
 from components.agents.ppo_config import PPOConfig
 from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.rollout import Rollout
-from components.agents.self_play import plays_itself
+from components.agents.self_play import check_playable, deprecated_self_play
 from components.envs.wrappers import (
     ClipAction,
     NormalizeObservation,
@@ -59,10 +61,10 @@ from components.envs.wrappers import (
     task_actions,
     wrapper_of,
 )
-from components.losses import PPOLoss, gae, negamax_gae
+from components.losses import PPOLoss, gae
 from components.networks import CNN
-from components.policy import MaskedPolicy, Policy
-from metagraph.spaces import Bool, Box, Discrete
+from components.policy import Policy
+from metagraph.spaces import Bool, Box, Dict, Discrete
 
 ACTIVATIONS = {"tanh": jax.nn.tanh, "relu": jax.nn.relu}
 
@@ -119,15 +121,13 @@ class PPOAgent(IterativeAgent):
                  loss: LossPart = None, optimizer: optax.GradientTransformation | None = None):
         super().__init__(name)
         self.config = config
-        self.self_play = plays_itself("PPOAgent", env_id, config.env_kwargs)
-        if self.self_play and config.cnn_channels:
-            raise ValueError(f"PPOAgent: cnn_channels is for single-agent tasks; {env_id} is "
-                             f"a game (its observations carry the legal moves)")
+        check_playable("PPOAgent", env_id, config.env_kwargs)
         # a CNN reads the task's images; an MLP vectors
         env = wrapped(make_env("PPOAgent", env, env_id, config, vectors=not config.cnn_channels),
                       config)
-        if self.self_play and policy is None:  # one policy for both sides, masked by "legal"
-            policy = MaskedPolicy(env.action_space, value="separate")
+        if config.cnn_channels and isinstance(env.observation_space, Dict):
+            raise ValueError(f"PPOAgent: cnn_channels reads images; {env_id}'s observations "
+                             f"are {env.observation_space!r}")
         self.rollout = Rollout(env)
         self.preprocessor = check_preprocessor("PPOAgent", preprocessor)
         policy_given = policy is not None
@@ -138,7 +138,7 @@ class PPOAgent(IterativeAgent):
                 input_shape=cnn_input_shape("PPOAgent", env_id, env), padding=config.cnn_padding,
                 channels_first=env.env_spec.channels_first, stacked=stacked_images(env)))
         self.policy = make_policy(
-            policy, self.rollout.env.action_space, config.value, hidden=config.hidden,
+            policy, env.action_space, config.value, env.observation_space, hidden=config.hidden,
             squash=False, activation=ACTIVATIONS[config.activation], log_std=config.log_std,
             log_std_init=config.log_std_init, orthogonal=config.orthogonal_init)
         self.loss = make_loss("PPOAgent", loss, self.policy, policy_given, lambda p: PPOLoss(
@@ -160,6 +160,11 @@ class PPOAgent(IterativeAgent):
         """Deprecated: the `NormalizeReward` wrapper's normaliser, or None."""
         env = self._deprecated("reward_normaliser", NormalizeReward)
         return None if env is None else env.reward_normaliser
+
+    @property
+    def self_play(self) -> bool:
+        """Deprecated: whether the task is a two-player game (`rollout.num_players > 1`)."""
+        return deprecated_self_play(self)
 
     def _deprecated(self, name: str, kind: type) -> Any:
         warnings.warn(f"PPOAgent.{name} is deprecated: it is the {kind.__name__} wrapper's, "
@@ -194,42 +199,36 @@ class PPOAgent(IterativeAgent):
         cut_value = (losses.truncated_values(trajectory, self._value_of) if cfg.bootstrap_truncated
                      else None)
         learned = self._learn_from(obs, action, log_prob, value, trajectory.rewards,
-                                   trajectory.done, cut_value,
-                                   self._value_of(trajectory.last_observations), shuffle_key,
-                                   moves_again=self._moves_again(trajectory))
+                                   trajectory.done, trajectory.moves_again, cut_value,
+                                   self._value_of(trajectory.last_observations), shuffle_key)
         return {**trajectory.episode_statistics(), **learned,
                 "steps": jnp.asarray(cfg.num_envs * cfg.num_steps, jnp.int32)}
-
-    def _moves_again(self, trajectory):
-        """In self-play, whether each step's mover moves again ([T, N] bool, the task's
-        player to move); None for a task of one player."""
-        return trajectory.moves_again if self.self_play else None
 
     def _value_of(self, observations):
         """V of raw observations (preprocessed with the current statistics, not updated)."""
         return self.policy.value(preprocess(self.preprocessor, observations))
 
-    def _learn_from(self, seen, action, log_prob, value, reward, done, cut_value, last_value,
-                    key, *, moves_again=None):
+    def _learn_from(self, seen, action, log_prob, value, reward, done, moves_again, cut_value,
+                    last_value, key):
         """The learning half of an iteration, from a time-major trajectory [T, N] of the
         observations the policy saw, its actions, their log-probabilities and values, the
-        rewards and episode ends, V(final observation) where a step truncated an episode
-        (None without `bootstrap_truncated`), V(last observations) [N] and, in self-play,
-        whether each step's mover moves again ([T, N] bool): rewards times `reward_scale`,
-        GAE, `epochs` x `minibatches` clipped-surrogate updates. Returns the mean loss, and the
-        policy's mean entropy over the updates where the loss reports one (`entropy` in its
-        stats, as `PPOLoss` does): a policy that stops exploring shows there."""
+        rewards and episode ends, whether each step's mover moves again
+        (`Trajectory.moves_again`), V(final observation) where a step truncated an episode
+        (None without `bootstrap_truncated`) and V(last observations) [N]: rewards times
+        `reward_scale`, GAE, `epochs` x `minibatches` clipped-surrogate updates. Returns the
+        mean loss, and the policy's mean entropy over the updates where the loss reports one
+        (`entropy` in its stats, as `PPOLoss` does): a policy that stops exploring shows
+        there."""
         cfg = self.config
         learned = reward * cfg.reward_scale  # (scaled by `NormalizeReward` where wrapped)
         if cut_value is not None:
             learned = losses.bootstrap_truncated(learned, cut_value, cfg.gamma)
         values = jnp.concatenate([value, last_value[None]])
-        if self.self_play:  # each step from its mover's view: the next value is negated
-            advantage = negamax_gae(learned, done, values, cfg.gamma, cfg.gae_lambda,
-                                    moves_again=moves_again)
-        else:
-            discounts = cfg.gamma * (1.0 - done.astype(jnp.float32))
-            advantage = gae(learned, discounts, values, cfg.gae_lambda)
+        # each step from its mover's view: the next position's value kept where the mover
+        # moves again (every step of a task of one player), negated where the opponent does
+        # (negamax), 0 where the episode ended
+        discounts = cfg.gamma * losses.turn_discounts(done, moves_again, "PPOAgent")
+        advantage = gae(learned, discounts, values, cfg.gae_lambda)
         batch = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])),
                              (seen, action, log_prob, advantage, advantage + value, value))
         size = reward.size
@@ -276,8 +275,8 @@ class PPOAgent(IterativeAgent):
         the environment gave them (normalised by the sampler's own `NormalizeObservation`,
         whose moments it sends as `observation_mean`, `_var` and `_count`), the actions,
         their log-probabilities and values, rewards, episode ends, truncations (`cut`), final
-        and last observations and, in self-play, whether each step's mover moves again (false
-        for a task of one player) for `learn`, and the statistics of the episodes that
+        and last observations, whether each step's mover moves again
+        (`Trajectory.moves_again`) for `learn`, and the statistics of the episodes that
         finished."""
         def act(obs, step_key):
             seen = preprocess(self.preprocessor, obs)
@@ -291,8 +290,7 @@ class PPOAgent(IterativeAgent):
                 "cut": trajectory.truncated & ~trajectory.terminated,
                 "final_obs": trajectory.final_observations,
                 "last_obs": trajectory.last_observations,
-                "moves_again": (trajectory.moves_again if self.self_play
-                                else jnp.zeros_like(trajectory.done)),
+                "moves_again": trajectory.moves_again,
                 **({} if self.observation_normaliser is None else {
                     f"observation_{name}": value for name, value in
                     self.observation_normaliser.moments(trajectory.last_observations).items()}),
@@ -314,9 +312,8 @@ class PPOAgent(IterativeAgent):
         seen = preprocess(self.preprocessor, obs, update=True)
         cut_value = (jnp.where(cut, self._value_of(final_obs), 0.0)
                      if self.config.bootstrap_truncated else None)
-        return self._learn_from(seen, action, log_prob, value, reward, done, cut_value,
-                                self._value_of(last_obs), key,
-                                moves_again=moves_again if self.self_play else None)
+        return self._learn_from(seen, action, log_prob, value, reward, done, moves_again,
+                                cut_value, self._value_of(last_obs), key)
 
     @mg.api
     def greedy(self, observation):

@@ -11,8 +11,9 @@ Its parts can be swapped without subclassing (keyword arguments, see `ReweightAg
 environments, the policy, an observation preprocessor, the quality q(p) (a function of the
 paths), the loss and the optimizer.
 
-On a two-player game the agent plays itself: each path is one whole game, and q(p) its
-outcome for the learner (`components.agents.reweight_games`).
+What a path is comes from the task, not from a switch in this file: one episode of a task of
+one player, one whole game of self-play on a two-player game, q(p) its outcome for the learner
+(the path sources of `components.agents.reweight_paths` and `reweight_games`).
 """
 
 from __future__ import annotations
@@ -32,16 +33,12 @@ from components.agents.parts import (
     make_optimizer,
     make_policy,
 )
-from components.agents.policy_search import PolicySearch
 from components.agents.preprocessing import acting_view, check_preprocessor, preprocess
 from components.agents.reweight_config import ReweightConfig
-from components.agents.reweight_games import check_quality, game_paths
-from components.agents.rollout import Rollout
-from components.agents.self_play import plays_itself
-from components.agents.self_play_rollout import SelfPlayRollout
+from components.agents.reweight_paths import paths_of
+from components.agents.self_play import check_playable, deprecated_self_play
 from components.losses import WeightedNLLLoss
-from components.policy import MaskedPolicy
-from components.reweighting import PathReweighting, quality
+from components.reweighting import PathReweighting
 
 MAX_HORIZON = 2**20  # the longest path a path-reweighting agent holds whole
 
@@ -91,34 +88,30 @@ class ReweightAgent(mg.Component):
             raise TypeError(f"ReweightAgent: quality must be a function of the paths giving "
                             f"float[num_envs], got {type(quality).__name__}")
         self.path_quality = quality
-        self.self_play = plays_itself("ReweightAgent", env_id, config.env_kwargs)
+        check_playable("ReweightAgent", env_id, config.env_kwargs)
         env = make_env("ReweightAgent", env, env_id, config)
-        check_quality(config.quality, env_id, env.env_spec, self.self_play)
-        if self.self_play:  # one policy for both sides (masked by "legal"); earlier ones kept
-            if policy is None:
-                policy = MaskedPolicy(env.action_space, value=None)
-            self.pool = [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
-                         for _ in range(config.pool_size)]
-        self.rollout = SelfPlayRollout(env) if self.self_play else Rollout(env)
+        self.path_source = paths_of(env)  # what a path is: an episode, or a whole game
+        self.path_source.check_quality(config.quality, env_id, env.env_spec)
+        self.rollout = self.path_source.rollout(env)
+        self.pool = self.path_source.pool(env, config)  # a game's earlier policies
         self._check_horizon(env_id)
         self.preprocessor = check_preprocessor("ReweightAgent", preprocessor)
-        self.policy = make_policy(policy, self.rollout.env.action_space, None,
+        # (a game's observations carry the legal moves: one MaskedPolicy for both sides)
+        self.policy = make_policy(policy, env.action_space, None, env.observation_space,
                                   hidden=config.hidden)
-        self.searcher = None
-        if config.search_simulations > 0:
-            if not self.self_play:
-                raise ValueError(f"ReweightAgent: search_simulations searches a game's moves; "
-                                 f"{env_id} is not a game")
-            self.searcher = PolicySearch("ReweightAgent", env_id, self.rollout.env,
-                                         self.policy, config.search_simulations,
-                                         config.search_rollouts,
-                                         env_kwargs=config.env_kwargs)
+        self.searcher = (self.path_source.searcher(self, env_id)
+                         if config.search_simulations > 0 else None)
         self.reweighting = PathReweighting(config.scheme, temperature=config.temperature,
                                            fraction=config.fraction, strict=False)
         self.loss = make_loss("ReweightAgent", loss, self.policy, policy is not None,
                               WeightedNLLLoss)
         self.optimizer = make_optimizer("ReweightAgent", optimizer, self.loss, self.policy,
                                         optax.adam(config.learning_rate), config.max_grad_norm)
+
+    @property
+    def self_play(self) -> bool:
+        """Deprecated: whether the task is a two-player game (`rollout.num_players > 1`)."""
+        return deprecated_self_play(self)
 
     def _check_horizon(self, env_id: str) -> None:
         """A ValueError where every path held whole ([num_envs, T] of each quantity) would
@@ -147,35 +140,10 @@ class ReweightAgent(mg.Component):
                              f"float[{n}], got {q.dtype}{list(q.shape)}")
         return q.astype(jnp.float32)
 
-    def _quality(self, reward, obs, mask):
-        ret = quality.path_return(reward, mask)
-        if self.config.quality == "return":
-            return ret
-        height = quality.max_over_path(obs[..., 0], mask)  # MountainCar: the position
-        return height if self.config.quality == "max_height" else ret + 100.0 * height
-
     def _paths(self, reset_key, key):
-        """One episode in each of the N environments from a reset, each step an `env.step`
-        call of the rollout: paths [N, T, ...] (the environments' observations) with their
-        mask (1 up to and including the step that ended the episode), and their qualities
-        q(p)."""
-        if self.self_play:
-            return game_paths(self, reset_key, key)
-        self.rollout.reset(reset_key)
-
-        def act(obs, step_key):
-            seen = preprocess(self.preprocessor, obs, update=True)
-            return self.policy.sample_action(seen, step_key)[0], ()
-
-        trajectory = self.rollout.run(act, key, self.horizon)
-        ended = jnp.cumsum(trajectory.done, axis=0) > 0  # [T, N]: ended at or before step t
-        mask = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
-            jnp.float32)
-        paths = {"obs": trajectory.observations.swapaxes(0, 1),
-                 "action": trajectory.actions.swapaxes(0, 1),
-                 "reward": trajectory.rewards.swapaxes(0, 1), "mask": mask.swapaxes(0, 1)}
-        return paths, self.scored(paths, lambda: self._quality(
-            paths["reward"], paths["obs"], paths["mask"]))
+        """The N paths [N, T, ...] from a reset, with their mask and qualities q(p) (the
+        path source's `sample`)."""
+        return self.path_source.sample(self, reset_key, key)
 
     def _select(self, q, key):
         """Reweight paths of quality q into Q; M indices resampled ∝ w (systematic), so that the

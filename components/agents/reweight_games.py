@@ -29,13 +29,45 @@ import jax
 import jax.numpy as jnp
 
 import metagraph as mg
-from components.policy.masked_policy import ILLEGAL_LOGIT
+from components.agents.policy_search import PolicySearch
+from components.agents.self_play_rollout import SelfPlayRollout
+from components.policy.masked_policy import ILLEGAL_LOGIT, MaskedPolicy
 from components.reweighting import quality
 from metagraph.differentiate import copy_parameters
 
 MARGIN = "margin_player_0"  # the extra a game's task reports its stone margin as (Othello)
 GAMES_ONLY = ("quick_outcome", "margin")  # qualities of a game's outcome
 NOT_FOR_GAMES = ("max_height", "return_and_height")  # qualities of a single-agent task's path
+
+
+class GamePaths:
+    """The paths of a two-player game (see the module docstring; the source
+    `components.agents.reweight_paths.paths_of` chooses for a game)."""
+
+    def check_quality(self, name: str, env_id: str, env_spec: Any) -> None:
+        """A ValueError where the quality `name` scores no game (`check_quality`)."""
+        check_quality(name, env_id, env_spec, self_play=True)
+
+    def rollout(self, env: mg.Component) -> SelfPlayRollout:
+        """The agent's rollout: a learner on one side of each game."""
+        return SelfPlayRollout(env)
+
+    def pool(self, env: mg.Component, config: Any) -> list[mg.Component]:
+        """The `pool_size` earlier policies the learner plays (`take_snapshot` fills them)."""
+        return [MaskedPolicy(env.action_space, value=None, hidden=config.hidden)
+                for _ in range(config.pool_size)]
+
+    def searcher(self, agent: mg.Component, env_id: str) -> PolicySearch:
+        """The search that plays the learner's moves (`search_simulations` > 0)."""
+        config = agent.config
+        return PolicySearch("ReweightAgent", env_id, agent.rollout.env, agent.policy,
+                            config.search_simulations, config.search_rollouts,
+                            env_kwargs=config.env_kwargs)
+
+    def sample(self, agent: mg.Component, reset_key: jax.Array,
+               key: jax.Array) -> tuple[dict[str, Any], jax.Array]:
+        """One game in each of the agent's N environments (`game_paths`)."""
+        return game_paths(agent, reset_key, key)
 
 
 def check_quality(name: str, env_id: str, env_spec: Any, self_play: bool) -> None:

@@ -95,17 +95,23 @@ class Trajectory(NamedTuple):
 
     @property
     def moves_again(self) -> jax.Array:
-        """[steps, N] bool, in a game: the player who made each step's move is the player to
-        move after it (a move that earns another, as the task reports it: its
-        "player_to_move" extra), false where the game ended. What `losses.game_outcomes`,
-        `negamax_gae` and the search's discounts take; never the step's parity.
+        """[steps, N] bool: the player who made each step's move is the player to move after
+        it, false where the episode ended. In a game, as the task reports it (its
+        "player_to_move" extra: a move that earns another), never the step's parity; in a
+        task of one player, every step but an episode's last (its one player always moves
+        next). What `losses.turn_discounts`, `negamax_gae`, `game_outcomes` and the search's
+        discounts take: with it one advantage serves both (for one player, `turn_discounts`
+        is 1 - done, GAE's own discounts).
 
         Raises:
-            ValueError: the trajectory is not of a game (no movers, or no "player_to_move").
+            ValueError: a game's trajectory without its "player_to_move" extra.
         """
-        if self.movers is None or "player_to_move" not in self.task_extras:
-            raise ValueError("Trajectory.moves_again: the trajectory is not of a game (a task "
-                             "of num_players() >= 2 reporting its 'player_to_move' extra)")
+        if self.movers is None:
+            return ~self.done
+        if "player_to_move" not in self.task_extras:
+            raise ValueError("Trajectory.moves_again: the trajectory has its movers but not "
+                             "the task's 'player_to_move' extra (a game of num_players() >= "
+                             "2 reports it)")
         after = self.task_extras["player_to_move"].astype(jnp.int32)
         return (after == self.movers) & ~self.done
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
+import warnings
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +23,16 @@ PROBE_GAMES, PROBE_STEPS = 8, 512
 def plays_itself(agent: str, env_id: str, env_kwargs: dict | None = None) -> bool:
     """True for a two-player zero-sum game, False for a task of one player; a ValueError
     naming `agent` for a game of more players, or one that is not zero-sum
-    (`zero_sum_refusal`, under the run's `env_kwargs`)."""
+    (`check_playable`)."""
+    check_playable(agent, env_id, env_kwargs)
+    return num_players(env_id) == 2
+
+
+def check_playable(agent: str, env_id: str, env_kwargs: dict | None = None) -> None:
+    """A ValueError naming `agent` where `env_id` is a game one policy cannot learn by
+    playing itself: a game of more than two players, or one that is not zero-sum
+    (`zero_sum_refusal`, under the run's `env_kwargs`). Tasks of one player and two-player
+    zero-sum games pass."""
     players = num_players(env_id)
     name = resolved_id(env_id.removeprefix('metagraph/'))
     if players > 2:
@@ -35,7 +46,6 @@ def plays_itself(agent: str, env_id: str, env_kwargs: dict | None = None) -> boo
             raise ValueError(f"{agent}: {name} {refusal}; one policy playing both sides with "
                              f"the opponent's value negated (self-play, AlphaZero) takes "
                              f"two-player zero-sum games")
-    return players == 2
 
 
 @functools.lru_cache(maxsize=64)
@@ -87,3 +97,12 @@ def zero_sum_refusal(env_id: str, env_kwargs_json: str = "{}") -> str:
     finally:
         pool.close()
     return ""
+
+
+def deprecated_self_play(agent: Any) -> bool:
+    """`agent.self_play`, deprecated (PPOAgent's and ReweightAgent's): whether its task is a
+    two-player game, with a DeprecationWarning (the agents have no switch for games now)."""
+    warnings.warn(f"{type(agent).__name__}.self_play is deprecated: the agent has no switch "
+                  f"for games; agent.rollout.num_players > 1 says whether its task is one",
+                  DeprecationWarning, stacklevel=3)
+    return agent.rollout.num_players > 1

@@ -324,3 +324,46 @@ def test_configs_refuse_the_old_key_backend_naming_door():
     assert PPOConfig.from_dict({"door": "host"}).door == "host"
     with pytest.raises(ValueError, match="door: expected one of"):
         PPOConfig(door="gpu")
+
+
+def test_an_agents_parts_follow_from_its_task_not_from_a_switch():
+    """No agent asks "is this a game": PPO's default policy is the one its observations call
+    for (`policy_for`: a game's {"obs", "legal"} gets a `MaskedPolicy`, with the config's
+    value mode), path reweighting's paths come from the task's path source (`paths_of`: a
+    game's whole games against a pool of earlier policies, a task of one player's episodes),
+    and what only a game has is refused by name elsewhere."""
+    from components.agents.parts import policy_for
+    from components.agents.reweight_games import GamePaths
+    from components.agents.reweight_paths import EpisodePaths
+    from components.agents.rollout import Rollout
+    from components.agents.self_play_rollout import SelfPlayRollout
+    from components.policy import MaskedPolicy, Policy
+
+    game = PPOAgent("ConnectFour-v0", PPOConfig(num_envs=2, value="shared"))
+    assert type(game.policy) is MaskedPolicy and game.policy.value_mode == "shared"
+    assert type(PPOAgent("CartPole-v1", PPO_SMALL).policy) is Policy
+    assert policy_for(game.rollout.env.observation_space) is MaskedPolicy
+    assert policy_for(Box((4,))) is Policy and policy_for(None) is Policy
+    with pytest.raises(ValueError, match="PPOAgent: cnn_channels reads images; "
+                                         "ConnectFour-v0's observations are Dict"):
+        PPOAgent("ConnectFour-v0", PPOConfig(num_envs=2, cnn_channels=(4,)))
+
+    small = ReweightConfig(num_envs=4, fit_paths=2, hidden=(8,), pool_size=3)
+    played = ReweightAgent("ConnectFour-v0", small)
+    assert isinstance(played.path_source, GamePaths) and len(played.pool) == 3
+    assert isinstance(played.rollout, SelfPlayRollout)
+    assert type(played.policy) is MaskedPolicy and all(type(p) is MaskedPolicy
+                                                       for p in played.pool)
+    alone = ReweightAgent("CartPole-v1", small)
+    assert isinstance(alone.path_source, EpisodePaths) and alone.pool == []
+    assert type(alone.rollout) is Rollout and type(alone.policy) is Policy
+    with pytest.raises(ValueError, match="ReweightAgent: search_simulations searches a "
+                                         "game's moves; CartPole-v1 is not a game"):
+        ReweightAgent("CartPole-v1", dataclasses.replace(small, search_simulations=4))
+    with pytest.raises(ValueError, match="ReweightAgent: quality='margin' is not one for "
+                                         "CartPole-v1 \\(not a game\\)"):
+        ReweightAgent("CartPole-v1", dataclasses.replace(small, quality="margin"))
+    with pytest.warns(DeprecationWarning, match="ReweightAgent.self_play is deprecated"):
+        assert played.self_play and not alone.self_play
+    with pytest.warns(DeprecationWarning, match="PPOAgent.self_play is deprecated"):
+        assert game.self_play

@@ -70,7 +70,7 @@ class Stepper(mg.Component):
             lambda obs, k: (jnp.full((N,), 7, jnp.int32), {"seen": obs * 2.0}), key,
             self.steps)
         return {**trajectory._asdict(), **trajectory.episode_statistics(),
-                "done": trajectory.done}
+                "done": trajectory.done, "moves_again": trajectory.moves_again}
 
 
 def reference(steps, calls):
@@ -123,6 +123,25 @@ def test_the_trajectory_is_typed_and_time_major():
     np.testing.assert_allclose(out["episode_returns"][:, 1], [0.0, 0.0, -3.0, 0.0])
     np.testing.assert_allclose(out["episode_returns"][:, 3], [-0.5] * 4)
     np.testing.assert_array_equal(out["episode_lengths"][:, 1], [0, 0, 3, 0])
+
+
+def test_the_one_player_of_a_task_moves_again_until_its_episode_ends():
+    """`Trajectory.moves_again` of a task of one player is every step but an episode's last,
+    so that the negamax discounts PPO takes for every task (`turn_discounts`) are GAE's own,
+    1 - done, to the bit (an agent's advantage needs no switch on "is a game")."""
+    from components.losses import gae, turn_discounts
+
+    test = ComponentTest(Stepper(steps=6), {"key": PRNGKey()})
+    test.start(np.asarray(jax.random.PRNGKey(0)))
+    out = test.collect(np.asarray(jax.random.PRNGKey(1)))
+    np.testing.assert_array_equal(out["moves_again"], ~out["done"])
+    assert out["done"].any() and (~out["done"]).any()
+    signs = np.asarray(turn_discounts(jnp.asarray(out["done"]), jnp.asarray(out["moves_again"])))
+    np.testing.assert_array_equal(signs, 1.0 - out["done"].astype(np.float32))
+    values = jax.random.normal(jax.random.PRNGKey(2), (7, N))
+    plain = gae(out["rewards"], 0.99 * (1.0 - out["done"].astype(np.float32)), values, 0.95)
+    turned = gae(out["rewards"], 0.99 * signs, values, 0.95)
+    np.testing.assert_array_equal(np.asarray(turned), np.asarray(plain))
 
 
 def test_the_environment_is_a_node_under_the_rollout():
