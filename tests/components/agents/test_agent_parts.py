@@ -344,9 +344,6 @@ def test_an_agents_parts_follow_from_its_task_not_from_a_switch():
     assert type(PPOAgent("CartPole-v1", PPO_SMALL).policy) is Policy
     assert policy_for(game.rollout.env.observation_space) is MaskedPolicy
     assert policy_for(Box((4,))) is Policy and policy_for(None) is Policy
-    with pytest.raises(ValueError, match="PPOAgent: cnn_channels reads images; "
-                                         "ConnectFour-v0's observations are Dict"):
-        PPOAgent("ConnectFour-v0", PPOConfig(num_envs=2, cnn_channels=(4,)))
 
     small = ReweightConfig(num_envs=4, fit_paths=2, hidden=(8,), pool_size=3)
     played = ReweightAgent("ConnectFour-v0", small)

@@ -53,6 +53,6 @@ def test_a_cnn_without_planes_is_a_clear_error():
     with pytest.raises(ValueError, match=r"cnn_channels needs images \[H, W, C\] or planes; "
                                          r"CartPole-v1's observations have shape \(4,\)"):
         PPOAgent("CartPole-v1", PPOConfig(cnn_channels=(4,)))
-    with pytest.raises(ValueError, match="cnn_channels is for single-agent tasks; "
-                                         "ConnectFour-v0 is a game"):
+    with pytest.raises(ValueError, match="cnn_channels reads images; ConnectFour-v0's "
+                                         "observations are Dict"):
         PPOAgent("ConnectFour-v0", PPOConfig.for_env("ConnectFour-v0", {"cnn_channels": [4]}))
