@@ -124,9 +124,7 @@ def game_paths(agent: mg.Component, reset_key: jax.Array,
     observations, actions, rewards = (trajectory.observations, trajectory.actions,
                                       trajectory.rewards)
     done, learner = trajectory.done, trajectory.extras  # the learner's moves to fit
-    ended = jnp.cumsum(done, axis=0) > 0
-    in_game = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
-        jnp.float32)
+    in_game = on_path(done)
     paths = {"obs": jax.tree.map(lambda x: x.swapaxes(0, 1), observations),
              "action": actions.swapaxes(0, 1), "reward": rewards.swapaxes(0, 1),
              "mask": (in_game * learner).swapaxes(0, 1),
@@ -151,6 +149,13 @@ def game_paths(agent: mg.Component, reset_key: jax.Array,
     first = jnp.argmax(paths["mask"] > 0, axis=1)
     paths["reward"] = jnp.zeros_like(paths["reward"]).at[jnp.arange(n), first].set(outcome)
     return paths, q
+
+def on_path(done: jax.Array) -> jax.Array:
+    """float32 [T, N]: 1 on each path's steps, from the first up to and including the step
+    that ended its episode (or game), 0 after it; `done` [T, N] the episodes' ends."""
+    ended = jnp.cumsum(done, axis=0) > 0  # ended at or before step t
+    return 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(jnp.float32)
+
 
 def take_snapshot(agent: mg.Component, iteration: jax.Array) -> None:
     """Every `snapshot_every` iterations, the current policy's parameters into the

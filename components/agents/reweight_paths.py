@@ -16,11 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 
 import metagraph as mg
 from components.agents.preprocessing import preprocess
-from components.agents.reweight_games import GamePaths, check_quality
+from components.agents.reweight_games import GamePaths, check_quality, on_path
 from components.agents.rollout import Rollout
 from components.reweighting import quality
 
@@ -58,9 +57,7 @@ class EpisodePaths:
             return agent.policy.sample_action(seen, step_key)[0], ()
 
         trajectory = agent.rollout.run(act, key, agent.horizon)
-        ended = jnp.cumsum(trajectory.done, axis=0) > 0  # [T, N]: ended at or before step t
-        mask = 1.0 - jnp.concatenate([jnp.zeros_like(ended[:1]), ended[:-1]]).astype(
-            jnp.float32)
+        mask = on_path(trajectory.done)
         paths = {"obs": trajectory.observations.swapaxes(0, 1),
                  "action": trajectory.actions.swapaxes(0, 1),
                  "reward": trajectory.rewards.swapaxes(0, 1), "mask": mask.swapaxes(0, 1)}
